@@ -1,0 +1,62 @@
+import type { Storage, Stores } from '../../storage/contract/index.js';
+import { SwitchboardError } from '../errors.js';
+import type { DomainEvent } from '../events.js';
+import { type Clock, type IdGenerator, isoAt } from '../runtime.js';
+
+/** What every domain service shares: storage, time, ids, and how to announce a commit. */
+export interface DomainContext {
+  readonly storage: Storage;
+  readonly clock: Clock;
+  readonly ids: IdGenerator;
+  /** Called after every committed write, e.g. to wake the outbox relay. */
+  readonly onCommit: () => void;
+}
+
+/** Options of a write that may be conditional on the version the caller last saw (`If-Match`). */
+export interface WriteOptions {
+  readonly ifVersion?: number;
+}
+
+export function newEvent(ctx: DomainContext, type: string, data: Record<string, unknown>): DomainEvent {
+  return { id: ctx.ids('evt'), type, occurredAt: isoAt(ctx.clock.now()), data };
+}
+
+/** Runs a write in a transaction and announces it once committed. */
+export async function commit<T>(ctx: DomainContext, work: (tx: Stores) => Promise<T>): Promise<T> {
+  const result = await ctx.storage.transaction(work);
+  ctx.onCommit();
+  return result;
+}
+
+const RACE_ATTEMPTS = 5;
+
+/**
+ * Read-modify-write with compare-and-set on `version`. With `ifVersion` a stale version fails at once
+ * (412); without it, a write that lost a race to a concurrent one is retried on fresh data.
+ * `attempt` returns null when its compare-and-set lost.
+ */
+export async function withRetry<T>(options: WriteOptions, attempt: () => Promise<T | null>): Promise<T> {
+  for (let i = 0; i < RACE_ATTEMPTS; i++) {
+    const result = await attempt();
+    if (result !== null) return result;
+    if (options.ifVersion !== undefined) break;
+  }
+  throw options.ifVersion !== undefined
+    ? stale()
+    : new SwitchboardError('conflict', 'The record kept changing while it was being updated; try again.');
+}
+
+export function checkVersion(options: WriteOptions, version: number): void {
+  if (options.ifVersion !== undefined && options.ifVersion !== version) throw stale();
+}
+
+function stale(): SwitchboardError {
+  return new SwitchboardError(
+    'precondition_failed',
+    'The record has changed since you read it; read it again and retry.',
+  );
+}
+
+export function notFound(kind: string, id: string): SwitchboardError {
+  return new SwitchboardError('not_found', `No ${kind} with id "${id}".`);
+}

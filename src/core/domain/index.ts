@@ -1,0 +1,40 @@
+import type { Storage } from '../../storage/contract/index.js';
+import { type Clock, type IdGenerator, randomIds, systemClock } from '../runtime.js';
+import { type ClientService, clientService } from './clients.js';
+import { type MessageService, messageService } from './messages.js';
+import { type OrderService, orderService } from './orders.js';
+
+export type { ClientService } from './clients.js';
+export type { WriteOptions } from './context.js';
+export type { MessageService } from './messages.js';
+export type { OrderService } from './orders.js';
+
+/** The business operations every interface calls: validated, transactional, each publishing its event. */
+export interface Domain {
+  readonly clients: ClientService;
+  readonly orders: OrderService;
+  readonly messages: MessageService;
+}
+
+export interface DomainOptions {
+  readonly storage: Storage;
+  readonly clock?: Clock;
+  readonly ids?: IdGenerator;
+  /** Called after each committed write; `createSwitchboard` wakes the outbox relay here. */
+  readonly onCommit?: () => void;
+}
+
+/**
+ * @example
+ * const domain = createDomain({ storage: createMemoryStorage() });
+ * const client = await domain.clients.create({ name: 'Ada', email: 'ada@example.com' });
+ */
+export function createDomain(options: DomainOptions): Domain {
+  const ctx = {
+    storage: options.storage,
+    clock: options.clock ?? systemClock,
+    ids: options.ids ?? randomIds,
+    onCommit: options.onCommit ?? (() => {}),
+  };
+  return { clients: clientService(ctx), orders: orderService(ctx), messages: messageService(ctx) };
+}

@@ -1,0 +1,41 @@
+/**
+ * Domain events: every change publishes exactly one, named `<resource>.<action>`, with a unique
+ * `event_id`. Events are written to the outbox in the same transaction as the change (see
+ * `outbox-relay.ts`), so a change never exists without its event, nor an event without its change.
+ */
+
+/** Every event kind the domain emits. Order status changes are named after the new status. */
+export const EVENT_TYPES = [
+  'client.created',
+  'client.updated',
+  'client.deleted',
+  'order.created',
+  'order.paid',
+  'order.shipped',
+  'order.delivered',
+  'order.cancelled',
+  'order.refunded',
+  'message.created',
+] as const;
+
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export interface DomainEvent {
+  /** The unique `event_id`; stays the same on every delivery and retry. */
+  readonly id: string;
+  /** `<resource>.<action>`, e.g. `order.created`. Hosts may add kinds of their own. */
+  readonly type: string;
+  /** ISO-8601 UTC time of the change. */
+  readonly occurredAt: string;
+  /** The resource's detail fields, e.g. an order with its customer's e-mail. */
+  readonly data: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * Whether an event type matches a pattern: exact (`order.created`), a resource wildcard (`order.*`) or
+ * everything (`*`).
+ */
+export function matchesEventType(pattern: string, type: string): boolean {
+  if (pattern === '*' || pattern === type) return true;
+  return pattern.endsWith('.*') && type.startsWith(pattern.slice(0, -1));
+}

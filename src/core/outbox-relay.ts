@@ -1,0 +1,126 @@
+import type { Storage } from '../storage/contract/index.js';
+import type { EventBus } from './event-bus.js';
+import type { DomainEvent } from './events.js';
+import { type Clock, type Logger, silentLogger, systemClock } from './runtime.js';
+
+/** A durable consumer of committed events (e.g. webhook fan-out). Must be idempotent per event id. */
+export type OutboxHandler = (event: DomainEvent) => Promise<void>;
+
+export interface OutboxRelayOptions {
+  readonly storage: Storage;
+  readonly bus: EventBus;
+  readonly clock?: Clock;
+  readonly logger?: Logger;
+  readonly batchSize?: number;
+  /** How long a claimed event is ours before another relay may retry it (default 30 s). */
+  readonly leaseMs?: number;
+}
+
+/**
+ * Moves committed events from the outbox to their consumers: first the durable handlers, then the live
+ * bus, then marks them relayed. Delivery is at least once; if this process dies mid-way, another relay
+ * (or this one after a restart) takes the event again when its lease ends.
+ */
+export interface OutboxRelay {
+  /** Relays everything pending now; resolves with how many events went out. */
+  flush(): Promise<number>;
+  /** Schedules a flush soon; cheap to call after every write. */
+  kick(): void;
+  /** Also polls every `intervalMs`, to pick up events of crashed relays and other instances. */
+  start(options?: { intervalMs?: number }): void;
+  /** Stops polling and waits for the flush in progress. */
+  stop(): Promise<void>;
+  /** Adds a durable handler; returns a function that removes it. */
+  use(handler: OutboxHandler): () => void;
+}
+
+export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
+  const { storage, bus } = options;
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? silentLogger;
+  const batchSize = options.batchSize ?? 100;
+  const leaseMs = options.leaseMs ?? 30_000;
+  const handlers = new Set<OutboxHandler>();
+  let running: Promise<number> | null = null;
+  let again = false;
+  let kicked = false;
+  let timer: ReturnType<typeof setInterval> | undefined;
+
+  async function relayOne(event: DomainEvent): Promise<boolean> {
+    try {
+      for (const handler of handlers) await handler(event);
+    } catch (error) {
+      logger.log('error', 'outbox handler failed; the event will be retried', {
+        eventId: event.id,
+        type: event.type,
+        error: String(error),
+      });
+      return false;
+    }
+    await bus.publish(event);
+    return true;
+  }
+
+  async function drain(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const events = await storage.outbox.claim({ now: clock.now(), limit: batchSize, leaseMs });
+      if (events.length === 0) return total;
+      const relayed: string[] = [];
+      for (const event of events) if (await relayOne(event)) relayed.push(event.id);
+      await storage.outbox.markRelayed(relayed);
+      total += relayed.length;
+      if (relayed.length < events.length) return total;
+    }
+  }
+
+  function flush(): Promise<number> {
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = (async () => {
+      let total = 0;
+      try {
+        do {
+          again = false;
+          total += await drain();
+        } while (again);
+      } finally {
+        running = null;
+      }
+      return total;
+    })();
+    return running;
+  }
+
+  const flushLogged = (): void => {
+    flush().catch((error) => logger.log('error', 'outbox relay failed', { error: String(error) }));
+  };
+
+  return {
+    flush,
+    kick() {
+      if (kicked) return;
+      kicked = true;
+      setTimeout(() => {
+        kicked = false;
+        flushLogged();
+      }, 0);
+    },
+    start({ intervalMs = 1_000 } = {}) {
+      if (timer === undefined) timer = setInterval(flushLogged, intervalMs);
+    },
+    async stop() {
+      clearInterval(timer);
+      timer = undefined;
+      await running?.catch(() => {});
+    },
+    use(handler) {
+      handlers.add(handler);
+      return () => {
+        handlers.delete(handler);
+      };
+    },
+  };
+}

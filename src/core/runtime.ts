@@ -1,0 +1,52 @@
+/**
+ * What the host injects so that nothing in `src/` reaches for globals: time, identifiers and logging.
+ * Tests pass a manual clock and a counter for ids; production uses the defaults.
+ */
+
+/** Wall-clock time in epoch milliseconds. */
+export interface Clock {
+  now(): number;
+}
+
+/** Makes a new unique id with a readable prefix, e.g. `cli_…` for a client. */
+export type IdGenerator = (prefix: string) => string;
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+/** Structured logger: a message plus fields. Never pass secrets in fields. */
+export interface Logger {
+  log(level: LogLevel, message: string, fields?: Record<string, unknown>): void;
+}
+
+export const systemClock: Clock = { now: () => Date.now() };
+
+/** Random ids: a prefix and 128 bits from `crypto.randomUUID`, e.g. `cli_6f1c…`. */
+export const randomIds: IdGenerator = (prefix) => `${prefix}_${crypto.randomUUID().replaceAll('-', '')}`;
+
+export const silentLogger: Logger = { log: () => {} };
+
+/**
+ * A logger that writes one JSON object per line, the format log shippers expect.
+ *
+ * @example
+ * const logger = jsonLogger((line) => process.stdout.write(`${line}\n`), { level: 'info' });
+ */
+export function jsonLogger(
+  write: (line: string) => void,
+  options: { level?: LogLevel; clock?: Clock } = {},
+): Logger {
+  const order: LogLevel[] = ['debug', 'info', 'warn', 'error'];
+  const min = order.indexOf(options.level ?? 'info');
+  const clock = options.clock ?? systemClock;
+  return {
+    log(level, message, fields) {
+      if (order.indexOf(level) < min) return;
+      write(JSON.stringify({ time: new Date(clock.now()).toISOString(), level, msg: message, ...fields }));
+    },
+  };
+}
+
+/** ISO-8601 UTC text for an epoch-millisecond instant; every record stores time this way. */
+export function isoAt(ms: number): string {
+  return new Date(ms).toISOString();
+}

@@ -1,0 +1,72 @@
+/**
+ * Switchboard: the integration interface customer-service chatbots talk to, as Web-standard building
+ * blocks. This entry point has the domain core and `createSwitchboard`, which assembles every block
+ * into one `fetch(request) => Response` handler. Each block is also a subpath export of its own.
+ *
+ * @example
+ * import { createSwitchboard } from 'switchboard-kit';
+ * const switchboard = createSwitchboard(); // in-memory storage
+ * const client = await switchboard.domain.clients.create({ name: 'Ada', email: 'ada@example.com' });
+ * const response = await switchboard.fetch(new Request('http://localhost/healthz'));
+ *
+ * @packageDocumentation
+ */
+export {
+  type ClientService,
+  createDomain,
+  type Domain,
+  type DomainOptions,
+  type MessageService,
+  type OrderService,
+  type WriteOptions,
+} from './core/domain/index.js';
+export { type ErrorCode, type FieldError, isSwitchboardError, SwitchboardError } from './core/errors.js';
+export {
+  createMemoryEventBus,
+  type EventBus,
+  type EventListener,
+  type SubscribeOptions,
+} from './core/event-bus.js';
+export { type DomainEvent, EVENT_TYPES, type EventType, matchesEventType } from './core/events.js';
+export {
+  createOutboxRelay,
+  type OutboxHandler,
+  type OutboxRelay,
+  type OutboxRelayOptions,
+} from './core/outbox-relay.js';
+export {
+  type Client,
+  type Message,
+  ORDER_STATUSES,
+  ORDER_TRANSITIONS,
+  type Order,
+  type OrderStatus,
+  type Page,
+} from './core/records.js';
+export {
+  type Clock,
+  type IdGenerator,
+  isoAt,
+  jsonLogger,
+  type Logger,
+  type LogLevel,
+  randomIds,
+  silentLogger,
+  systemClock,
+} from './core/runtime.js';
+export {
+  ClientCreateInput,
+  ClientPatchInput,
+  ClientReplaceInput,
+  MessageCreateInput,
+  OrderCreateInput,
+  OrderStatusChangeInput,
+  validate,
+} from './core/validation.js';
+export type * from './storage/contract/index.js';
+export {
+  createSwitchboard,
+  type FetchHandler,
+  type Switchboard,
+  type SwitchboardOptions,
+} from './switchboard.js';

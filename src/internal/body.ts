@@ -1,0 +1,47 @@
+import { SwitchboardError } from '../core/errors.js';
+
+/**
+ * Reads a request body as bytes, refusing more than `maxBytes` — counted while streaming, so a client
+ * that lies in `Content-Length` (or sends none) cannot make the server buffer more than the limit.
+ */
+export async function readBody(request: Request, maxBytes: number): Promise<Uint8Array> {
+  const declared = Number(request.headers.get('content-length') ?? '0');
+  if (declared > maxBytes) throw tooLarge(maxBytes);
+  if (!request.body) return new Uint8Array();
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge(maxBytes);
+    }
+    chunks.push(value);
+  }
+  const body = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    body.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return body;
+}
+
+/** Reads and parses a JSON body within the size limit; malformed JSON is a `bad_request`. */
+export async function readJson(request: Request, maxBytes: number): Promise<unknown> {
+  const text = new TextDecoder('utf-8', { fatal: false }).decode(await readBody(request, maxBytes));
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new SwitchboardError('bad_request', 'The body is not valid JSON.', {
+      details: [{ field: 'body', code: 'malformed_json', message: 'Send a JSON document.' }],
+    });
+  }
+}
+
+function tooLarge(maxBytes: number): SwitchboardError {
+  return new SwitchboardError('payload_too_large', `The body is larger than the limit of ${maxBytes} bytes.`);
+}

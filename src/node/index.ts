@@ -1,0 +1,13 @@
+/**
+ * The Node.js runtime adapter: serves any Switchboard fetch handler on node:http, with WebSocket upgrade
+ * (via `ws`) and graceful shutdown. Nothing else in the package imports `node:*`.
+ *
+ * @example
+ * import { createSwitchboard } from 'switchboard-kit';
+ * import { serve } from 'switchboard-kit/node';
+ * const switchboard = createSwitchboard();
+ * switchboard.start();
+ * const server = await serve({ fetch: switchboard.fetch, onShutdown: switchboard.close });
+ */
+export { toWebRequest, writeWebResponse } from './convert.js';
+export { type NodeServer, type ServeOptions, serve, type WebSocketRoute } from './serve.js';

@@ -1,0 +1,153 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { type WebSocket, WebSocketServer } from 'ws';
+import type { Logger } from '../core/runtime.js';
+import { silentLogger } from '../core/runtime.js';
+import { toWebRequest, writeWebResponse } from './convert.js';
+
+/** A WebSocket endpoint: connections upgraded on `path` are handed to `onConnection`. */
+export interface WebSocketRoute {
+  readonly path: string;
+  /** Chooses a sub-protocol from the client's offer (e.g. `graphql-transport-ws`); `false` refuses. */
+  readonly handleProtocols?: (protocols: Set<string>, request: IncomingMessage) => string | false;
+  readonly onConnection: (socket: WebSocket, request: IncomingMessage) => void;
+}
+
+export interface ServeOptions {
+  readonly fetch: (request: Request) => Promise<Response>;
+  /** 0 picks a free port (tests). Default 4000. */
+  readonly port?: number;
+  /** Default 127.0.0.1; use 0.0.0.0 to listen on every interface. */
+  readonly host?: string;
+  readonly websockets?: readonly WebSocketRoute[];
+  /** Runs after the server has drained, e.g. to stop the relay and persist in-flight webhook work. */
+  readonly onShutdown?: () => Promise<void>;
+  /** Signals that start a graceful shutdown. Default SIGTERM and SIGINT; `[]` leaves signals alone. */
+  readonly shutdownSignals?: readonly NodeJS.Signals[];
+  /** How long in-flight requests may take to finish before their connections are cut (default 10 s). */
+  readonly drainTimeoutMs?: number;
+  readonly logger?: Logger;
+}
+
+export interface NodeServer {
+  /** e.g. `http://127.0.0.1:4000` */
+  readonly url: string;
+  readonly port: number;
+  readonly server: Server;
+  /** Graceful shutdown: stop accepting, drain in-flight requests, close sockets, run `onShutdown`. */
+  close(): Promise<void>;
+}
+
+/**
+ * Serves a Web fetch handler on node:http, with WebSocket upgrade and graceful shutdown.
+ *
+ * @example
+ * const server = await serve({ fetch: switchboard.fetch, port: 4000, onShutdown: () => switchboard.close() });
+ * console.log(`listening on ${server.url}`);
+ */
+export async function serve(options: ServeOptions): Promise<NodeServer> {
+  const logger = options.logger ?? silentLogger;
+  const host = options.host ?? '127.0.0.1';
+  let origin = `http://${host}`;
+  let inFlight = 0;
+  let closing: Promise<void> | null = null;
+  const idle = new Set<() => void>();
+
+  const server = createServer((req, res) => {
+    inFlight++;
+    if (closing) res.setHeader('connection', 'close');
+    res.once('close', () => {
+      inFlight--;
+      if (inFlight === 0) for (const resolve of idle) resolve();
+    });
+    handle(req, res).catch((error) => {
+      logger.log('error', 'failed to write response', { error: String(error) });
+      res.destroy();
+    });
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    let response: Response;
+    try {
+      response = await options.fetch(toWebRequest(req, res, origin));
+    } catch (error) {
+      logger.log('error', 'fetch handler threw', { error: String(error) });
+      response = new Response(
+        JSON.stringify({ code: 'internal', message: 'Something went wrong on our side.' }),
+        {
+          status: 500,
+          headers: { 'content-type': 'application/json' },
+        },
+      );
+    }
+    await writeWebResponse(response, res);
+  }
+
+  const routeOf = (req: IncomingMessage): WebSocketRoute | undefined => {
+    const path = new URL(req.url ?? '/', origin).pathname;
+    return options.websockets?.find((r) => r.path === path);
+  };
+  const sockets = new WebSocketServer({
+    noServer: true,
+    handleProtocols: (protocols, req) => {
+      const route = routeOf(req);
+      if (route?.handleProtocols) return route.handleProtocols(protocols, req);
+      return protocols.values().next().value ?? false;
+    },
+  });
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const route = routeOf(req);
+    if (!route || closing) {
+      socket.end(
+        `HTTP/1.1 ${closing ? '503 Service Unavailable' : '404 Not Found'}\r\nconnection: close\r\n\r\n`,
+      );
+      return;
+    }
+    sockets.handleUpgrade(req, socket, head, (ws) => route.onConnection(ws, req));
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 4000, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+
+  async function shutdown(): Promise<void> {
+    server.close();
+    server.closeIdleConnections();
+    for (const ws of sockets.clients) ws.close(1001, 'server shutting down');
+    if (inFlight > 0) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, options.drainTimeoutMs ?? 10_000);
+        idle.add(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+    server.closeAllConnections();
+    for (const ws of sockets.clients) ws.terminate();
+    await options.onShutdown?.();
+  }
+
+  const close = (): Promise<void> => {
+    closing ??= shutdown();
+    return closing;
+  };
+
+  const signals = options.shutdownSignals ?? ['SIGTERM', 'SIGINT'];
+  const onSignal = (signal: NodeJS.Signals): void => {
+    logger.log('info', 'shutting down', { signal });
+    close().finally(() => {
+      for (const s of signals) process.off(s, onSignal);
+    });
+  };
+  for (const s of signals) process.once(s, onSignal);
+
+  return { url: origin, port, server, close };
+}

@@ -1,0 +1,48 @@
+import type { ApiKeyStore } from './api-keys.js';
+import type { IdempotencyStore } from './idempotency.js';
+import type { OAuthStores } from './oauth.js';
+import type { OutboxStore } from './outbox.js';
+import type { ClientStore, MessageStore, OrderStore } from './records.js';
+import type { WebhookStores } from './webhooks.js';
+
+export type { ApiKeyStore } from './api-keys.js';
+export type { IdempotencyClaim, IdempotencyClaimOptions, IdempotencyStore } from './idempotency.js';
+export type { OAuthStores } from './oauth.js';
+export type { ClaimOptions, OutboxStore } from './outbox.js';
+export type {
+  ClientFilter,
+  ClientStore,
+  MessageFilter,
+  MessageStore,
+  OrderFilter,
+  OrderStore,
+  Range,
+} from './records.js';
+export type { WebhookStores } from './webhooks.js';
+
+/** Every store the system needs. All methods are async so any database can stand behind them. */
+export interface Stores {
+  readonly clients: ClientStore;
+  readonly orders: OrderStore;
+  readonly messages: MessageStore;
+  readonly outbox: OutboxStore;
+  readonly idempotency: IdempotencyStore;
+  readonly apiKeys: ApiKeyStore;
+  readonly oauth: OAuthStores;
+  readonly webhooks: WebhookStores;
+}
+
+/**
+ * A storage adapter: the stores, plus transactions and lifecycle. The in-memory adapter is the
+ * reference; `switchboard-kit/storage/testing` is the contract every adapter must pass.
+ */
+export interface Storage extends Stores {
+  /**
+   * Runs `work` atomically: either every write inside it lands, or none does. Domain writes and their
+   * outbox events go through here. Work must use the `tx` stores, not the outer ones.
+   */
+  transaction<T>(work: (tx: Stores) => Promise<T>): Promise<T>;
+  /** Resolves when the storage can serve requests; rejects otherwise (for `/readyz`). */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

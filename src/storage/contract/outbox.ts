@@ -1,0 +1,20 @@
+import type { DomainEvent } from '../../core/events.js';
+
+export interface ClaimOptions {
+  /** Epoch milliseconds. */
+  readonly now: number;
+  readonly limit: number;
+  /** How long a claim holds before another relay may take the event again (its relay died). */
+  readonly leaseMs: number;
+}
+
+/**
+ * The transactional outbox: events are appended in the same transaction as the change they describe,
+ * then claimed by a relay, handed on, and marked relayed. Claims are exclusive until the lease ends.
+ */
+export interface OutboxStore {
+  append(event: DomainEvent): Promise<void>;
+  /** Oldest first; events already claimed under a live lease are skipped. */
+  claim(options: ClaimOptions): Promise<DomainEvent[]>;
+  markRelayed(ids: readonly string[]): Promise<void>;
+}

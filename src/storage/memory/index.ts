@@ -1,0 +1,48 @@
+/**
+ * The in-memory storage adapter: zero setup, the default, and the reference implementation of the
+ * storage contract. Data lives as long as the process.
+ *
+ * @example
+ * import { createMemoryStorage } from 'switchboard-kit/storage/memory';
+ * const storage = createMemoryStorage();
+ */
+import type { Storage, Stores } from '../contract/index.js';
+import { createIdempotencyState, memoryIdempotencyStore } from './idempotency.js';
+import { type Journal, Mutex, noJournal } from './journal.js';
+import { memoryOutboxStore, type OutboxState } from './outbox.js';
+import { createRecordState, memoryClientStore, memoryMessageStore, memoryOrderStore } from './records.js';
+
+export function createMemoryStorage(): Storage {
+  const records = createRecordState();
+  const outbox: OutboxState = new Map();
+  const idempotency = createIdempotencyState();
+  const mutex = new Mutex();
+
+  const stores = (journal: Journal): Stores => ({
+    clients: memoryClientStore(records, journal),
+    orders: memoryOrderStore(records, journal),
+    messages: memoryMessageStore(records, journal),
+    outbox: memoryOutboxStore(outbox, journal),
+    idempotency: memoryIdempotencyStore(idempotency),
+    apiKeys: {},
+    oauth: {},
+    webhooks: {},
+  });
+
+  return {
+    ...stores(noJournal),
+    transaction(work) {
+      return mutex.run(async () => {
+        const undo: (() => void)[] = [];
+        try {
+          return await work(stores({ record: (step) => undo.push(step) }));
+        } catch (error) {
+          for (const step of undo.reverse()) step();
+          throw error;
+        }
+      });
+    },
+    async ping() {},
+    async close() {},
+  };
+}

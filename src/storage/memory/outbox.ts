@@ -1,0 +1,33 @@
+import type { DomainEvent } from '../../core/events.js';
+import type { OutboxStore } from '../contract/index.js';
+import { type Journal, put } from './journal.js';
+
+export interface OutboxEntry {
+  readonly event: DomainEvent;
+  /** Epoch ms until which a relay holds the event; 0 when unclaimed. */
+  leaseUntil: number;
+}
+
+/** Pending events in append order. Relayed events are removed, so the outbox stays small. */
+export type OutboxState = Map<string, OutboxEntry>;
+
+export function memoryOutboxStore(state: OutboxState, journal: Journal): OutboxStore {
+  return {
+    async append(event) {
+      put(journal, state, event.id, { event: Object.freeze({ ...event }), leaseUntil: 0 });
+    },
+    async claim({ now, limit, leaseMs }) {
+      const claimed: DomainEvent[] = [];
+      for (const entry of state.values()) {
+        if (claimed.length >= limit) break;
+        if (entry.leaseUntil > now) continue;
+        entry.leaseUntil = now + leaseMs;
+        claimed.push(entry.event);
+      }
+      return claimed;
+    },
+    async markRelayed(ids) {
+      for (const id of ids) state.delete(id);
+    },
+  };
+}

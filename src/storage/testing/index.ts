@@ -1,0 +1,43 @@
+/**
+ * The storage contract suite: what "correct" means for a storage adapter. Run it from a vitest test
+ * file against your adapter; the in-memory and PostgreSQL adapters pass it.
+ *
+ * @example
+ * // test/my-adapter.test.ts
+ * import { describeStorageContract } from 'switchboard-kit/storage/testing';
+ * describeStorageContract('my adapter', async () => createMyStorage(await freshDatabase()));
+ */
+import { afterEach, beforeEach, describe } from 'vitest';
+import type { Storage } from '../contract/index.js';
+import type { StorageFactory } from './fixtures.js';
+import { idempotencyContract } from './idempotency.js';
+import { outboxContract } from './outbox.js';
+import { clientContract, messageContract, orderContract } from './records.js';
+import { transactionContract } from './transactions.js';
+
+export type { StorageFactory } from './fixtures.js';
+
+/** Registers the whole contract as vitest tests; `factory` makes a fresh, empty storage per test. */
+export function describeStorageContract(name: string, factory: StorageFactory): void {
+  describe(`storage contract: ${name}`, () => {
+    let current: Storage | undefined;
+    const storage = (): Storage => {
+      if (!current) throw new Error('storage used outside a test');
+      return current;
+    };
+    beforeEach(async () => {
+      current = await factory();
+    });
+    afterEach(async () => {
+      await current?.close();
+      current = undefined;
+    });
+
+    describe('clients', () => clientContract(storage));
+    describe('orders', () => orderContract(storage));
+    describe('messages', () => messageContract(storage));
+    describe('outbox', () => outboxContract(storage));
+    describe('idempotency', () => idempotencyContract(storage));
+    describe('transactions', () => transactionContract(storage));
+  });
+}
