@@ -11,6 +11,17 @@
  *
  * @packageDocumentation
  */
+
+export {
+  type Authenticate,
+  canSeeClient,
+  type Principal,
+  requireScope,
+  SCOPES,
+  type Scope,
+  trustEveryone,
+  trustedPrincipal,
+} from './core/auth.js';
 export {
   type ClientService,
   createDomain,

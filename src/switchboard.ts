@@ -1,3 +1,4 @@
+import { type Authenticate, trustEveryone } from './core/auth.js';
 import { createDomain, type Domain } from './core/domain/index.js';
 import { SwitchboardError } from './core/errors.js';
 import { createMemoryEventBus, type EventBus } from './core/event-bus.js';
@@ -25,6 +26,11 @@ export interface SwitchboardOptions {
   readonly clock?: Clock;
   readonly ids?: IdGenerator;
   readonly logger?: Logger;
+  /**
+   * How callers are identified on every interface. Until the OAuth guard is wired in (issue 5) the
+   * default trusts everyone.
+   */
+  readonly authenticate?: Authenticate;
   /** How often the outbox relay polls for events left by crashed or other instances (default 1 s). */
   readonly relayIntervalMs?: number;
 }
@@ -71,6 +77,11 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
     onCommit: () => relay.kick(),
   });
 
+  // Replaced by the OAuth guard (bearer tokens and API keys) when the OAuth module lands.
+  const authenticate: Authenticate = options.authenticate ?? trustEveryone;
+  void authenticate;
+
+  // Most specific prefix first: the first mount whose prefix matches serves the request.
   const mounts: Mount[] = [
     {
       prefix: '/healthz',

@@ -1,0 +1,68 @@
+/**
+ * Who is calling, and what they may do. Every interface (REST, GraphQL, WebSocket) turns its
+ * credentials into a {@link Principal} through an {@link Authenticate} function (the OAuth module's
+ * guard: bearer tokens and API keys) and checks scopes with {@link requireScope}.
+ */
+import { SwitchboardError } from './errors.js';
+
+/** Scopes are `<area>.<object>.<read|write>`; `write` does not imply `read`. */
+export const SCOPES = {
+  'crm.clients.read': 'See clients: names, e-mail addresses, phone numbers and cities',
+  'crm.clients.write': 'Create, change and delete clients',
+  'crm.orders.read': 'See orders and their status',
+  'crm.orders.write': 'Create orders and change their status',
+  'chat.messages.read': 'Read chat messages and receive new ones as they arrive',
+  'chat.messages.write': 'Send chat messages',
+  'admin.webhooks.read': 'See webhook endpoints and their deliveries',
+  'admin.webhooks.write': 'Register, change and remove webhook endpoints; re-send deliveries',
+  'admin.oauth.write': 'Register OAuth clients and manage API keys',
+} as const;
+
+export type Scope = keyof typeof SCOPES | (string & {});
+
+export interface Principal {
+  /** `user`: a signed-in client acting through an OAuth app; `service`: an API key or machine client. */
+  readonly kind: 'user' | 'service';
+  /** Stable id of the caller: the user's client id, the API key id, or the OAuth client id. */
+  readonly subject: string;
+  readonly scopes: ReadonlySet<string>;
+  /**
+   * Set when acting for a user: the caller sees only that user's own records (a user is a client who
+   * can sign in, so this is a client id). Absent for organisation-wide service access.
+   */
+  readonly userId?: string;
+  /** The OAuth client the token was issued to, when there is one. */
+  readonly clientId?: string;
+}
+
+/** Turns a request's credentials into a principal; throws `unauthorized` when they are missing or bad. */
+export type Authenticate = (request: Request) => Promise<Principal>;
+
+/** Throws `forbidden` (OAuth `insufficient_scope`) unless the principal holds `scope`. */
+export function requireScope(principal: Principal, scope: Scope): void {
+  if (principal.scopes.has(scope)) return;
+  throw new SwitchboardError('forbidden', `This needs the scope ${scope}.`, {
+    details: [{ field: 'scope', code: 'insufficient_scope', message: `Missing scope: ${scope}` }],
+  });
+}
+
+/**
+ * Whether the principal may see the records of a client. A user sees only their own; the interfaces
+ * answer `not_found` otherwise, so ids of other users' records cannot be probed.
+ */
+export function canSeeClient(principal: Principal, clientId: string): boolean {
+  return principal.userId === undefined || principal.userId === clientId;
+}
+
+/**
+ * A principal with every scope, for hosts that authenticate upstream (a gateway, mTLS) and for tests.
+ * Never use it on an interface exposed to the internet.
+ */
+export const trustedPrincipal: Principal = {
+  kind: 'service',
+  subject: 'trusted',
+  scopes: new Set(Object.keys(SCOPES)),
+};
+
+/** An {@link Authenticate} that lets every request through as {@link trustedPrincipal}. */
+export const trustEveryone: Authenticate = async () => trustedPrincipal;
