@@ -72,10 +72,10 @@ export function clientService(ctx: DomainContext): ClientService {
     },
     find: (id) => storage.clients.get(id),
     list: (filter, range) => storage.clients.list(filter, range),
-    replace(id, input, options = {}) {
+    async replace(id, input, options = {}) {
       return change(id, validate(ClientReplaceInput, input), options);
     },
-    update(id, patch, options = {}) {
+    async update(id, patch, options = {}) {
       return change(id, validate(ClientPatchInput, patch), options);
     },
     async delete(id, options = {}) {

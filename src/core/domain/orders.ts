@@ -64,7 +64,7 @@ export function orderService(ctx: DomainContext): OrderService {
       return storage.orders.listByClient(clientId, filter, range);
     },
     listByClients: (clientIds, filter = {}) => storage.orders.listByClients(clientIds, filter),
-    changeStatus(id, input, options = {}) {
+    async changeStatus(id, input, options = {}) {
       const { status } = validate(OrderStatusChangeInput, input) as { status: OrderStatus };
       return withRetry(options, () =>
         commit(ctx, async (tx) => {

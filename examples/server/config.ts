@@ -1,0 +1,73 @@
+import type { LogLevel } from 'switchboard-kit';
+
+/** Everything the example server can be told from outside. See README.md beside this file. */
+export interface ServerConfig {
+  readonly port: number;
+  readonly host: string;
+  /** The URL people and OAuth redirects use to reach this server. */
+  readonly publicUrl: string;
+  /** `postgres://…` switches storage to PostgreSQL; in-memory with demo data when absent. */
+  readonly databaseUrl: string | undefined;
+  /** The admin API key; generated at start-up (and printed) when absent. */
+  readonly apiKey: string | undefined;
+  readonly logLevel: LogLevel;
+  /** Seed demo clients, orders and messages (default: only with in-memory storage). */
+  readonly seed: boolean;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(`The configuration is not valid:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  }
+}
+
+const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
+
+/** Reads and checks the configuration; every problem is reported at once, with what to do about it. */
+export function loadConfig(env: Readonly<Record<string, string | undefined>>): ServerConfig {
+  const problems: string[] = [];
+
+  const port = Number(env.PORT ?? '4000');
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+    problems.push(`PORT must be a whole number from 0 to 65535 (got "${env.PORT}").`);
+  }
+
+  const host = env.HOST ?? '127.0.0.1';
+  if (!/^[\w.:-]+$/.test(host)) problems.push(`HOST must be a host name or IP address (got "${host}").`);
+
+  const databaseUrl = env.DATABASE_URL || undefined;
+  if (databaseUrl && !/^postgres(ql)?:\/\/.+/.test(databaseUrl)) {
+    problems.push('DATABASE_URL must look like postgres://user:password@host:5432/database.');
+  }
+
+  const apiKey = env.SWITCHBOARD_API_KEY || undefined;
+  if (apiKey !== undefined && apiKey.length < 32) {
+    problems.push('SWITCHBOARD_API_KEY must be at least 32 characters; unset it to have one generated.');
+  }
+
+  const logLevel = (env.LOG_LEVEL ?? 'info') as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}.`);
+
+  const shownHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  const publicUrl = (
+    env.PUBLIC_URL ?? `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}`
+  ).replace(/\/$/, '');
+  if (env.PUBLIC_URL !== undefined && !URL.canParse(publicUrl))
+    problems.push(`PUBLIC_URL must be an absolute URL (got "${env.PUBLIC_URL}").`);
+
+  const seedSetting = env.SEED_DEMO_DATA;
+  if (seedSetting !== undefined && !['true', 'false'].includes(seedSetting)) {
+    problems.push('SEED_DEMO_DATA must be true or false.');
+  }
+
+  if (problems.length) throw new ConfigError(problems);
+  return {
+    port,
+    host,
+    publicUrl,
+    databaseUrl,
+    apiKey,
+    logLevel,
+    seed: seedSetting === undefined ? databaseUrl === undefined : seedSetting === 'true',
+  };
+}

@@ -1,0 +1,128 @@
+import { describe, expect, it } from 'vitest';
+import {
+  createDomain,
+  createMemoryEventBus,
+  createOutboxRelay,
+  type DomainEvent,
+  type Logger,
+  matchesEventType,
+} from '../../src/index.js';
+import { createMemoryStorage } from '../../src/storage/memory/index.js';
+import { countingIds, manualClock } from '../support/clock.js';
+
+const event = (type: string, id = type): DomainEvent => ({
+  id,
+  type,
+  occurredAt: '2026-01-01T00:00:00Z',
+  data: {},
+});
+
+describe('event types', () => {
+  it('match exactly, by resource wildcard, or all', () => {
+    expect(matchesEventType('order.created', 'order.created')).toBe(true);
+    expect(matchesEventType('order.*', 'order.shipped')).toBe(true);
+    expect(matchesEventType('order.*', 'orders.shipped')).toBe(false);
+    expect(matchesEventType('*', 'client.deleted')).toBe(true);
+    expect(matchesEventType('client.created', 'client.updated')).toBe(false);
+  });
+});
+
+describe('memory event bus', () => {
+  it('delivers to listeners whose patterns match, until they unsubscribe', async () => {
+    const bus = createMemoryEventBus();
+    const orders: string[] = [];
+    const all: string[] = [];
+    const stop = bus.subscribe((e) => void orders.push(e.type), { types: ['order.*'] });
+    bus.subscribe((e) => void all.push(e.type));
+    await bus.publish(event('order.created'));
+    await bus.publish(event('client.created'));
+    stop();
+    await bus.publish(event('order.paid'));
+    expect(orders).toEqual(['order.created']);
+    expect(all).toEqual(['order.created', 'client.created', 'order.paid']);
+  });
+
+  it('keeps serving other listeners when one throws, and logs the failure', async () => {
+    const logged: string[] = [];
+    const logger: Logger = { log: (level, message) => void logged.push(`${level}: ${message}`) };
+    const bus = createMemoryEventBus({ logger });
+    const seen: string[] = [];
+    bus.subscribe(() => {
+      throw new Error('broken listener');
+    });
+    bus.subscribe((e) => void seen.push(e.id));
+    await bus.publish(event('message.created', 'evt_1'));
+    expect(seen).toEqual(['evt_1']);
+    expect(logged).toEqual(['error: event listener failed']);
+  });
+});
+
+describe('outbox relay', () => {
+  function setup() {
+    const storage = createMemoryStorage();
+    const clock = manualClock();
+    const bus = createMemoryEventBus();
+    const seen: string[] = [];
+    bus.subscribe((e) => void seen.push(e.type));
+    const relay = createOutboxRelay({ storage, bus, clock, leaseMs: 10_000 });
+    const domain = createDomain({ storage, clock, ids: countingIds(), onCommit: () => relay.kick() });
+    return { storage, clock, bus, seen, relay, domain };
+  }
+
+  it('publishes committed events in commit order, once', async () => {
+    const { seen, relay, domain } = setup();
+    const client = await domain.clients.create({ name: 'Ada', email: 'ada@example.com' });
+    await domain.orders.create(client.id, { total: '1.00', currency: 'EUR' });
+    await domain.messages.create({ chatbotId: 'b', visitorId: 'v', content: 'hi' });
+    expect(await relay.flush()).toBe(3);
+    expect(await relay.flush()).toBe(0);
+    expect(seen).toEqual(['client.created', 'order.created', 'message.created']);
+  });
+
+  it('publishes soon after a commit when kicked, without an explicit flush', async () => {
+    const { bus, domain } = setup();
+    const received = new Promise<DomainEvent>((resolve) => bus.subscribe(resolve));
+    await domain.messages.create({ chatbotId: 'b', visitorId: 'v', content: 'hi' });
+    expect((await received).type).toBe('message.created');
+  });
+
+  it('retries an event whose durable handler failed once its lease has passed', async () => {
+    const { clock, seen, relay, domain } = setup();
+    let failures = 1;
+    const handled: string[] = [];
+    relay.use(async (e) => {
+      if (failures-- > 0) throw new Error('receiver store down');
+      handled.push(e.type);
+    });
+    await domain.clients.create({ name: 'Ada', email: 'ada@example.com' });
+    expect(await relay.flush()).toBe(0);
+    expect(seen).toEqual([]);
+    clock.advance(9_999);
+    expect(await relay.flush()).toBe(0);
+    clock.advance(1);
+    expect(await relay.flush()).toBe(1);
+    expect(handled).toEqual(['client.created']);
+    expect(seen).toEqual(['client.created']);
+  });
+
+  it('lets two relays on one storage share the outbox without relaying an event twice', async () => {
+    const { storage, clock, bus, seen } = setup();
+    const domain = createDomain({ storage, clock }); // no kick: only the two relays below publish
+    const other = createOutboxRelay({ storage, bus, clock });
+    const mine = createOutboxRelay({ storage, bus, clock });
+    for (let i = 0; i < 20; i++)
+      await domain.messages.create({ chatbotId: 'b', visitorId: 'v', content: `${i}` });
+    const counts = await Promise.all([mine.flush(), other.flush()]);
+    expect(counts[0] + counts[1]).toBe(20);
+    expect(seen).toHaveLength(20);
+  });
+
+  it('stops polling and waits for the flush in progress', async () => {
+    const { relay, domain, seen } = setup();
+    relay.start({ intervalMs: 5 });
+    await domain.clients.create({ name: 'Ada', email: 'ada@example.com' });
+    await relay.stop();
+    await relay.flush();
+    expect(seen).toEqual(['client.created']);
+  });
+});
