@@ -1,7 +1,30 @@
 /**
- * Static API keys for machine-to-machine access: stored hashed, scoped, revocable.
- *
- * Filled in by the OAuth module (issue 5).
+ * Static API keys for machine-to-machine access to organisation-wide data: stored hashed (SHA-256 hex of
+ * the whole key), scoped, revocable, with the time of last use. The key itself is shown once, at creation.
  */
-// biome-ignore lint/suspicious/noEmptyInterface: placeholder until the API key store lands.
-export interface ApiKeyStore {}
+
+export interface ApiKeyRecord {
+  readonly id: string;
+  /** The first characters of the key (e.g. `sbk_7hq2m4`), so people can tell keys apart; not secret. */
+  readonly prefix: string;
+  readonly hash: string;
+  readonly name: string;
+  readonly scopes: readonly string[];
+  readonly createdAt: string;
+  readonly revokedAt: string | null;
+  readonly lastUsedAt: string | null;
+}
+
+export interface ApiKeyStore {
+  /** Throws a `conflict` SwitchboardError when the id or hash is taken. */
+  insert(key: ApiKeyRecord): Promise<void>;
+  get(id: string): Promise<ApiKeyRecord | null>;
+  /** The lookup on every request: by hash, revoked keys included (the caller checks `revokedAt`). */
+  findByHash(hash: string): Promise<ApiKeyRecord | null>;
+  /** Ordered by `createdAt`, then `id`. */
+  list(): Promise<ApiKeyRecord[]>;
+  /** Sets `revokedAt` once; false when absent or already revoked. */
+  revoke(id: string, at: string): Promise<boolean>;
+  /** Records a use: sets `lastUsedAt`. */
+  touch(id: string, at: string): Promise<void>;
+}

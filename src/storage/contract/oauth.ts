@@ -1,8 +1,155 @@
 /**
  * OAuth 2.0 authorization-server records: registered clients, authorization codes, grants with their
- * refresh-token families, and access tokens. Secrets and tokens are stored hashed.
+ * refresh-token families, and access tokens. Secrets and tokens are stored only as SHA-256 hex hashes
+ * (they are high-entropy random strings, so a fast hash is enough); a database leak reveals nothing usable.
  *
- * Filled in by the OAuth module (issue 5).
+ * Shaped for SQL: each record is one flat row, lookups go by primary key or hash, and every state change
+ * that must be atomic is a single compare-and-set (`UPDATE … WHERE consumed_at IS NULL RETURNING …`).
+ * Instants that are compared (expiry, use) are epoch milliseconds; display times are ISO-8601 text.
  */
-// biome-ignore lint/suspicious/noEmptyInterface: placeholder until the OAuth stores land.
-export interface OAuthStores {}
+
+/** How a client proves who it is at the token endpoint (RFC 7591 §2 names). */
+export type TokenEndpointAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none';
+
+export type OAuthGrantType = 'authorization_code' | 'refresh_token' | 'client_credentials';
+
+/** A registered OAuth client (a chatbot app). Public clients have no secret and must use PKCE. */
+export interface OAuthClientRecord {
+  readonly id: string;
+  readonly name: string;
+  /** SHA-256 hex of the client secret; `null` for a public client. */
+  readonly secretHash: string | null;
+  /** Exact-match list; https, or http on a loopback address (RFC 8252 §7.3). */
+  readonly redirectUris: readonly string[];
+  /** The most this client may ever be granted. */
+  readonly scopes: readonly string[];
+  readonly grantTypes: readonly OAuthGrantType[];
+  readonly createdAt: string;
+}
+
+export interface OAuthClientStore {
+  get(id: string): Promise<OAuthClientRecord | null>;
+  /** Ordered by `createdAt`, then `id`. */
+  list(): Promise<OAuthClientRecord[]>;
+  /** Throws a `conflict` SwitchboardError when the id is taken. */
+  insert(client: OAuthClientRecord): Promise<void>;
+  /** False when absent. Does not revoke its grants: callers do that first. */
+  delete(id: string): Promise<boolean>;
+}
+
+/** An authorization code, bound to everything the token request must repeat (RFC 6749 §4.1.3). */
+export interface AuthorizationCodeRecord {
+  readonly codeHash: string;
+  readonly clientId: string;
+  /** The signed-in user: a client id (a user is a client who can sign in). */
+  readonly userId: string;
+  readonly redirectUri: string;
+  readonly scopes: readonly string[];
+  /** S256 PKCE challenge (RFC 7636 §4.2); `null` when the client sent none. */
+  readonly codeChallenge: string | null;
+  /** OpenID Connect `nonce`, echoed into the ID token. */
+  readonly nonce: string | null;
+  /** The grant (token family) that tokens issued from this code belong to. */
+  readonly grantId: string;
+  readonly createdAt: number;
+  readonly expiresAt: number;
+  /** Set once, by the one `consume` that wins. */
+  readonly consumedAt: number | null;
+}
+
+/**
+ * `consumed`: this call won and the code was unused. `reused`: someone consumed it before (a replay:
+ * revoke the grant). `missing`: unknown code (never issued, or already cleaned up).
+ */
+export type CodeConsumption =
+  | { readonly state: 'consumed'; readonly code: AuthorizationCodeRecord }
+  | { readonly state: 'reused'; readonly code: AuthorizationCodeRecord }
+  | { readonly state: 'missing' };
+
+export interface AuthorizationCodeStore {
+  insert(code: AuthorizationCodeRecord): Promise<void>;
+  /** Atomic: of many concurrent callers with the same hash exactly one gets `consumed`. */
+  consume(codeHash: string, now: number): Promise<CodeConsumption>;
+}
+
+/** One user's consent to one client: every token issued from one code (or one client-credentials call). */
+export interface GrantRecord {
+  readonly id: string;
+  readonly clientId: string;
+  /** `null` for client-credentials grants (no user). */
+  readonly userId: string | null;
+  /** The ceiling: a refresh may narrow the scopes of an access token, never go beyond these. */
+  readonly scopes: readonly string[];
+  readonly createdAt: number;
+  /** Absolute end of the session; refresh tokens cannot outlive it. */
+  readonly expiresAt: number;
+  readonly revokedAt: number | null;
+}
+
+export interface GrantStore {
+  insert(grant: GrantRecord): Promise<void>;
+  get(id: string): Promise<GrantRecord | null>;
+  /** Marks the grant revoked (first revocation wins; later calls keep the first time). False when absent. */
+  revoke(id: string, now: number): Promise<boolean>;
+  /** Revokes every live grant of a client (when the client is removed); returns how many. */
+  revokeByClient(clientId: string, now: number): Promise<number>;
+}
+
+/** A refresh token: one link of a grant's rotation chain. */
+export interface RefreshTokenRecord {
+  readonly tokenHash: string;
+  readonly grantId: string;
+  readonly createdAt: number;
+  readonly expiresAt: number;
+  /** Set once, by the one `use` that wins; a later use of the same token is a replay. */
+  readonly usedAt: number | null;
+}
+
+/**
+ * `fresh`: this call won and the token was unused. `used`: it was used before, at `token.usedAt`
+ * (a replay, or a concurrent refresh within the grace window). `missing`: unknown token.
+ */
+export type RefreshTokenUse =
+  | { readonly state: 'fresh'; readonly token: RefreshTokenRecord }
+  | { readonly state: 'used'; readonly token: RefreshTokenRecord }
+  | { readonly state: 'missing' };
+
+export interface RefreshTokenStore {
+  insert(token: RefreshTokenRecord): Promise<void>;
+  get(tokenHash: string): Promise<RefreshTokenRecord | null>;
+  /** Atomic: of many concurrent callers with the same hash exactly one gets `fresh`. */
+  use(tokenHash: string, now: number): Promise<RefreshTokenUse>;
+}
+
+/** An opaque access token (RFC 6749 §1.4), looked up by hash on every API call. */
+export interface AccessTokenRecord {
+  readonly tokenHash: string;
+  readonly grantId: string;
+  readonly clientId: string;
+  readonly userId: string | null;
+  /** May be narrower than the grant's scopes. */
+  readonly scopes: readonly string[];
+  readonly createdAt: number;
+  readonly expiresAt: number;
+}
+
+export interface AccessTokenStore {
+  insert(token: AccessTokenRecord): Promise<void>;
+  get(tokenHash: string): Promise<AccessTokenRecord | null>;
+  /** False when absent. */
+  delete(tokenHash: string): Promise<boolean>;
+}
+
+/** Every OAuth store, plus cleanup of what has expired. */
+export interface OAuthStores {
+  readonly clients: OAuthClientStore;
+  readonly codes: AuthorizationCodeStore;
+  readonly grants: GrantStore;
+  readonly refreshTokens: RefreshTokenStore;
+  readonly accessTokens: AccessTokenStore;
+  /**
+   * Deletes codes, access tokens, refresh tokens and grants whose `expiresAt` is before `before`
+   * (epoch ms), and the tokens of deleted grants. Returns how many rows went.
+   */
+  deleteExpired(before: number): Promise<number>;
+}

@@ -1,0 +1,88 @@
+import { SwitchboardError } from '../core/errors.js';
+import { type Clock, type IdGenerator, isoAt } from '../core/runtime.js';
+import type { ApiKeyRecord, Stores } from '../storage/contract/index.js';
+import { hashSecret, randomSecret } from './secrets.js';
+
+/** Every API key starts with this, so secret scanners and people can recognise one. */
+export const API_KEY_PREFIX = 'sbk_';
+
+export interface CreateApiKeyInput {
+  readonly name: string;
+  readonly scopes: readonly string[];
+  /** A key chosen by the host (e.g. from `SWITCHBOARD_API_KEY`), at least 32 characters; random when omitted. */
+  readonly key?: string;
+}
+
+export interface CreatedApiKey {
+  readonly record: ApiKeyRecord;
+  /** The key itself: shown once, stored only hashed. */
+  readonly key: string;
+}
+
+export interface ApiKeyOptions {
+  readonly clock: Clock;
+  readonly ids: IdGenerator;
+}
+
+/**
+ * Creates a static API key. Send it as `Authorization: Bearer sbk_…`.
+ *
+ * @example
+ * const { key } = await createApiKey(storage, { name: 'CRM sync', scopes: ['crm.clients.read'] },
+ *   { clock: systemClock, ids: randomIds });
+ */
+export async function createApiKey(
+  stores: Pick<Stores, 'apiKeys'>,
+  input: CreateApiKeyInput,
+  options: ApiKeyOptions,
+): Promise<CreatedApiKey> {
+  if (typeof input.name !== 'string' || !input.name.trim() || input.name.length > 200) {
+    throw invalid('name', 'Give a name of 1 to 200 characters.');
+  }
+  if (!Array.isArray(input.scopes) || !input.scopes.every((s) => typeof s === 'string')) {
+    throw invalid('scopes', 'Give a list of scopes.');
+  }
+  if (input.key !== undefined && input.key.length < 32) {
+    throw invalid('key', 'An API key must be at least 32 characters.');
+  }
+  const key = input.key ?? randomSecret(API_KEY_PREFIX);
+  const record: ApiKeyRecord = {
+    id: options.ids('key'),
+    prefix: key.slice(0, key.startsWith(API_KEY_PREFIX) ? API_KEY_PREFIX.length + 6 : 6),
+    hash: hashSecret(key),
+    name: input.name.trim(),
+    scopes: [...new Set(input.scopes)],
+    createdAt: isoAt(options.clock.now()),
+    revokedAt: null,
+    lastUsedAt: null,
+  };
+  await stores.apiKeys.insert(record);
+  return { record, key };
+}
+
+/**
+ * Makes sure a host-chosen key exists (e.g. the admin key from `SWITCHBOARD_API_KEY`): creates it on
+ * first start, finds it on every later start. Idempotent across restarts and instances.
+ */
+export async function ensureApiKey(
+  stores: Pick<Stores, 'apiKeys'>,
+  input: CreateApiKeyInput & { readonly key: string },
+  options: ApiKeyOptions,
+): Promise<ApiKeyRecord> {
+  const existing = await stores.apiKeys.findByHash(hashSecret(input.key));
+  if (existing) return existing;
+  try {
+    return (await createApiKey(stores, input, options)).record;
+  } catch (error) {
+    // Another instance created it between our lookup and insert.
+    const raced = await stores.apiKeys.findByHash(hashSecret(input.key));
+    if (raced) return raced;
+    throw error;
+  }
+}
+
+function invalid(field: string, message: string): SwitchboardError {
+  return new SwitchboardError('validation_failed', message, {
+    details: [{ field, code: 'invalid', message }],
+  });
+}

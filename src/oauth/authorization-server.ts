@@ -1,0 +1,139 @@
+import { type Authenticate, SCOPES } from '../core/auth.js';
+import { SwitchboardError } from '../core/errors.js';
+import { jsonResponse } from '../internal/json.js';
+import type { ApiKeyRecord } from '../storage/contract/index.js';
+import { adminRoutes } from './admin-routes.js';
+import { type CreateApiKeyInput, type CreatedApiKey, createApiKey, ensureApiKey } from './api-keys.js';
+import { authorizeEndpoint } from './authorize-endpoint.js';
+import { type RegisterClientInput, type RegisteredClient, registerOAuthClient } from './clients.js';
+import { createCsrf } from './csrf.js';
+import { createGuard } from './guard.js';
+import { introspectEndpoint } from './introspect-endpoint.js';
+import { metadataResponse, OAUTH_PATHS, serverMetadata } from './metadata.js';
+import { revokeEndpoint } from './revoke-endpoint.js';
+import { type OAuthOptions, resolveOptions } from './server-options.js';
+import type { KeyRing } from './signing-keys.js';
+import { tokenEndpoint } from './token-endpoint.js';
+import { authErrorResponse } from './www-authenticate.js';
+
+const CORS_PATHS = new Set<string>([
+  OAUTH_PATHS.token,
+  OAUTH_PATHS.revoke,
+  OAUTH_PATHS.metadata,
+  OAUTH_PATHS.openidConfiguration,
+  OAUTH_PATHS.jwks,
+]);
+
+const CORS_PREFLIGHT = {
+  'access-control-allow-origin': '*',
+  'access-control-allow-methods': 'GET, POST',
+  'access-control-allow-headers': 'authorization, content-type',
+  'access-control-max-age': '600',
+};
+
+export interface AuthorizationServerOptions extends OAuthOptions {
+  /**
+   * An API key the host chooses (e.g. from `SWITCHBOARD_API_KEY`, at least 32 characters), stored
+   * hashed with every scope on first start: the key for the admin routes.
+   */
+  readonly adminApiKey?: string;
+  /** Who may call the admin routes; the guard over this storage when omitted. */
+  readonly authenticate?: Authenticate;
+}
+
+/** The authorization server: one fetch handler for `/oauth/*` and `/.well-known/*`, plus the guard. */
+export interface AuthorizationServer {
+  readonly fetch: (request: Request) => Promise<Response>;
+  /** The guard over the same storage (bearer access tokens and API keys). */
+  readonly authenticate: Authenticate;
+  /** Resolves once start-up work (storing the admin key) is done. */
+  readonly ready: Promise<void>;
+  /** ID-token signing keys (for rotation), when ID tokens are on. */
+  readonly keys: KeyRing | null;
+  /** Registers a client; its secret is returned once. */
+  registerClient(input: RegisterClientInput): Promise<RegisteredClient>;
+  /** Creates an API key; the key is returned once. */
+  createApiKey(input: CreateApiKeyInput): Promise<CreatedApiKey>;
+  /** RFC 8414 metadata for an issuer. */
+  metadata(issuer: string): Record<string, unknown>;
+}
+
+/**
+ * Builds the OAuth 2.0 authorization server (RFC 6749 with PKCE, RFC 7636; metadata, RFC 8414;
+ * revocation, RFC 7009; introspection, RFC 7662; `iss` in responses, RFC 9207) over any storage adapter.
+ *
+ * @example
+ * const oauth = createAuthorizationServer({ storage, issuer: 'https://api.example.com', signIn });
+ * const { client, secret } = await oauth.registerClient({
+ *   name: 'Support bot', type: 'confidential', redirectUris: ['https://bot.example.com/cb'],
+ *   scopes: ['crm.clients.read'],
+ * });
+ * Deno.serve(oauth.fetch);
+ */
+export function createAuthorizationServer(options: AuthorizationServerOptions): AuthorizationServer {
+  const ctx = resolveOptions(options);
+  const ready: Promise<void> = options.adminApiKey
+    ? ensureApiKey(
+        ctx.storage,
+        { name: 'admin (host)', scopes: Object.keys(SCOPES), key: options.adminApiKey },
+        { clock: ctx.clock, ids: ctx.ids },
+      ).then((record: ApiKeyRecord) => {
+        if (record.revokedAt !== null) ctx.logger.log('warn', 'the configured admin API key is revoked');
+      })
+    : Promise.resolve();
+  ready.catch((error) =>
+    ctx.logger.log('error', 'could not store the admin API key', { error: String(error) }),
+  );
+
+  const guard = createGuard({ storage: ctx.storage, clock: ctx.clock, ready });
+  const authenticate = options.authenticate ?? guard;
+  const csrf = createCsrf(ctx.csrfSecret);
+  const routes: Record<string, (request: Request) => Promise<Response>> = {
+    [OAUTH_PATHS.authorize]: authorizeEndpoint(ctx, csrf),
+    [OAUTH_PATHS.token]: tokenEndpoint(ctx),
+    [OAUTH_PATHS.revoke]: revokeEndpoint(ctx),
+    [OAUTH_PATHS.introspect]: introspectEndpoint(ctx),
+    [OAUTH_PATHS.metadata]: async (request) => metadataResponse(ctx, request),
+  };
+  if (ctx.idTokens) {
+    const keys = ctx.idTokens.keys;
+    routes[OAUTH_PATHS.openidConfiguration] = async (request) => metadataResponse(ctx, request);
+    routes[OAUTH_PATHS.jwks] = async () =>
+      jsonResponse(200, await keys.jwks(), { 'cache-control': 'public, max-age=300' });
+  }
+  const admin = adminRoutes(ctx, authenticate);
+
+  async function fetch(request: Request): Promise<Response> {
+    const path = new URL(request.url).pathname;
+    const route = routes[path];
+    try {
+      if (route && CORS_PATHS.has(path)) {
+        // Browser apps (public clients) call these cross-origin; no cookies are involved, so `*` is safe.
+        if (request.method === 'OPTIONS') return new Response(null, { status: 204, headers: CORS_PREFLIGHT });
+        const response = await route(request);
+        response.headers.set('access-control-allow-origin', '*');
+        return response;
+      }
+      if (route) return await route(request);
+      const response = await admin(request, path);
+      if (response) return response;
+      throw new SwitchboardError('not_found', `Nothing is served at ${path}.`);
+    } catch (error) {
+      if (!(error instanceof SwitchboardError)) {
+        ctx.logger.log('error', 'oauth admin route failed', { error: String(error) });
+      }
+      return authErrorResponse(error);
+    }
+  }
+
+  return {
+    fetch,
+    authenticate,
+    ready,
+    keys: ctx.idTokens?.keys ?? null,
+    registerClient: (input) =>
+      registerOAuthClient(ctx.storage, input, { clock: ctx.clock, ids: ctx.ids, knownScopes: ctx.scopes }),
+    createApiKey: (input) => createApiKey(ctx.storage, input, { clock: ctx.clock, ids: ctx.ids }),
+    metadata: (issuer) => serverMetadata(ctx, issuer.replace(/\/$/, '')),
+  };
+}

@@ -1,0 +1,109 @@
+import { SwitchboardError } from '../core/errors.js';
+import type { Clock, IdGenerator } from '../core/runtime.js';
+import { isoAt } from '../core/runtime.js';
+import type { OAuthClientRecord, OAuthGrantType, Stores } from '../storage/contract/index.js';
+import { redirectUriProblem } from './redirect-uri.js';
+import { hashSecret, randomSecret } from './secrets.js';
+
+export interface RegisterClientInput {
+  readonly name: string;
+  /** `confidential` clients get a secret (server-side apps); `public` ones (SPAs, native) use PKCE. */
+  readonly type: 'confidential' | 'public';
+  readonly redirectUris: readonly string[];
+  /** The most this client may be granted. */
+  readonly scopes: readonly string[];
+  /** Default: code + refresh; add `client_credentials` for machine clients (confidential only). */
+  readonly grantTypes?: readonly OAuthGrantType[];
+  /** A fixed id, e.g. a demo client configured by environment; generated when omitted. */
+  readonly id?: string;
+  /** A fixed secret (at least 32 characters); generated when omitted. */
+  readonly secret?: string;
+}
+
+export interface RegisteredClient {
+  readonly client: OAuthClientRecord;
+  /** The plain secret: shown once, stored only hashed. `null` for public clients. */
+  readonly secret: string | null;
+}
+
+export interface RegisterClientOptions {
+  readonly clock: Clock;
+  readonly ids: IdGenerator;
+  /** Scopes that exist; a client may not ask for others. */
+  readonly knownScopes: Readonly<Record<string, string>>;
+}
+
+/**
+ * Registers an OAuth client through the storage interface.
+ *
+ * @example
+ * const { client, secret } = await registerOAuthClient(storage, {
+ *   name: 'Support bot', type: 'confidential', redirectUris: ['https://bot.example.com/callback'],
+ *   scopes: ['crm.clients.read'],
+ * }, { clock: systemClock, ids: randomIds, knownScopes: SCOPES });
+ */
+export async function registerOAuthClient(
+  stores: Pick<Stores, 'oauth'>,
+  input: RegisterClientInput,
+  options: RegisterClientOptions,
+): Promise<RegisteredClient> {
+  const problems = clientProblems(input, options.knownScopes);
+  if (problems.length) {
+    throw new SwitchboardError('validation_failed', 'The OAuth client is not valid.', { details: problems });
+  }
+  const secret = input.type === 'confidential' ? (input.secret ?? randomSecret('sbcs_')) : null;
+  const grantTypes = input.grantTypes ?? ['authorization_code', 'refresh_token'];
+  const client: OAuthClientRecord = {
+    id: input.id ?? options.ids('oac'),
+    name: input.name.trim(),
+    secretHash: secret === null ? null : hashSecret(secret),
+    redirectUris: [...input.redirectUris],
+    scopes: [...new Set(input.scopes)],
+    grantTypes: [...new Set(grantTypes)],
+    createdAt: isoAt(options.clock.now()),
+  };
+  await stores.oauth.clients.insert(client);
+  return { client, secret };
+}
+
+function clientProblems(
+  input: RegisterClientInput,
+  knownScopes: Readonly<Record<string, string>>,
+): { field: string; code: string; message: string }[] {
+  const problems: { field: string; code: string; message: string }[] = [];
+  const add = (field: string, code: string, message: string): void => {
+    problems.push({ field, code, message });
+  };
+  if (typeof input.name !== 'string' || !input.name.trim() || input.name.length > 200)
+    add('name', 'invalid', 'Give a name of 1 to 200 characters.');
+  if (input.type !== 'confidential' && input.type !== 'public')
+    add('type', 'invalid', 'Use "confidential" or "public".');
+  if (!Array.isArray(input.redirectUris)) add('redirectUris', 'invalid', 'Give a list of redirect URIs.');
+  else
+    input.redirectUris.forEach((uri, i) => {
+      const problem = typeof uri === 'string' ? redirectUriProblem(uri) : 'Not a string.';
+      if (problem) add(`redirectUris.${i}`, 'invalid_redirect_uri', problem);
+    });
+  if (!Array.isArray(input.scopes) || !input.scopes.length)
+    add('scopes', 'required', 'Give at least one scope.');
+  else
+    input.scopes.forEach((scope, i) => {
+      if (!(scope in knownScopes)) add(`scopes.${i}`, 'unknown_scope', `Unknown scope "${scope}".`);
+    });
+  if (input.grantTypes !== undefined && !Array.isArray(input.grantTypes))
+    add('grantTypes', 'invalid', 'Give a list of grant types.');
+  const grants = Array.isArray(input.grantTypes) ? input.grantTypes : [];
+  for (const [i, grant] of grants.entries()) {
+    if (!['authorization_code', 'refresh_token', 'client_credentials'].includes(grant))
+      add(`grantTypes.${i}`, 'invalid', `Unsupported grant type "${grant}".`);
+  }
+  if (grants.includes('client_credentials') && input.type === 'public')
+    add('grantTypes', 'invalid', 'Only confidential clients may use client_credentials.');
+  if (grants.includes('authorization_code') || !input.grantTypes) {
+    if (Array.isArray(input.redirectUris) && !input.redirectUris.length)
+      add('redirectUris', 'required', 'The authorization code flow needs at least one redirect URI.');
+  }
+  if (input.secret !== undefined && (typeof input.secret !== 'string' || input.secret.length < 32))
+    add('secret', 'too_short', 'A client secret must be at least 32 characters.');
+  return problems;
+}

@@ -1,0 +1,77 @@
+import type { Authenticate, Principal } from '../core/auth.js';
+import { SwitchboardError } from '../core/errors.js';
+import { type Clock, isoAt, systemClock } from '../core/runtime.js';
+import type { Stores } from '../storage/contract/index.js';
+import { ACCESS_TOKEN_PREFIX, hashSecret } from './secrets.js';
+import type { BearerErrorCode } from './www-authenticate.js';
+
+export interface GuardOptions {
+  readonly storage: Pick<Stores, 'apiKeys' | 'oauth'>;
+  readonly clock?: Clock;
+  /** Resolves before the first lookup, e.g. when the host's admin key is being stored (default none). */
+  readonly ready?: Promise<unknown>;
+  /** `lastUsedAt` of an API key is written at most this often, so each request is not a write (default 60 s). */
+  readonly touchEveryMs?: number;
+}
+
+/**
+ * The guard every interface uses: turns `Authorization: Bearer <token>` into a {@link Principal}.
+ * The token is an OAuth access token (`sbat_…`, acting for the user who consented) or a static API key
+ * (`sbk_…`, or any key the host chose, organisation-wide, with the key's scopes). Missing or bad credentials throw `unauthorized`
+ * whose details carry the RFC 6750 error code; render it with `authErrorResponse`. Tokens in the query
+ * string are refused (RFC 6750 §2.3 allows them, but they end up in logs and `Referer` headers).
+ *
+ * @example
+ * const authenticate = createGuard({ storage });
+ * const principal = await authenticate(request);
+ * requireScope(principal, 'crm.clients.read');
+ */
+export function createGuard(options: GuardOptions): Authenticate {
+  const { storage } = options;
+  const clock = options.clock ?? systemClock;
+  const touchEveryMs = options.touchEveryMs ?? 60_000;
+
+  return async function authenticate(request: Request): Promise<Principal> {
+    if (new URL(request.url).searchParams.has('access_token')) {
+      throw failure('invalid_request', 'Send the token in the Authorization header, not in the URL.', 400);
+    }
+    const header = request.headers.get('authorization');
+    if (header === null)
+      throw new SwitchboardError('unauthorized', 'Sign in: send Authorization: Bearer <token>.');
+    const match = /^Bearer +([\x21-\x7e]+) *$/i.exec(header);
+    if (!match) throw failure('invalid_request', 'The Authorization header must be "Bearer <token>".', 400);
+    const token = match[1]!;
+    await options.ready;
+    const now = clock.now();
+    const hash = hashSecret(token);
+
+    if (!token.startsWith(ACCESS_TOKEN_PREFIX)) {
+      const key = await storage.apiKeys.findByHash(hash);
+      if (!key || key.revokedAt !== null)
+        throw failure('invalid_token', 'The API key is unknown or revoked.');
+      if (key.lastUsedAt === null || Date.parse(key.lastUsedAt) + touchEveryMs <= now) {
+        await storage.apiKeys.touch(key.id, isoAt(now));
+      }
+      return { kind: 'service', subject: key.id, scopes: new Set(key.scopes) };
+    }
+
+    const access = await storage.oauth.accessTokens.get(hash);
+    if (!access) throw failure('invalid_token', 'The access token is unknown or revoked.');
+    if (access.expiresAt <= now) throw failure('invalid_token', 'The access token has expired.');
+    const grant = await storage.oauth.grants.get(access.grantId);
+    if (!grant || grant.revokedAt !== null)
+      throw failure('invalid_token', 'The access token has been revoked.');
+    const scopes = new Set(access.scopes);
+    if (access.userId === null) {
+      return { kind: 'service', subject: access.clientId, scopes, clientId: access.clientId };
+    }
+    return { kind: 'user', subject: access.userId, scopes, userId: access.userId, clientId: access.clientId };
+  };
+}
+
+function failure(code: BearerErrorCode, message: string, status = 401): SwitchboardError {
+  return new SwitchboardError('unauthorized', message, {
+    status,
+    details: [{ field: 'authorization', code, message }],
+  });
+}

@@ -1,0 +1,63 @@
+/**
+ * Delegated authorization: an OAuth 2.0 authorization server (code flow with PKCE, rotating refresh
+ * tokens, revocation, introspection, optional ID tokens), the guard every interface uses to turn
+ * `Authorization: Bearer …` (access tokens and `sbk_` API keys) into a principal, and helpers for
+ * calling other OAuth systems.
+ *
+ * @example
+ * import { createAuthorizationServer, createPasswordSignIn } from 'switchboard-kit/oauth';
+ * const oauth = createAuthorizationServer({ storage, issuer: 'https://api.example.com', signIn });
+ * const principal = await oauth.authenticate(request); // throws `unauthorized` with an RFC 6750 code
+ *
+ * @packageDocumentation
+ */
+
+export { ADMIN_SCOPE } from './admin-routes.js';
+export {
+  API_KEY_PREFIX,
+  type ApiKeyOptions,
+  type CreateApiKeyInput,
+  type CreatedApiKey,
+  createApiKey,
+  ensureApiKey,
+} from './api-keys.js';
+export {
+  type AuthorizationServer,
+  type AuthorizationServerOptions,
+  createAuthorizationServer,
+} from './authorization-server.js';
+export {
+  createOAuthClient,
+  type OAuthClient,
+  type OAuthClientConfig,
+  type PendingAuthorization,
+  type TokenSet,
+} from './client/oauth-client.js';
+export {
+  type RegisterClientInput,
+  type RegisterClientOptions,
+  type RegisteredClient,
+  registerOAuthClient,
+} from './clients.js';
+export { type ConsentView, renderConsentPage, type ScopeView } from './consent-page.js';
+export { createGuard, type GuardOptions } from './guard.js';
+export type { TokenResponse } from './issue-tokens.js';
+export { OAUTH_PATHS } from './metadata.js';
+export { type OAuthErrorCode, oauthErrorResponse } from './oauth-error.js';
+export { createPasswordSignIn, type PasswordSignInOptions, type PasswordUser } from './password-sign-in.js';
+export { ACCESS_TOKEN_PREFIX, hashSecret, pkceChallenge, randomSecret } from './secrets.js';
+export type { IdTokenOptions, OAuthOptions, SignIn } from './server-options.js';
+export {
+  createKeyRing,
+  generateSigningKey,
+  type KeyRing,
+  type KeyRingOptions,
+  type SigningAlgorithm,
+  type SigningKey,
+} from './signing-keys.js';
+export {
+  authErrorResponse,
+  type BearerErrorCode,
+  type ChallengeOptions,
+  wwwAuthenticate,
+} from './www-authenticate.js';

@@ -1,0 +1,53 @@
+import { SwitchboardError } from '../core/errors.js';
+import { jsonResponse } from '../internal/json.js';
+import type { GrantRecord } from '../storage/contract/index.js';
+import { authenticateClient } from './client-auth.js';
+import { readForm, single } from './form.js';
+import { oauthError, oauthErrorResponse } from './oauth-error.js';
+import { hashSecret } from './secrets.js';
+import type { ServerContext } from './server-options.js';
+
+/**
+ * Token introspection (RFC 7662 §2). The caller authenticates as a client and learns about its own
+ * tokens only; anything else, expired or revoked is `{ "active": false }` (§2.2).
+ */
+export function introspectEndpoint(ctx: ServerContext): (request: Request) => Promise<Response> {
+  return async (request) => {
+    try {
+      if (request.method !== 'POST') throw new SwitchboardError('method_not_allowed', 'Use POST.');
+      const params = await readForm(request, ctx.maxBodyBytes);
+      const client = await authenticateClient(ctx, request, params);
+      const token = single(params, 'token');
+      if (!token) throw oauthError('invalid_request', 'The token is missing.');
+      const hash = hashSecret(token);
+      const now = ctx.clock.now();
+      const inactive = jsonResponse(200, { active: false }, { 'cache-control': 'no-store' });
+      const live = (grant: GrantRecord | null): grant is GrantRecord =>
+        grant !== null && grant.revokedAt === null && grant.expiresAt > now && grant.clientId === client.id;
+
+      const access = await ctx.storage.oauth.accessTokens.get(hash);
+      const refresh = access ? null : await ctx.storage.oauth.refreshTokens.get(hash);
+      const record = access ?? refresh;
+      if (!record || record.expiresAt <= now) return inactive;
+      if (refresh && refresh.usedAt !== null) return inactive;
+      const grant = await ctx.storage.oauth.grants.get(record.grantId);
+      if (!live(grant)) return inactive;
+      return jsonResponse(
+        200,
+        {
+          active: true,
+          scope: (access?.scopes ?? grant.scopes).join(' '),
+          client_id: grant.clientId,
+          token_type: access ? 'Bearer' : 'refresh_token',
+          exp: Math.floor(record.expiresAt / 1000),
+          iat: Math.floor(record.createdAt / 1000),
+          iss: ctx.issuerFor(request),
+          ...(grant.userId === null ? {} : { sub: grant.userId }),
+        },
+        { 'cache-control': 'no-store' },
+      );
+    } catch (error) {
+      return oauthErrorResponse(error);
+    }
+  };
+}

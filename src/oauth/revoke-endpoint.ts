@@ -1,0 +1,36 @@
+import { SwitchboardError } from '../core/errors.js';
+import { authenticateClient } from './client-auth.js';
+import { readForm, single } from './form.js';
+import { oauthError, oauthErrorResponse } from './oauth-error.js';
+import { hashSecret } from './secrets.js';
+import type { ServerContext } from './server-options.js';
+
+/**
+ * Token revocation (RFC 7009 §2). Revoking a refresh token revokes its whole grant, so the access
+ * tokens issued with it stop working too (§2.1). Unknown tokens, or tokens of other clients, get the
+ * same 200 as a success, so the endpoint reveals nothing (§2.2).
+ */
+export function revokeEndpoint(ctx: ServerContext): (request: Request) => Promise<Response> {
+  return async (request) => {
+    try {
+      if (request.method !== 'POST') throw new SwitchboardError('method_not_allowed', 'Use POST.');
+      const params = await readForm(request, ctx.maxBodyBytes);
+      const client = await authenticateClient(ctx, request, params);
+      const token = single(params, 'token');
+      if (!token) throw oauthError('invalid_request', 'The token is missing.');
+      const hash = hashSecret(token);
+      const now = ctx.clock.now();
+      const access = await ctx.storage.oauth.accessTokens.get(hash);
+      if (access) {
+        if (access.clientId === client.id) await ctx.storage.oauth.accessTokens.delete(hash);
+      } else {
+        const refresh = await ctx.storage.oauth.refreshTokens.get(hash);
+        const grant = refresh ? await ctx.storage.oauth.grants.get(refresh.grantId) : null;
+        if (grant && grant.clientId === client.id) await ctx.storage.oauth.grants.revoke(grant.id, now);
+      }
+      return new Response(null, { status: 200, headers: { 'cache-control': 'no-store' } });
+    } catch (error) {
+      return oauthErrorResponse(error);
+    }
+  };
+}

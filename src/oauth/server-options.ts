@@ -1,0 +1,127 @@
+import { SCOPES } from '../core/auth.js';
+import { SwitchboardError } from '../core/errors.js';
+import {
+  type Clock,
+  type IdGenerator,
+  type Logger,
+  randomIds,
+  silentLogger,
+  systemClock,
+} from '../core/runtime.js';
+import type { Storage } from '../storage/contract/index.js';
+import type { ConsentView } from './consent-page.js';
+import { createKeyRing, type KeyRing } from './signing-keys.js';
+
+/**
+ * How the authorization server learns who the user is. Supply `currentUser` when your host already has
+ * a session (the consent page then skips the password form), `verifyPassword` to use the built-in
+ * sign-in form, or both. Each returns the user's id, which is a client id (a user is a client who can
+ * sign in), or `null`.
+ */
+export interface SignIn {
+  currentUser?(request: Request): Promise<string | null>;
+  verifyPassword?(username: string, password: string): Promise<string | null>;
+}
+
+export interface IdTokenOptions {
+  /** Signing keys; a fresh ES256 key is generated (and lost at restart) when omitted. */
+  readonly keys?: KeyRing;
+  /** Lifetime of an ID token (default 5 minutes). */
+  readonly ttlMs?: number;
+}
+
+/** Everything the authorization server and the guard can be told. Only `storage` is required. */
+export interface OAuthOptions {
+  readonly storage: Storage;
+  /**
+   * The issuer identifier (RFC 8414 §2), e.g. `https://auth.example.com`. When omitted, the origin of
+   * each request is used: fine for development, but set it in production so a forged `Host` cannot
+   * change what the server calls itself.
+   */
+  readonly issuer?: string;
+  readonly clock?: Clock;
+  readonly ids?: IdGenerator;
+  readonly logger?: Logger;
+  /** How users sign in; without it, the authorization endpoint refuses every request. */
+  readonly signIn?: SignIn;
+  /** Your own consent page: return the HTML for the view (it must post the form fields back). */
+  readonly renderConsent?: (view: ConsentView) => string;
+  /** Authorization code lifetime, 60 000–300 000 ms (default 60 s). */
+  readonly codeTtlMs?: number;
+  /** Access token lifetime (default 1 hour). */
+  readonly accessTokenTtlMs?: number;
+  /** Lifetime of each refresh token (default 30 days); rotation issues a new one each time. */
+  readonly refreshTokenTtlMs?: number;
+  /** Absolute lifetime of a grant: no refresh beyond it (default 90 days). */
+  readonly grantTtlMs?: number;
+  /**
+   * How long after a refresh token is used a second use still counts as a concurrent legitimate
+   * refresh rather than theft (default 10 s; 0 disables the grace window).
+   */
+  readonly refreshGraceMs?: number;
+  /** Issue OpenID Connect ID tokens when `openid` is requested (default off). */
+  readonly idTokens?: IdTokenOptions | false;
+  /** Secret for the consent form's CSRF tokens; random per process when omitted (set it when running many instances). */
+  readonly csrfSecret?: string;
+  /** Words for each scope on the consent page, and what may be requested (default `SCOPES`). */
+  readonly scopes?: Readonly<Record<string, string>>;
+  /** Largest accepted form body (default 16 KiB). */
+  readonly maxBodyBytes?: number;
+}
+
+/** Options with every default filled in. */
+export interface ServerContext {
+  readonly storage: Storage;
+  readonly clock: Clock;
+  readonly ids: IdGenerator;
+  readonly logger: Logger;
+  readonly signIn: SignIn;
+  readonly renderConsent: ((view: ConsentView) => string) | undefined;
+  readonly codeTtlMs: number;
+  readonly accessTokenTtlMs: number;
+  readonly refreshTokenTtlMs: number;
+  readonly grantTtlMs: number;
+  readonly refreshGraceMs: number;
+  readonly idTokens: { readonly keys: KeyRing; readonly ttlMs: number } | null;
+  readonly csrfSecret: string | undefined;
+  readonly scopes: Readonly<Record<string, string>>;
+  readonly maxBodyBytes: number;
+  issuerFor(request: Request): string;
+}
+
+export const OPENID_SCOPE = 'openid';
+
+export function resolveOptions(options: OAuthOptions): ServerContext {
+  const codeTtlMs = options.codeTtlMs ?? 60_000;
+  if (codeTtlMs < 60_000 || codeTtlMs > 300_000) {
+    throw new SwitchboardError(
+      'bad_request',
+      'codeTtlMs must be from 60 000 to 300 000 ms (1 to 5 minutes).',
+    );
+  }
+  const issuer = options.issuer?.replace(/\/$/, '');
+  if (issuer !== undefined && !URL.canParse(issuer)) {
+    throw new SwitchboardError('bad_request', `issuer must be an absolute URL (got "${options.issuer}").`);
+  }
+  const idTokens = options.idTokens
+    ? { keys: options.idTokens.keys ?? createKeyRing(), ttlMs: options.idTokens.ttlMs ?? 300_000 }
+    : null;
+  return {
+    storage: options.storage,
+    clock: options.clock ?? systemClock,
+    ids: options.ids ?? randomIds,
+    logger: options.logger ?? silentLogger,
+    signIn: options.signIn ?? {},
+    renderConsent: options.renderConsent,
+    codeTtlMs,
+    accessTokenTtlMs: options.accessTokenTtlMs ?? 3_600_000,
+    refreshTokenTtlMs: options.refreshTokenTtlMs ?? 30 * 86_400_000,
+    grantTtlMs: options.grantTtlMs ?? 90 * 86_400_000,
+    refreshGraceMs: options.refreshGraceMs ?? 10_000,
+    idTokens,
+    csrfSecret: options.csrfSecret,
+    scopes: options.scopes ?? SCOPES,
+    maxBodyBytes: options.maxBodyBytes ?? 16_384,
+    issuerFor: (request) => issuer ?? new URL(request.url).origin,
+  };
+}

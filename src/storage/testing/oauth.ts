@@ -1,0 +1,217 @@
+import { expect, it } from 'vitest';
+import type {
+  AccessTokenRecord,
+  AuthorizationCodeRecord,
+  GrantRecord,
+  OAuthClientRecord,
+  RefreshTokenRecord,
+  Storage,
+} from '../contract/index.js';
+import { at } from './fixtures.js';
+
+const NOW = Date.UTC(2026, 0, 1);
+let counter = 0;
+const next = (): number => ++counter;
+const hashOf = (n: number): string => n.toString(16).padStart(64, '0');
+
+export function anOAuthClient(overrides: Partial<OAuthClientRecord> = {}): OAuthClientRecord {
+  const n = next();
+  return {
+    id: `oac_contract_${n}`,
+    name: `App ${n}`,
+    secretHash: hashOf(n),
+    redirectUris: ['https://app.example.com/callback'],
+    scopes: ['crm.clients.read'],
+    grantTypes: ['authorization_code', 'refresh_token'],
+    createdAt: at(n),
+    ...overrides,
+  };
+}
+
+export function aGrant(overrides: Partial<GrantRecord> = {}): GrantRecord {
+  return {
+    id: `grt_contract_${next()}`,
+    clientId: 'oac_1',
+    userId: 'cli_1',
+    scopes: ['crm.clients.read'],
+    createdAt: NOW,
+    expiresAt: NOW + 86_400_000,
+    revokedAt: null,
+    ...overrides,
+  };
+}
+
+export function aCode(overrides: Partial<AuthorizationCodeRecord> = {}): AuthorizationCodeRecord {
+  return {
+    codeHash: hashOf(next()),
+    clientId: 'oac_1',
+    userId: 'cli_1',
+    redirectUri: 'https://app.example.com/callback',
+    scopes: ['crm.clients.read'],
+    codeChallenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+    nonce: null,
+    grantId: 'grt_1',
+    createdAt: NOW,
+    expiresAt: NOW + 60_000,
+    consumedAt: null,
+    ...overrides,
+  };
+}
+
+export function aRefreshToken(overrides: Partial<RefreshTokenRecord> = {}): RefreshTokenRecord {
+  return {
+    tokenHash: hashOf(next()),
+    grantId: 'grt_1',
+    createdAt: NOW,
+    expiresAt: NOW + 86_400_000,
+    usedAt: null,
+    ...overrides,
+  };
+}
+
+export function anAccessToken(overrides: Partial<AccessTokenRecord> = {}): AccessTokenRecord {
+  return {
+    tokenHash: hashOf(next()),
+    grantId: 'grt_1',
+    clientId: 'oac_1',
+    userId: 'cli_1',
+    scopes: ['crm.clients.read'],
+    createdAt: NOW,
+    expiresAt: NOW + 3_600_000,
+    ...overrides,
+  };
+}
+
+export function oauthContract(storage: () => Storage): void {
+  it('stores clients, lists them by creation, refuses a taken id and deletes', async () => {
+    const s = storage();
+    const first = anOAuthClient();
+    const second = anOAuthClient({ secretHash: null });
+    await s.oauth.clients.insert(second);
+    await s.oauth.clients.insert(first);
+    expect(await s.oauth.clients.get(first.id)).toEqual(first);
+    expect(await s.oauth.clients.list()).toEqual([first, second]);
+    await expect(s.oauth.clients.insert(first)).rejects.toMatchObject({ code: 'conflict' });
+    expect(await s.oauth.clients.delete(first.id)).toBe(true);
+    expect(await s.oauth.clients.delete(first.id)).toBe(false);
+    expect(await s.oauth.clients.get(first.id)).toBeNull();
+  });
+
+  it('consumes a code once and reports every later use as reuse', async () => {
+    const s = storage();
+    const code = aCode();
+    await s.oauth.codes.insert(code);
+    expect(await s.oauth.codes.consume(code.codeHash, NOW + 1)).toEqual({
+      state: 'consumed',
+      code: { ...code, consumedAt: NOW + 1 },
+    });
+    expect(await s.oauth.codes.consume(code.codeHash, NOW + 2)).toEqual({
+      state: 'reused',
+      code: { ...code, consumedAt: NOW + 1 },
+    });
+    expect(await s.oauth.codes.consume(hashOf(999_999), NOW)).toEqual({ state: 'missing' });
+  });
+
+  it('gives exactly one of 20 concurrent consumers of a code the win', async () => {
+    const s = storage();
+    const code = aCode();
+    await s.oauth.codes.insert(code);
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => s.oauth.codes.consume(code.codeHash, NOW + i)),
+    );
+    expect(results.filter((r) => r.state === 'consumed')).toHaveLength(1);
+    expect(results.filter((r) => r.state === 'reused')).toHaveLength(19);
+  });
+
+  it('gives exactly one of 20 concurrent refreshes with the same token the win', async () => {
+    const s = storage();
+    const token = aRefreshToken();
+    await s.oauth.refreshTokens.insert(token);
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => s.oauth.refreshTokens.use(token.tokenHash, NOW + i)),
+    );
+    const fresh = results.filter((r) => r.state === 'fresh');
+    expect(fresh).toHaveLength(1);
+    const usedAt = fresh[0]?.state === 'fresh' ? fresh[0].token.usedAt : null;
+    for (const r of results.filter((r) => r.state === 'used')) {
+      expect(r).toMatchObject({ state: 'used', token: { tokenHash: token.tokenHash, usedAt } });
+    }
+    expect(await s.oauth.refreshTokens.use(hashOf(888_888), NOW)).toEqual({ state: 'missing' });
+  });
+
+  it('revokes a grant once, keeping the first revocation time', async () => {
+    const s = storage();
+    const grant = aGrant();
+    await s.oauth.grants.insert(grant);
+    expect(await s.oauth.grants.revoke(grant.id, NOW + 5)).toBe(true);
+    expect(await s.oauth.grants.revoke(grant.id, NOW + 9)).toBe(true);
+    expect(await s.oauth.grants.get(grant.id)).toEqual({ ...grant, revokedAt: NOW + 5 });
+    expect(await s.oauth.grants.revoke('grt_absent', NOW)).toBe(false);
+  });
+
+  it('revokes every live grant of a client', async () => {
+    const s = storage();
+    const a = aGrant({ clientId: 'oac_x' });
+    const b = aGrant({ clientId: 'oac_x' });
+    const other = aGrant({ clientId: 'oac_y' });
+    for (const g of [a, b, other]) await s.oauth.grants.insert(g);
+    expect(await s.oauth.grants.revokeByClient('oac_x', NOW)).toBe(2);
+    expect((await s.oauth.grants.get(a.id))?.revokedAt).toBe(NOW);
+    expect((await s.oauth.grants.get(other.id))?.revokedAt).toBeNull();
+  });
+
+  it('stores access tokens by hash and deletes them', async () => {
+    const s = storage();
+    const token = anAccessToken();
+    await s.oauth.accessTokens.insert(token);
+    expect(await s.oauth.accessTokens.get(token.tokenHash)).toEqual(token);
+    expect(await s.oauth.accessTokens.delete(token.tokenHash)).toBe(true);
+    expect(await s.oauth.accessTokens.get(token.tokenHash)).toBeNull();
+    expect(await s.oauth.accessTokens.delete(token.tokenHash)).toBe(false);
+  });
+
+  it('deletes what has expired, and the tokens of expired grants', async () => {
+    const s = storage();
+    const old = aGrant({ expiresAt: NOW + 10 });
+    const live = aGrant({ expiresAt: NOW + 1_000_000 });
+    await s.oauth.grants.insert(old);
+    await s.oauth.grants.insert(live);
+    const expiredCode = aCode({ grantId: live.id, expiresAt: NOW + 10 });
+    const liveCode = aCode({ grantId: live.id, expiresAt: NOW + 1_000 });
+    const orphanRefresh = aRefreshToken({ grantId: old.id, expiresAt: NOW + 1_000_000 });
+    const liveRefresh = aRefreshToken({ grantId: live.id });
+    const expiredAccess = anAccessToken({ grantId: live.id, expiresAt: NOW + 10 });
+    const liveAccess = anAccessToken({ grantId: live.id });
+    await s.oauth.codes.insert(expiredCode);
+    await s.oauth.codes.insert(liveCode);
+    await s.oauth.refreshTokens.insert(orphanRefresh);
+    await s.oauth.refreshTokens.insert(liveRefresh);
+    await s.oauth.accessTokens.insert(expiredAccess);
+    await s.oauth.accessTokens.insert(liveAccess);
+
+    expect(await s.oauth.deleteExpired(NOW + 100)).toBe(4);
+    expect(await s.oauth.grants.get(old.id)).toBeNull();
+    expect(await s.oauth.grants.get(live.id)).not.toBeNull();
+    expect(await s.oauth.codes.consume(expiredCode.codeHash, NOW)).toEqual({ state: 'missing' });
+    expect((await s.oauth.codes.consume(liveCode.codeHash, NOW)).state).toBe('consumed');
+    expect(await s.oauth.refreshTokens.get(orphanRefresh.tokenHash)).toBeNull();
+    expect(await s.oauth.refreshTokens.get(liveRefresh.tokenHash)).toEqual(liveRefresh);
+    expect(await s.oauth.accessTokens.get(expiredAccess.tokenHash)).toBeNull();
+    expect(await s.oauth.accessTokens.get(liveAccess.tokenHash)).toEqual(liveAccess);
+  });
+
+  it('rolls back OAuth writes with the transaction', async () => {
+    const s = storage();
+    const grant = aGrant();
+    const token = aRefreshToken({ grantId: grant.id });
+    await expect(
+      s.transaction(async (tx) => {
+        await tx.oauth.grants.insert(grant);
+        await tx.oauth.refreshTokens.insert(token);
+        throw new Error('boom');
+      }),
+    ).rejects.toThrow('boom');
+    expect(await s.oauth.grants.get(grant.id)).toBeNull();
+    expect(await s.oauth.refreshTokens.get(token.tokenHash)).toBeNull();
+  });
+}

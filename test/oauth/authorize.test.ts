@@ -1,0 +1,182 @@
+/** The rules of the authorization endpoint and its sign-in/consent page, one test each. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SCOPES } from '../../src/index.js';
+import {
+  authorizationUrl,
+  authorizeThroughPage,
+  type Demo,
+  openConsentPage,
+  REDIRECT,
+  startDemo,
+  submitConsent,
+} from './support.js';
+
+describe('authorization endpoint', () => {
+  let demo: Demo;
+  beforeAll(async () => {
+    demo = await startDemo();
+  });
+  afterAll(() => demo.close());
+
+  const errorRedirect = async (params: Record<string, string | null>) => {
+    const { url, state } = authorizationUrl(demo, params);
+    const response = await fetch(url, { redirect: 'manual' });
+    expect(response.status).toBe(302);
+    const location = new URL(response.headers.get('location')!);
+    expect(`${location.origin}${location.pathname}`).toBe(REDIRECT);
+    expect(location.searchParams.get('state')).toBe(state);
+    expect(location.searchParams.get('iss')).toBe(demo.base);
+    expect(location.searchParams.has('code')).toBe(false);
+    return location.searchParams;
+  };
+
+  it('shows an error page and never redirects to an unregistered redirect URI (no open redirect)', async () => {
+    const { url } = authorizationUrl(demo, { redirect_uri: 'https://evil.example.com/callback' });
+    const response = await fetch(url, { redirect: 'manual' });
+    expect(response.status).toBe(400);
+    expect(response.headers.get('location')).toBeNull();
+    expect(await response.text()).toContain('not registered');
+  });
+
+  it('shows an error page for an unknown client', async () => {
+    const response = await fetch(authorizationUrl(demo, { client_id: 'oac_nobody' }).url, {
+      redirect: 'manual',
+    });
+    expect(response.status).toBe(400);
+    expect(response.headers.get('location')).toBeNull();
+  });
+
+  it('accepts any port on a registered loopback redirect URI (RFC 8252 §7.3)', async () => {
+    const page = await openConsentPage(
+      authorizationUrl(demo, { redirect_uri: 'http://127.0.0.1:9999/callback' }).url,
+    );
+    expect(page.response.status).toBe(200);
+  });
+
+  it('refuses a public client without PKCE, redirecting with error, state and iss', async () => {
+    const params = await errorRedirect({
+      client_id: demo.publicClient.id,
+      code_challenge: null,
+      code_challenge_method: null,
+    });
+    expect(params.get('error')).toBe('invalid_request');
+  });
+
+  it('refuses the plain PKCE method', async () => {
+    const params = await errorRedirect({ code_challenge: 'a'.repeat(43), code_challenge_method: 'plain' });
+    expect(params.get('error')).toBe('invalid_request');
+  });
+
+  it('refuses a challenge without a method (it would default to plain)', async () => {
+    const params = await errorRedirect({ code_challenge_method: null });
+    expect(params.get('error')).toBe('invalid_request');
+  });
+
+  it('refuses the implicit flow (response_type=token)', async () => {
+    const params = await errorRedirect({ response_type: 'token' });
+    expect(params.get('error')).toBe('unsupported_response_type');
+  });
+
+  it('refuses a scope the client may not have', async () => {
+    const params = await errorRedirect({ scope: 'admin.oauth.write' });
+    expect(params.get('error')).toBe('invalid_scope');
+  });
+
+  it('refuses a repeated parameter', async () => {
+    const { url } = authorizationUrl(demo);
+    url.searchParams.append('scope', 'crm.orders.read');
+    const response = await fetch(url, { redirect: 'manual' });
+    expect(new URL(response.headers.get('location')!).searchParams.get('error')).toBe('invalid_request');
+  });
+
+  it('lists the requested scopes in words, and the page cannot be framed', async () => {
+    const page = await openConsentPage(authorizationUrl(demo).url);
+    expect(page.html).toContain(SCOPES['crm.clients.read']);
+    expect(page.html).toContain(SCOPES['crm.orders.read']);
+    expect(page.html).toContain('Support bot');
+    expect(page.scopes).toEqual(['crm.clients.read', 'crm.orders.read']);
+    expect(page.response.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    expect(page.response.headers.get('x-frame-options')).toBe('DENY');
+    expect(page.response.headers.get('cache-control')).toBe('no-store');
+    expect(page.html).toMatch(/<label for="username">/);
+  });
+
+  it('refuses a consent post without the CSRF cookie', async () => {
+    const page = await openConsentPage(authorizationUrl(demo).url);
+    const response = await submitConsent(
+      { ...page, cookie: '' },
+      { username: demo.ada.email, password: demo.ada.password },
+      demo.base,
+    );
+    expect(response.status).toBe(403);
+    expect(response.headers.get('location')).toBeNull();
+  });
+
+  it('refuses a consent post with a forged CSRF token', async () => {
+    const page = await openConsentPage(authorizationUrl(demo).url);
+    const forged = { ...page, hidden: { ...page.hidden, csrf: 'forged' } };
+    const response = await submitConsent(
+      forged,
+      { username: demo.ada.email, password: demo.ada.password },
+      demo.base,
+    );
+    expect(response.status).toBe(403);
+  });
+
+  it('shows the page again, with an alert, for a wrong password', async () => {
+    const page = await openConsentPage(authorizationUrl(demo).url);
+    const response = await submitConsent(page, { username: demo.ada.email, password: 'wrong' }, demo.base);
+    expect(response.status).toBe(401);
+    expect(response.headers.get('location')).toBeNull();
+    expect(await response.text()).toContain('role="alert"');
+  });
+
+  it('refuses a username after 5 wrong passwords, even with the right one, until the lockout passes', async () => {
+    const attempt = async (password: string) => {
+      const page = await openConsentPage(authorizationUrl(demo).url);
+      return (await submitConsent(page, { username: demo.grace.email, password }, demo.base)).status;
+    };
+    for (let i = 0; i < 5; i++) expect(await attempt('guess')).toBe(401);
+    expect(await attempt(demo.grace.password)).toBe(401);
+    demo.clock.advance(15 * 60_000);
+    expect(await attempt(demo.grace.password)).toBe(303);
+  });
+
+  it('sends access_denied with state and iss when the user refuses', async () => {
+    const { url, state } = authorizationUrl(demo);
+    const page = await openConsentPage(url);
+    const response = await submitConsent(page, { decision: 'refuse' }, demo.base);
+    expect(response.status).toBe(303);
+    const location = new URL(response.headers.get('location')!);
+    expect(location.searchParams.get('error')).toBe('access_denied');
+    expect(location.searchParams.get('state')).toBe(state);
+    expect(location.searchParams.get('iss')).toBe(demo.base);
+  });
+
+  it('lets the user approve fewer scopes than asked', async () => {
+    const { url, verifier } = authorizationUrl(demo);
+    const callback = await authorizeThroughPage(url, demo.ada, demo.base, { scopes: ['crm.clients.read'] });
+    const response = await fetch(`${demo.base}/oauth/token`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: `Basic ${btoa(`${demo.confidential.id}:${demo.confidential.secret}`)}`,
+      },
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code: callback.searchParams.get('code')!,
+        redirect_uri: REDIRECT,
+        code_verifier: verifier,
+      }),
+    });
+    expect(((await response.json()) as { scope: string }).scope).toBe('crm.clients.read');
+  });
+
+  it('redirects with a code, state and iss, as a 303 after the form post', async () => {
+    const { url, state } = authorizationUrl(demo);
+    const callback = await authorizeThroughPage(url, demo.ada, demo.base);
+    expect(callback.searchParams.get('code')).toMatch(/^sbac_[a-z2-7]{52}$/);
+    expect(callback.searchParams.get('state')).toBe(state);
+    expect(callback.searchParams.get('iss')).toBe(demo.base);
+  });
+});

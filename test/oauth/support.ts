@@ -1,0 +1,258 @@
+import { argon2id, argon2Verify } from 'hash-wasm';
+import { createSwitchboard, type Switchboard, type SwitchboardOptions } from '../../src/index.js';
+import { graphqlWebSocketRoute, type NodeServer, serve } from '../../src/node/index.js';
+import { createPasswordSignIn, pkceChallenge } from '../../src/oauth/index.js';
+import { type ManualClock, manualClock } from '../support/clock.js';
+
+export const ADMIN_KEY = 'sbk_test_admin_key_0123456789abcdefghijklmnop';
+export const REDIRECT = 'http://127.0.0.1:8765/callback';
+export const CONFIDENTIAL_SECRET = 'sbcs_test_confidential_secret_0123456789';
+
+export interface Demo {
+  readonly server: NodeServer;
+  readonly switchboard: Switchboard;
+  readonly clock: ManualClock;
+  readonly base: string;
+  /** Two users (clients who can sign in), each with one order. */
+  readonly ada: { id: string; email: string; password: string; orderId: string };
+  readonly grace: { id: string; email: string; password: string; orderId: string };
+  /** A confidential client (secret) and a public client (PKCE only). */
+  readonly confidential: { id: string; secret: string };
+  readonly publicClient: { id: string };
+  readonly machine: { id: string; secret: string };
+  close(): Promise<void>;
+}
+
+export const ALL_USER_SCOPES = ['crm.clients.read', 'crm.orders.read', 'chat.messages.read'];
+
+/** A switchboard with the OAuth server on a loopback port, two users with argon2id passwords, three clients. */
+export async function startDemo(overrides: Partial<SwitchboardOptions> = {}): Promise<Demo> {
+  const clock = manualClock(Date.now());
+  const passwords = new Map<string, { userId: string; passwordHash: string }>();
+  const hash = (password: string): Promise<string> =>
+    argon2id({
+      password,
+      salt: crypto.getRandomValues(new Uint8Array(16)),
+      parallelism: 1,
+      iterations: 2,
+      memorySize: 19_456,
+      hashLength: 32,
+      outputType: 'encoded',
+    });
+  const signIn = createPasswordSignIn({
+    findUser: async (email) => passwords.get(email.toLowerCase()) ?? null,
+    verify: (password, passwordHash) => argon2Verify({ password, hash: passwordHash }),
+    clock,
+  });
+  let base = '';
+  const switchboard = createSwitchboard({
+    clock,
+    oauth: { signIn, adminApiKey: ADMIN_KEY, idTokens: {} },
+    graphql: false,
+    ...overrides,
+  });
+  const server = await serve({
+    fetch: (request) => switchboard.fetch(request),
+    port: 0,
+    shutdownSignals: [],
+    websockets: switchboard.graphqlWebSocket ? [graphqlWebSocketRoute(switchboard.graphqlWebSocket)] : [],
+  });
+  base = server.url;
+
+  const user = async (name: string, email: string, password: string) => {
+    const client = await switchboard.domain.clients.create({ name, email });
+    const order = await switchboard.domain.orders.create(client.id, { total: '10.00', currency: 'EUR' });
+    passwords.set(email, { userId: client.id, passwordHash: await hash(password) });
+    return { id: client.id, email, password, orderId: order.id };
+  };
+  const ada = await user('Ada Lovelace', 'ada@example.com', 'correct horse battery staple');
+  const grace = await user('Grace Hopper', 'grace@example.com', 'cobol forever and ever');
+
+  const oauth = switchboard.oauth!;
+  const confidential = await oauth.registerClient({
+    name: 'Support bot',
+    type: 'confidential',
+    redirectUris: [REDIRECT],
+    scopes: ALL_USER_SCOPES,
+    secret: CONFIDENTIAL_SECRET,
+  });
+  const publicClient = await oauth.registerClient({
+    name: 'Chat widget',
+    type: 'public',
+    redirectUris: [REDIRECT],
+    scopes: ALL_USER_SCOPES,
+  });
+  const machine = await oauth.registerClient({
+    name: 'Nightly sync',
+    type: 'confidential',
+    redirectUris: [],
+    scopes: ['crm.clients.read'],
+    grantTypes: ['client_credentials'],
+  });
+
+  return {
+    server,
+    switchboard,
+    clock,
+    base,
+    ada,
+    grace,
+    confidential: { id: confidential.client.id, secret: confidential.secret! },
+    publicClient: { id: publicClient.client.id },
+    machine: { id: machine.client.id, secret: machine.secret! },
+    close: () => server.close(),
+  };
+}
+
+export interface ConsentAnswer {
+  readonly username?: string;
+  readonly password?: string;
+  readonly decision?: 'approve' | 'refuse';
+  /** Scopes left ticked; all by default. */
+  readonly scopes?: readonly string[];
+}
+
+export interface ConsentPage {
+  readonly response: Response;
+  readonly html: string;
+  readonly cookie: string;
+  readonly hidden: Record<string, string>;
+  readonly scopes: string[];
+}
+
+/** Opens the authorization URL as a browser would and reads the sign-in/consent form. */
+export async function openConsentPage(url: string | URL): Promise<ConsentPage> {
+  const response = await fetch(url, { redirect: 'manual' });
+  const html = await response.text();
+  const cookie = (response.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+  const hidden: Record<string, string> = {};
+  for (const m of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) {
+    hidden[htmlDecode(m[1]!)] = htmlDecode(m[2]!);
+  }
+  const scopes = [...html.matchAll(/name="grant_scope" value="([^"]+)"/g)].map((m) => htmlDecode(m[1]!));
+  return { response, html, cookie, hidden, scopes };
+}
+
+/** Submits the consent form; resolves with the response (a 303 to the client on success). */
+export async function submitConsent(
+  page: ConsentPage,
+  answer: ConsentAnswer,
+  base: string,
+): Promise<Response> {
+  const form = new URLSearchParams(page.hidden);
+  if (answer.username !== undefined) form.set('username', answer.username);
+  if (answer.password !== undefined) form.set('password', answer.password);
+  form.set('decision', answer.decision ?? 'approve');
+  for (const scope of answer.scopes ?? page.scopes) form.append('grant_scope', scope);
+  return fetch(`${base}/oauth/authorize`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: page.cookie },
+    body: form,
+  });
+}
+
+/** Signs in as `user` through the page and approves; resolves with the callback URL. */
+export async function authorizeThroughPage(
+  url: string | URL,
+  user: { email: string; password: string },
+  base: string,
+  answer: ConsentAnswer = {},
+): Promise<URL> {
+  const page = await openConsentPage(url);
+  if (page.response.status !== 200)
+    throw new Error(`consent page answered ${page.response.status}: ${page.html}`);
+  const response = await submitConsent(
+    page,
+    { username: user.email, password: user.password, ...answer },
+    base,
+  );
+  if (response.status !== 303)
+    throw new Error(`consent answered ${response.status}: ${await response.text()}`);
+  return new URL(response.headers.get('location')!);
+}
+
+function htmlDecode(text: string): string {
+  return text
+    .replaceAll('&quot;', '"')
+    .replaceAll('&#39;', "'")
+    .replaceAll('&lt;', '<')
+    .replaceAll('&gt;', '>')
+    .replaceAll('&amp;', '&');
+}
+
+/** An authorization URL with PKCE; `params` overrides or removes (`null`) any parameter. */
+export function authorizationUrl(
+  demo: Demo,
+  params: Record<string, string | null> = {},
+): { url: URL; verifier: string; state: string } {
+  const verifier = randomVerifier();
+  const state = `state-${Math.random().toString(36).slice(2)}`;
+  const url = new URL(`${demo.base}/oauth/authorize`);
+  const all: Record<string, string | null> = {
+    response_type: 'code',
+    client_id: demo.confidential.id,
+    redirect_uri: REDIRECT,
+    scope: 'crm.clients.read crm.orders.read',
+    state,
+    code_challenge: pkceChallenge(verifier),
+    code_challenge_method: 'S256',
+    ...params,
+  };
+  for (const [k, v] of Object.entries(all)) if (v !== null) url.searchParams.set(k, v);
+  return { url, verifier, state };
+}
+
+export function randomVerifier(): string {
+  return Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64url');
+}
+
+/** POSTs a form to the token endpoint with HTTP Basic for the confidential client unless `auth` says otherwise. */
+export async function tokenRequest(
+  demo: Demo,
+  form: Record<string, string>,
+  auth: { id: string; secret?: string } | 'post' | null = {
+    id: demo.confidential.id,
+    secret: demo.confidential.secret,
+  },
+): Promise<{ status: number; body: Record<string, unknown>; headers: Headers }> {
+  const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };
+  const body = new URLSearchParams(form);
+  if (auth === 'post') {
+    body.set('client_id', demo.confidential.id);
+    body.set('client_secret', demo.confidential.secret);
+  } else if (auth?.secret !== undefined) {
+    headers.authorization = `Basic ${btoa(`${auth.id}:${auth.secret}`)}`;
+  } else if (auth) {
+    body.set('client_id', auth.id);
+  }
+  const response = await fetch(`${demo.base}/oauth/token`, { method: 'POST', headers, body });
+  return {
+    status: response.status,
+    body: (await response.json()) as Record<string, unknown>,
+    headers: response.headers,
+  };
+}
+
+/** Signs Ada in through the page and exchanges the code; resolves with the token response body. */
+export async function tokensFor(
+  demo: Demo,
+  user: { email: string; password: string } = demo.ada,
+  params: Record<string, string | null> = {},
+): Promise<{ access_token: string; refresh_token: string; scope: string }> {
+  const { url, verifier } = authorizationUrl(demo, params);
+  const callback = await authorizeThroughPage(url, user, demo.base);
+  const { status, body } = await tokenRequest(demo, {
+    grant_type: 'authorization_code',
+    code: callback.searchParams.get('code')!,
+    redirect_uri: REDIRECT,
+    code_verifier: verifier,
+  });
+  if (status !== 200) throw new Error(`token exchange failed: ${JSON.stringify(body)}`);
+  return body as { access_token: string; refresh_token: string; scope: string };
+}
+
+/** A GET with a bearer token. */
+export function get(demo: Demo, path: string, token?: string): Promise<Response> {
+  return fetch(`${demo.base}${path}`, token ? { headers: { authorization: `Bearer ${token}` } } : {});
+}
