@@ -1,7 +1,177 @@
 /**
- * Webhook endpoints, deliveries (claimed with a lease) and their attempts.
- *
- * Filled in by the webhooks module (issue 6).
+ * Webhook endpoints, deliveries (claimed with a lease) and their attempts. Plain rows and
+ * compare-and-set, so a SQL adapter maps each method to one statement: `claimDue` is
+ * `UPDATE … WHERE id IN (SELECT … FOR UPDATE SKIP LOCKED) RETURNING *`, `createIfAbsent` is
+ * `INSERT … ON CONFLICT (event_id, endpoint_id) DO NOTHING`. Times are ISO-8601 UTC strings like every
+ * record; `now` arguments are epoch milliseconds like the outbox's.
  */
-// biome-ignore lint/suspicious/noEmptyInterface: placeholder until the webhook stores land.
-export interface WebhookStores {}
+import type { Page } from '../../core/records.js';
+import type { Range } from './records.js';
+
+/**
+ * A signing secret. Stored as given: HMAC signing needs the secret itself, so it cannot be hashed like
+ * a password; an adapter may encrypt the column at rest.
+ */
+export interface WebhookSecretRecord {
+  readonly secret: string;
+  readonly createdAt: string;
+  /** When a rotated-out secret stops being used; null for the current one. */
+  readonly expiresAt: string | null;
+}
+
+export type WebhookEndpointDisabledReason = 'manual' | 'gone' | 'failing';
+
+export interface WebhookEndpointRecord {
+  readonly id: string;
+  readonly url: string;
+  readonly description: string;
+  /** Event type patterns: exact (`order.created`), resource wildcard (`order.*`) or `*`. */
+  readonly eventTypes: readonly string[];
+  /** Newest first. Senders sign with every secret not yet expired. */
+  readonly secrets: readonly WebhookSecretRecord[];
+  readonly scheme: 'switchboard' | 'standard';
+  readonly enabled: boolean;
+  /** Why a disabled endpoint is disabled; null while enabled. */
+  readonly disabledReason: WebhookEndpointDisabledReason | null;
+  /** Start of the current run of failed attempts; null after a success. */
+  readonly failingSince: string | null;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+  readonly version: number;
+}
+
+/** Endpoints, ordered by `createdAt` then `id`. */
+export interface WebhookEndpointStore {
+  get(id: string): Promise<WebhookEndpointRecord | null>;
+  list(range: Range): Promise<Page<WebhookEndpointRecord>>;
+  /** Every enabled endpoint: what the fan-out matches each event against. */
+  listEnabled(): Promise<WebhookEndpointRecord[]>;
+  /** Throws a `conflict` SwitchboardError when the id exists. */
+  insert(endpoint: WebhookEndpointRecord): Promise<void>;
+  /** Replaces the endpoint when its version is `expectedVersion`; false when absent or stale. */
+  update(endpoint: WebhookEndpointRecord, expectedVersion: number): Promise<boolean>;
+  /** Deletes the endpoint with its deliveries and attempts; false when absent. */
+  delete(id: string): Promise<boolean>;
+  /**
+   * Notes the outcome of an attempt without a read-modify-write: a success clears `failingSince`, a
+   * failure sets it unless already set. Returns the endpoint after the change (null when absent).
+   */
+  recordOutcome(
+    id: string,
+    outcome: { readonly ok: boolean; readonly at: string },
+  ): Promise<WebhookEndpointRecord | null>;
+  /** Disables an enabled endpoint; true only for the one call that changed it (so one event says so). */
+  disable(id: string, reason: WebhookEndpointDisabledReason, at: string): Promise<boolean>;
+}
+
+/** `pending` includes deliveries in flight; `dead` is the dead letter, kept for inspection and re-send. */
+export type WebhookDeliveryStatus = 'pending' | 'succeeded' | 'dead';
+
+export interface WebhookDeliveryRecord {
+  readonly id: string;
+  readonly endpointId: string;
+  readonly eventId: string;
+  readonly eventType: string;
+  /** The exact body sent on every attempt. */
+  readonly payload: string;
+  readonly status: WebhookDeliveryStatus;
+  /** Attempts made so far. */
+  readonly attempts: number;
+  /** When the next attempt is due; null once succeeded or dead. */
+  readonly nextAttemptAt: string | null;
+  /** The worker holding the delivery and until when; both null when unclaimed. */
+  readonly leasedBy: string | null;
+  readonly leaseUntil: string | null;
+  readonly lastStatusCode: number | null;
+  readonly lastError: string | null;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+export interface WebhookDeliveryFilter {
+  readonly endpointId?: string;
+  readonly status?: WebhookDeliveryStatus;
+  /** Inclusive lower and exclusive upper bound on `createdAt` (ISO). */
+  readonly createdFrom?: string;
+  readonly createdBefore?: string;
+}
+
+export interface WebhookClaimOptions {
+  /** Epoch milliseconds. */
+  readonly now: number;
+  readonly limit: number;
+  readonly leaseMs: number;
+  readonly workerId: string;
+  /**
+   * At most this many deliveries of one endpoint may be leased at once, counting live leases of every
+   * worker: one slow receiver cannot take every slot.
+   */
+  readonly maxPerEndpoint: number;
+}
+
+/** How an attempt ended, written only by the worker still holding the lease. */
+export interface WebhookAttemptOutcome {
+  readonly status: WebhookDeliveryStatus;
+  readonly attempts: number;
+  readonly nextAttemptAt: string | null;
+  readonly lastStatusCode: number | null;
+  readonly lastError: string | null;
+  readonly at: string;
+}
+
+/** Deliveries, listed newest first (`createdAt` desc, then `id` desc). */
+export interface WebhookDeliveryStore {
+  /** Inserts unless a delivery for (`eventId`, `endpointId`) exists; true when inserted. */
+  createIfAbsent(delivery: WebhookDeliveryRecord): Promise<boolean>;
+  get(id: string): Promise<WebhookDeliveryRecord | null>;
+  list(filter: WebhookDeliveryFilter, range: Range): Promise<Page<WebhookDeliveryRecord>>;
+  /**
+   * Atomically leases up to `limit` pending deliveries whose `nextAttemptAt` has come and whose lease
+   * (if any) has ended, oldest due first. Concurrent callers never receive the same delivery.
+   */
+  claimDue(options: WebhookClaimOptions): Promise<WebhookDeliveryRecord[]>;
+  /**
+   * Records the outcome and ends the lease, if `workerId` still holds it with `attempts` unchanged
+   * (compare-and-set); false when the lease was lost to another worker.
+   */
+  finish(
+    id: string,
+    lease: { readonly workerId: string; readonly attempts: number },
+    outcome: WebhookAttemptOutcome,
+  ): Promise<boolean>;
+  /** Ends a lease without an attempt (a worker shutting down); the delivery is due again at once. */
+  release(id: string, workerId: string): Promise<boolean>;
+  /**
+   * Puts finished deliveries back in the queue with a fresh schedule (attempts 0, due at `now`).
+   * Deliveries already pending are left alone. Returns how many were re-queued.
+   */
+  requeue(filter: WebhookDeliveryFilter & { readonly ids?: readonly string[] }, now: number): Promise<number>;
+}
+
+export interface WebhookAttemptRecord {
+  readonly id: string;
+  readonly deliveryId: string;
+  readonly endpointId: string;
+  /** 1 for the first attempt of the delivery's schedule; a re-send starts a new schedule at 1. */
+  readonly number: number;
+  readonly startedAt: string;
+  readonly durationMs: number;
+  readonly statusCode: number | null;
+  /** The first KB of the response body, as text. */
+  readonly responseExcerpt: string | null;
+  /** Network error, timeout, refused address… null when the receiver answered. */
+  readonly error: string | null;
+  readonly succeeded: boolean;
+}
+
+/** Attempts of a delivery, oldest first. */
+export interface WebhookAttemptStore {
+  insert(attempt: WebhookAttemptRecord): Promise<void>;
+  listByDelivery(deliveryId: string): Promise<WebhookAttemptRecord[]>;
+}
+
+export interface WebhookStores {
+  readonly endpoints: WebhookEndpointStore;
+  readonly deliveries: WebhookDeliveryStore;
+  readonly attempts: WebhookAttemptStore;
+}

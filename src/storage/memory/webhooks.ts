@@ -1,0 +1,219 @@
+import { SwitchboardError } from '../../core/errors.js';
+import { isoAt } from '../../core/runtime.js';
+import type {
+  WebhookAttemptRecord,
+  WebhookAttemptStore,
+  WebhookDeliveryFilter,
+  WebhookDeliveryRecord,
+  WebhookDeliveryStore,
+  WebhookEndpointRecord,
+  WebhookEndpointStore,
+  WebhookStores,
+} from '../contract/index.js';
+import { byTimeThenId, type Journal, put, remove } from './journal.js';
+
+export interface WebhookState {
+  readonly endpoints: Map<string, WebhookEndpointRecord>;
+  readonly deliveries: Map<string, WebhookDeliveryRecord>;
+  /** `<eventId> <endpointId>` → delivery id: the unique index. */
+  readonly byEventAndEndpoint: Map<string, string>;
+  readonly attempts: Map<string, readonly WebhookAttemptRecord[]>;
+}
+
+export function createWebhookState(): WebhookState {
+  return { endpoints: new Map(), deliveries: new Map(), byEventAndEndpoint: new Map(), attempts: new Map() };
+}
+
+const byCreation = byTimeThenId<WebhookEndpointRecord>((e) => e.createdAt);
+const newestFirst = byTimeThenId<WebhookDeliveryRecord>((d) => d.createdAt);
+const uniqueKey = (eventId: string, endpointId: string): string => `${eventId} ${endpointId}`;
+
+/**
+ * The reference implementation. Every check-then-write runs without an `await` in between, so it is
+ * atomic on the event loop; writes go through the journal so transactions can take them back.
+ */
+export function memoryWebhookStores(state: WebhookState, journal: Journal): WebhookStores {
+  return {
+    endpoints: endpointStore(state, journal),
+    deliveries: deliveryStore(state, journal),
+    attempts: attemptStore(state, journal),
+  };
+}
+
+function endpointStore(state: WebhookState, journal: Journal): WebhookEndpointStore {
+  const save = (endpoint: WebhookEndpointRecord): WebhookEndpointRecord => {
+    const frozen = Object.freeze({ ...endpoint });
+    put(journal, state.endpoints, endpoint.id, frozen);
+    return frozen;
+  };
+  return {
+    async get(id) {
+      return state.endpoints.get(id) ?? null;
+    },
+    async list(range) {
+      const all = [...state.endpoints.values()].sort(byCreation);
+      return { items: all.slice(range.offset, range.offset + range.limit), total: all.length };
+    },
+    async listEnabled() {
+      return [...state.endpoints.values()].filter((e) => e.enabled).sort(byCreation);
+    },
+    async insert(endpoint) {
+      if (state.endpoints.has(endpoint.id)) {
+        throw new SwitchboardError('conflict', `Webhook endpoint ${endpoint.id} already exists.`);
+      }
+      save(endpoint);
+    },
+    async update(endpoint, expectedVersion) {
+      const current = state.endpoints.get(endpoint.id);
+      if (!current || current.version !== expectedVersion) return false;
+      save(endpoint);
+      return true;
+    },
+    async delete(id) {
+      if (!remove(journal, state.endpoints, id)) return false;
+      for (const delivery of [...state.deliveries.values()]) {
+        if (delivery.endpointId !== id) continue;
+        remove(journal, state.deliveries, delivery.id);
+        remove(journal, state.byEventAndEndpoint, uniqueKey(delivery.eventId, id));
+        remove(journal, state.attempts, delivery.id);
+      }
+      return true;
+    },
+    async recordOutcome(id, { ok, at }) {
+      const current = state.endpoints.get(id);
+      if (!current) return null;
+      const failingSince = ok ? null : (current.failingSince ?? at);
+      if (failingSince === current.failingSince) return current;
+      return save({ ...current, failingSince });
+    },
+    async disable(id, reason, at) {
+      const current = state.endpoints.get(id);
+      if (!current?.enabled) return false;
+      save({
+        ...current,
+        enabled: false,
+        disabledReason: reason,
+        updatedAt: at,
+        version: current.version + 1,
+      });
+      return true;
+    },
+  };
+}
+
+function matches(filter: WebhookDeliveryFilter, d: WebhookDeliveryRecord): boolean {
+  return (
+    (filter.endpointId === undefined || d.endpointId === filter.endpointId) &&
+    (filter.status === undefined || d.status === filter.status) &&
+    (filter.createdFrom === undefined || d.createdAt >= filter.createdFrom) &&
+    (filter.createdBefore === undefined || d.createdAt < filter.createdBefore)
+  );
+}
+
+function deliveryStore(state: WebhookState, journal: Journal): WebhookDeliveryStore {
+  const save = (delivery: WebhookDeliveryRecord): void => {
+    put(journal, state.deliveries, delivery.id, Object.freeze({ ...delivery }));
+  };
+  return {
+    async createIfAbsent(delivery) {
+      const key = uniqueKey(delivery.eventId, delivery.endpointId);
+      if (state.byEventAndEndpoint.has(key)) return false;
+      if (state.deliveries.has(delivery.id)) {
+        throw new SwitchboardError('conflict', `Webhook delivery ${delivery.id} already exists.`);
+      }
+      save(delivery);
+      put(journal, state.byEventAndEndpoint, key, delivery.id);
+      return true;
+    },
+    async get(id) {
+      return state.deliveries.get(id) ?? null;
+    },
+    async list(filter, range) {
+      const found = [...state.deliveries.values()].filter((d) => matches(filter, d));
+      found.sort((a, b) => newestFirst(b, a));
+      return { items: found.slice(range.offset, range.offset + range.limit), total: found.length };
+    },
+    async claimDue({ now, limit, leaseMs, workerId, maxPerEndpoint }) {
+      const nowIso = isoAt(now);
+      const leased = new Map<string, number>();
+      const due: WebhookDeliveryRecord[] = [];
+      for (const d of state.deliveries.values()) {
+        if (d.status !== 'pending') continue;
+        if (d.leaseUntil !== null && d.leaseUntil > nowIso) {
+          leased.set(d.endpointId, (leased.get(d.endpointId) ?? 0) + 1);
+        } else if (d.nextAttemptAt !== null && d.nextAttemptAt <= nowIso) {
+          due.push(d);
+        }
+      }
+      due.sort((a, b) =>
+        a.nextAttemptAt! < b.nextAttemptAt! ? -1 : a.nextAttemptAt! > b.nextAttemptAt! ? 1 : 0,
+      );
+      const claimed: WebhookDeliveryRecord[] = [];
+      const leaseUntil = isoAt(now + leaseMs);
+      for (const d of due) {
+        if (claimed.length >= limit) break;
+        const held = leased.get(d.endpointId) ?? 0;
+        if (held >= maxPerEndpoint) continue;
+        leased.set(d.endpointId, held + 1);
+        const next = { ...d, leasedBy: workerId, leaseUntil };
+        save(next);
+        claimed.push(next);
+      }
+      return claimed;
+    },
+    async finish(id, lease, outcome) {
+      const current = state.deliveries.get(id);
+      if (!current || current.leasedBy !== lease.workerId || current.attempts !== lease.attempts)
+        return false;
+      save({
+        ...current,
+        status: outcome.status,
+        attempts: outcome.attempts,
+        nextAttemptAt: outcome.nextAttemptAt,
+        lastStatusCode: outcome.lastStatusCode,
+        lastError: outcome.lastError,
+        leasedBy: null,
+        leaseUntil: null,
+        updatedAt: outcome.at,
+      });
+      return true;
+    },
+    async release(id, workerId) {
+      const current = state.deliveries.get(id);
+      if (!current || current.leasedBy !== workerId) return false;
+      save({ ...current, leasedBy: null, leaseUntil: null });
+      return true;
+    },
+    async requeue(filter, now) {
+      const ids = filter.ids ? new Set(filter.ids) : null;
+      let count = 0;
+      for (const d of [...state.deliveries.values()]) {
+        if (d.status === 'pending' || (ids && !ids.has(d.id)) || !matches(filter, d)) continue;
+        const at = isoAt(now);
+        save({
+          ...d,
+          status: 'pending',
+          attempts: 0,
+          nextAttemptAt: at,
+          leasedBy: null,
+          leaseUntil: null,
+          updatedAt: at,
+        });
+        count++;
+      }
+      return count;
+    },
+  };
+}
+
+function attemptStore(state: WebhookState, journal: Journal): WebhookAttemptStore {
+  return {
+    async insert(attempt) {
+      const list = state.attempts.get(attempt.deliveryId) ?? [];
+      put(journal, state.attempts, attempt.deliveryId, [...list, Object.freeze({ ...attempt })]);
+    },
+    async listByDelivery(deliveryId) {
+      return [...(state.attempts.get(deliveryId) ?? [])];
+    },
+  };
+}

@@ -1,0 +1,218 @@
+import { expect, it } from 'vitest';
+import type { Storage, WebhookClaimOptions } from '../contract/index.js';
+import { at } from './fixtures.js';
+import { aDelivery, anEndpoint } from './webhook-fixtures.js';
+
+const NOW = Date.UTC(2026, 0, 1);
+const claim = (o: Partial<WebhookClaimOptions> = {}): WebhookClaimOptions => ({
+  now: NOW,
+  limit: 10,
+  leaseMs: 30_000,
+  workerId: 'worker-a',
+  maxPerEndpoint: 100,
+  ...o,
+});
+const page = { offset: 0, limit: 100 };
+
+async function withEndpoint(s: Storage): Promise<string> {
+  const endpoint = anEndpoint();
+  await s.webhooks.endpoints.insert(endpoint);
+  return endpoint.id;
+}
+
+export function webhookDeliveryContract(storage: () => Storage): void {
+  it('creates one delivery per (event_id, endpoint), however often the fan-out runs', async () => {
+    const s = storage();
+    const endpointId = await withEndpoint(s);
+    const delivery = aDelivery(endpointId);
+    const results = await Promise.all(
+      Array.from({ length: 5 }, (_, i) =>
+        s.webhooks.deliveries.createIfAbsent({ ...delivery, id: `${delivery.id}_${i}` }),
+      ),
+    );
+    expect(results.filter(Boolean)).toHaveLength(1);
+    expect((await s.webhooks.deliveries.list({ endpointId }, page)).total).toBe(1);
+  });
+
+  it('hands out only deliveries that are due, oldest due first, and leases them', async () => {
+    const s = storage();
+    const endpointId = await withEndpoint(s);
+    const later = aDelivery(endpointId, { nextAttemptAt: at(60) });
+    const second = aDelivery(endpointId, { nextAttemptAt: at(-5) });
+    const first = aDelivery(endpointId, { nextAttemptAt: at(-10) });
+    for (const d of [later, second, first]) await s.webhooks.deliveries.createIfAbsent(d);
+    const claimed = await s.webhooks.deliveries.claimDue(claim());
+    expect(claimed.map((d) => d.id)).toEqual([first.id, second.id]);
+    expect(claimed[0]).toMatchObject({ leasedBy: 'worker-a', leaseUntil: at(30) });
+    expect(await s.webhooks.deliveries.claimDue(claim({ workerId: 'worker-b' }))).toEqual([]);
+    expect((await s.webhooks.deliveries.claimDue(claim({ now: NOW + 60_000 }))).map((d) => d.id)).toContain(
+      later.id,
+    );
+  });
+
+  it('never gives the same delivery to two concurrent claimers', async () => {
+    const s = storage();
+    const endpointId = await withEndpoint(s);
+    const ids: string[] = [];
+    for (let i = 0; i < 30; i++) {
+      const d = aDelivery(endpointId);
+      ids.push(d.id);
+      await s.webhooks.deliveries.createIfAbsent(d);
+    }
+    const batches = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        s.webhooks.deliveries.claimDue(claim({ limit: 7, workerId: `w${i}` })),
+      ),
+    );
+    const claimed = batches.flat().map((d) => d.id);
+    expect(new Set(claimed).size).toBe(claimed.length);
+    expect(claimed.sort()).toEqual(ids.sort());
+  });
+
+  it('lets another worker claim a delivery once its lease has expired', async () => {
+    const s = storage();
+    const endpointId = await withEndpoint(s);
+    const delivery = aDelivery(endpointId);
+    await s.webhooks.deliveries.createIfAbsent(delivery);
+    await s.webhooks.deliveries.claimDue(claim({ leaseMs: 1000 }));
+    expect(await s.webhooks.deliveries.claimDue(claim({ now: NOW + 999, workerId: 'b' }))).toEqual([]);
+    const [taken] = await s.webhooks.deliveries.claimDue(claim({ now: NOW + 1000, workerId: 'b' }));
+    expect(taken).toMatchObject({ id: delivery.id, leasedBy: 'b' });
+    // The first worker lost its lease: its late result must not overwrite the new holder's.
+    const outcome = {
+      status: 'succeeded',
+      attempts: 1,
+      nextAttemptAt: null,
+      lastStatusCode: 200,
+      lastError: null,
+      at: at(2),
+    } as const;
+    expect(
+      await s.webhooks.deliveries.finish(delivery.id, { workerId: 'worker-a', attempts: 0 }, outcome),
+    ).toBe(false);
+    expect(await s.webhooks.deliveries.finish(delivery.id, { workerId: 'b', attempts: 0 }, outcome)).toBe(
+      true,
+    );
+    expect(await s.webhooks.deliveries.get(delivery.id)).toMatchObject({
+      status: 'succeeded',
+      attempts: 1,
+      leasedBy: null,
+      leaseUntil: null,
+      lastStatusCode: 200,
+    });
+  });
+
+  it('leases at most maxPerEndpoint deliveries of one endpoint at a time, across workers', async () => {
+    const s = storage();
+    const slow = await withEndpoint(s);
+    const fast = await withEndpoint(s);
+    for (let i = 0; i < 5; i++)
+      await s.webhooks.deliveries.createIfAbsent(aDelivery(slow, { nextAttemptAt: at(-10) }));
+    await s.webhooks.deliveries.createIfAbsent(aDelivery(fast));
+    const a = await s.webhooks.deliveries.claimDue(claim({ maxPerEndpoint: 2 }));
+    expect(a.filter((d) => d.endpointId === slow)).toHaveLength(2);
+    expect(a.filter((d) => d.endpointId === fast)).toHaveLength(1);
+    const b = await s.webhooks.deliveries.claimDue(claim({ maxPerEndpoint: 2, workerId: 'b' }));
+    expect(b).toEqual([]);
+  });
+
+  it('schedules the next attempt and hands the delivery out again when it is due', async () => {
+    const s = storage();
+    const endpointId = await withEndpoint(s);
+    const delivery = aDelivery(endpointId);
+    await s.webhooks.deliveries.createIfAbsent(delivery);
+    await s.webhooks.deliveries.claimDue(claim());
+    await s.webhooks.deliveries.finish(
+      delivery.id,
+      { workerId: 'worker-a', attempts: 0 },
+      {
+        status: 'pending',
+        attempts: 1,
+        nextAttemptAt: at(5),
+        lastStatusCode: 503,
+        lastError: null,
+        at: at(0),
+      },
+    );
+    expect(await s.webhooks.deliveries.claimDue(claim({ now: NOW + 4999 }))).toEqual([]);
+    const [again] = await s.webhooks.deliveries.claimDue(claim({ now: NOW + 5000 }));
+    expect(again).toMatchObject({ id: delivery.id, attempts: 1, lastStatusCode: 503 });
+  });
+
+  it('makes a released delivery claimable at once, by its worker only', async () => {
+    const s = storage();
+    const endpointId = await withEndpoint(s);
+    const delivery = aDelivery(endpointId);
+    await s.webhooks.deliveries.createIfAbsent(delivery);
+    await s.webhooks.deliveries.claimDue(claim());
+    expect(await s.webhooks.deliveries.release(delivery.id, 'someone-else')).toBe(false);
+    expect(await s.webhooks.deliveries.release(delivery.id, 'worker-a')).toBe(true);
+    expect(await s.webhooks.deliveries.claimDue(claim({ workerId: 'b' }))).toHaveLength(1);
+  });
+
+  it('lists deliveries newest first, filtered by endpoint, status and creation time', async () => {
+    const s = storage();
+    const endpointId = await withEndpoint(s);
+    const other = await withEndpoint(s);
+    const old = aDelivery(endpointId, { createdAt: at(100), status: 'dead', nextAttemptAt: null });
+    const recent = aDelivery(endpointId, { createdAt: at(200) });
+    await s.webhooks.deliveries.createIfAbsent(old);
+    await s.webhooks.deliveries.createIfAbsent(recent);
+    await s.webhooks.deliveries.createIfAbsent(aDelivery(other));
+    expect((await s.webhooks.deliveries.list({ endpointId }, page)).items).toEqual([recent, old]);
+    expect((await s.webhooks.deliveries.list({ endpointId, status: 'dead' }, page)).items).toEqual([old]);
+    const range = { endpointId, createdFrom: at(150), createdBefore: at(250) };
+    expect(await s.webhooks.deliveries.list(range, page)).toEqual({ items: [recent], total: 1 });
+  });
+
+  it('re-queues finished deliveries with a fresh schedule and leaves pending ones alone', async () => {
+    const s = storage();
+    const endpointId = await withEndpoint(s);
+    const dead = aDelivery(endpointId, {
+      status: 'dead',
+      attempts: 8,
+      nextAttemptAt: null,
+      createdAt: at(100),
+    });
+    const done = aDelivery(endpointId, {
+      status: 'succeeded',
+      attempts: 1,
+      nextAttemptAt: null,
+      createdAt: at(110),
+    });
+    const pending = aDelivery(endpointId, { attempts: 2, nextAttemptAt: at(500) });
+    for (const d of [dead, done, pending]) await s.webhooks.deliveries.createIfAbsent(d);
+    expect(await s.webhooks.deliveries.requeue({ endpointId, status: 'dead' }, NOW)).toBe(1);
+    expect(await s.webhooks.deliveries.get(dead.id)).toMatchObject({
+      status: 'pending',
+      attempts: 0,
+      nextAttemptAt: at(0),
+    });
+    expect(await s.webhooks.deliveries.requeue({ ids: [done.id, pending.id] }, NOW)).toBe(1);
+    expect(await s.webhooks.deliveries.get(pending.id)).toEqual(pending);
+    const claimed = await s.webhooks.deliveries.claimDue(claim());
+    expect(claimed.map((d) => d.id).sort()).toEqual([dead.id, done.id].sort());
+  });
+
+  it('keeps the attempts of a delivery in order', async () => {
+    const s = storage();
+    const endpointId = await withEndpoint(s);
+    const delivery = aDelivery(endpointId);
+    await s.webhooks.deliveries.createIfAbsent(delivery);
+    const attempt = (number: number) => ({
+      id: `wha_contract_${delivery.id}_${number}`,
+      deliveryId: delivery.id,
+      endpointId,
+      number,
+      startedAt: at(number),
+      durationMs: 30,
+      statusCode: number === 1 ? null : 200,
+      responseExcerpt: number === 1 ? null : 'ok',
+      error: number === 1 ? 'timeout' : null,
+      succeeded: number !== 1,
+    });
+    await s.webhooks.attempts.insert(attempt(1));
+    await s.webhooks.attempts.insert(attempt(2));
+    expect(await s.webhooks.attempts.listByDelivery(delivery.id)).toEqual([attempt(1), attempt(2)]);
+  });
+}

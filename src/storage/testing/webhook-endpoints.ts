@@ -1,0 +1,120 @@
+import { expect, it } from 'vitest';
+import type { Storage } from '../contract/index.js';
+import { at } from './fixtures.js';
+import { aDelivery, anEndpoint } from './webhook-fixtures.js';
+
+const page = { offset: 0, limit: 50 };
+
+export function webhookEndpointContract(storage: () => Storage): void {
+  it('stores an endpoint with its secrets and lists endpoints oldest first', async () => {
+    const s = storage();
+    const [a, b] = [anEndpoint(), anEndpoint()];
+    await s.webhooks.endpoints.insert(b);
+    await s.webhooks.endpoints.insert(a);
+    expect(await s.webhooks.endpoints.get(a.id)).toEqual(a);
+    expect(await s.webhooks.endpoints.list(page)).toEqual({ items: [a, b], total: 2 });
+    expect(await s.webhooks.endpoints.list({ offset: 1, limit: 1 })).toEqual({ items: [b], total: 2 });
+    expect(await s.webhooks.endpoints.get('whe_missing')).toBeNull();
+  });
+
+  it('refuses a second endpoint with the same id', async () => {
+    const s = storage();
+    const endpoint = anEndpoint();
+    await s.webhooks.endpoints.insert(endpoint);
+    await expect(s.webhooks.endpoints.insert(endpoint)).rejects.toMatchObject({ code: 'conflict' });
+  });
+
+  it('lists only enabled endpoints for the fan-out', async () => {
+    const s = storage();
+    const on = anEndpoint();
+    await s.webhooks.endpoints.insert(on);
+    await s.webhooks.endpoints.insert(anEndpoint({ enabled: false, disabledReason: 'manual' }));
+    expect(await s.webhooks.endpoints.listEnabled()).toEqual([on]);
+  });
+
+  it('updates with compare-and-set on version', async () => {
+    const s = storage();
+    const endpoint = anEndpoint();
+    await s.webhooks.endpoints.insert(endpoint);
+    const next = { ...endpoint, url: 'https://new.example.com/hook', version: 2 };
+    expect(await s.webhooks.endpoints.update(next, 1)).toBe(true);
+    expect(await s.webhooks.endpoints.update({ ...next, description: 'stale' }, 1)).toBe(false);
+    expect(await s.webhooks.endpoints.get(endpoint.id)).toEqual(next);
+  });
+
+  it('keeps the start of a failing run until a success clears it', async () => {
+    const s = storage();
+    const endpoint = anEndpoint();
+    await s.webhooks.endpoints.insert(endpoint);
+    const first = await s.webhooks.endpoints.recordOutcome(endpoint.id, { ok: false, at: at(10) });
+    expect(first?.failingSince).toBe(at(10));
+    const second = await s.webhooks.endpoints.recordOutcome(endpoint.id, { ok: false, at: at(20) });
+    expect(second?.failingSince).toBe(at(10));
+    const healed = await s.webhooks.endpoints.recordOutcome(endpoint.id, { ok: true, at: at(30) });
+    expect(healed?.failingSince).toBeNull();
+    expect(await s.webhooks.endpoints.recordOutcome('whe_missing', { ok: true, at: at(30) })).toBeNull();
+  });
+
+  it('disables an endpoint once, however many callers race to do it', async () => {
+    const s = storage();
+    const endpoint = anEndpoint();
+    await s.webhooks.endpoints.insert(endpoint);
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () => s.webhooks.endpoints.disable(endpoint.id, 'failing', at(40))),
+    );
+    expect(results.filter(Boolean)).toHaveLength(1);
+    expect(await s.webhooks.endpoints.get(endpoint.id)).toMatchObject({
+      enabled: false,
+      disabledReason: 'failing',
+      version: 2,
+    });
+  });
+
+  it('deletes an endpoint together with its deliveries and attempts', async () => {
+    const s = storage();
+    const endpoint = anEndpoint();
+    const other = anEndpoint();
+    await s.webhooks.endpoints.insert(endpoint);
+    await s.webhooks.endpoints.insert(other);
+    const delivery = aDelivery(endpoint.id);
+    const kept = aDelivery(other.id);
+    await s.webhooks.deliveries.createIfAbsent(delivery);
+    await s.webhooks.deliveries.createIfAbsent(kept);
+    await s.webhooks.attempts.insert({
+      id: 'wha_contract_1',
+      deliveryId: delivery.id,
+      endpointId: endpoint.id,
+      number: 1,
+      startedAt: at(1),
+      durationMs: 12,
+      statusCode: 500,
+      responseExcerpt: 'oops',
+      error: null,
+      succeeded: false,
+    });
+    expect(await s.webhooks.endpoints.delete(endpoint.id)).toBe(true);
+    expect(await s.webhooks.endpoints.delete(endpoint.id)).toBe(false);
+    expect(await s.webhooks.deliveries.get(delivery.id)).toBeNull();
+    expect(await s.webhooks.attempts.listByDelivery(delivery.id)).toEqual([]);
+    expect(await s.webhooks.deliveries.get(kept.id)).toEqual(kept);
+    // The event may be delivered to a new endpoint later: the unique key went with the delivery.
+    expect(await s.webhooks.deliveries.createIfAbsent({ ...delivery, id: 'whd_again' })).toBe(true);
+  });
+
+  it('takes back endpoint and delivery writes of a failed transaction', async () => {
+    const s = storage();
+    const endpoint = anEndpoint();
+    await s.webhooks.endpoints.insert(endpoint);
+    const delivery = aDelivery(endpoint.id);
+    await expect(
+      s.transaction(async (tx) => {
+        await tx.webhooks.endpoints.disable(endpoint.id, 'failing', at(5));
+        await tx.webhooks.deliveries.createIfAbsent(delivery);
+        throw new Error('boom');
+      }),
+    ).rejects.toThrow('boom');
+    expect(await s.webhooks.endpoints.get(endpoint.id)).toEqual(endpoint);
+    expect(await s.webhooks.deliveries.get(delivery.id)).toBeNull();
+    expect(await s.webhooks.deliveries.createIfAbsent(delivery)).toBe(true);
+  });
+}

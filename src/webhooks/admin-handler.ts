@@ -1,0 +1,33 @@
+import type { Authenticate } from '../core/auth.js';
+import type { Clock, Logger } from '../core/runtime.js';
+import { createRouteHandler, type RestHandler } from '../rest/handler.js';
+import { webhookAdminRoutes } from './admin-routes.js';
+import type { WebhookAdmin } from './admin-service.js';
+
+export interface WebhookAdminHandlerOptions {
+  readonly admin: WebhookAdmin;
+  readonly authenticate: Authenticate;
+  /** Where the REST interface lives (default `/api/v1`). */
+  readonly basePath?: string;
+  readonly clock?: Clock;
+  readonly logger?: Logger;
+}
+
+/**
+ * Serves {@link webhookAdminRoutes} with the REST conventions: authentication, `admin.webhooks.read` /
+ * `admin.webhooks.write` scopes, problem+json errors, ETags, pagination links.
+ *
+ * @example
+ * const handle = createWebhookAdminHandler({ admin, authenticate, basePath: '/api/v1' });
+ * await handle(new Request('http://localhost/api/v1/webhook-endpoints'));
+ */
+export function createWebhookAdminHandler(options: WebhookAdminHandlerOptions): RestHandler {
+  return createRouteHandler({
+    routes: webhookAdminRoutes(options.admin),
+    authenticate: options.authenticate,
+    basePath: options.basePath ?? '/api/v1',
+    clock: options.clock,
+    logger: options.logger,
+    info: { title: 'Switchboard webhook admin', version: '1' },
+  });
+}

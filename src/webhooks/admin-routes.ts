@@ -1,0 +1,292 @@
+import { z } from 'zod';
+import { SwitchboardError } from '../core/errors.js';
+import { ifMatch } from '../rest/conditional.js';
+import { pageQuery, paginated, rangeOf } from '../rest/pagination.js';
+import { created, json, noContent } from '../rest/responses.js';
+import { type AnyRoute, defineRoute } from '../rest/route.js';
+import { ProblemSchema, pageOf } from '../rest/schemas.js';
+import {
+  EndpointCreateInput,
+  EndpointPatchInput,
+  ResendRangeInput,
+  RotateSecretInput,
+} from './admin-schemas.js';
+import type { WebhookAdmin } from './admin-service.js';
+import {
+  WebhookAttemptSchema,
+  WebhookDeliverySchema,
+  WebhookEndpointSchema,
+  WebhookEndpointWithSecretSchema,
+} from './admin-wire.js';
+
+const READ = 'admin.webhooks.read';
+const WRITE = 'admin.webhooks.write';
+const tags = ['Webhooks'];
+const problem = (description: string) => ({ description, schema: ProblemSchema, name: 'Problem' });
+const endpointParams = z.object({
+  id: z.string().min(1).meta({ description: 'Endpoint id', example: 'whe_1' }),
+});
+const deliveryParams = endpointParams.extend({
+  deliveryId: z.string().min(1).meta({ description: 'Delivery id' }),
+});
+const endpoint = { description: 'The endpoint', schema: WebhookEndpointSchema, name: 'WebhookEndpoint' };
+const withSecret = {
+  description: 'The endpoint and its new secret, shown this once',
+  schema: WebhookEndpointWithSecretSchema,
+  name: 'WebhookEndpointWithSecret',
+};
+const requeued = {
+  description: 'Queued again',
+  schema: z.object({ requeued: z.number().int() }),
+  name: 'Requeued',
+};
+
+/**
+ * The admin routes of `/webhook-endpoints` (relative to the REST base path), as REST route
+ * definitions: serve them with {@link createWebhookAdminHandler}, or pass them to the REST handler's
+ * `routes` so they appear in its OpenAPI document.
+ */
+export function webhookAdminRoutes(admin: WebhookAdmin): AnyRoute[] {
+  const deliveryOf = async (params: { id: string; deliveryId: string }) => {
+    const delivery = await admin.getDelivery(params.deliveryId);
+    if (delivery.endpointId !== params.id) {
+      throw new SwitchboardError('not_found', `No webhook delivery with id "${params.deliveryId}".`);
+    }
+    return delivery;
+  };
+  const versionOf = (id: string) => async () =>
+    (await admin.getEndpoint(id).catch(() => null))?.version ?? null;
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/webhook-endpoints',
+      operationId: 'listWebhookEndpoints',
+      summary: 'List webhook endpoints',
+      tags,
+      scope: READ,
+      query: pageQuery(),
+      responses: {
+        200: {
+          description: 'A page of endpoints',
+          schema: pageOf(WebhookEndpointSchema),
+          name: 'WebhookEndpointPage',
+        },
+      },
+      handle: async ({ query, url }) => paginated(await admin.listEndpoints(rangeOf(query)), query, url),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/webhook-endpoints',
+      operationId: 'createWebhookEndpoint',
+      summary: 'Register a webhook endpoint',
+      description: 'Answers the signing secret once; store it in the receiver. Only https URLs are accepted.',
+      tags,
+      scope: WRITE,
+      body: { schema: EndpointCreateInput, name: 'WebhookEndpointCreate' },
+      responses: { 201: withSecret, 422: problem('A field is not valid') },
+      async handle({ body, basePath }) {
+        const result = await admin.createEndpoint(body);
+        const location = `${basePath}/webhook-endpoints/${result.endpoint.id}`;
+        return created({ ...result.endpoint, secret: result.secret }, location, {
+          version: result.endpoint.version,
+        });
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/webhook-endpoints/{id}',
+      operationId: 'getWebhookEndpoint',
+      summary: 'Read a webhook endpoint',
+      tags,
+      scope: READ,
+      params: endpointParams,
+      responses: { 200: endpoint, 404: problem('No such endpoint') },
+      async handle({ params }) {
+        const found = await admin.getEndpoint(params.id);
+        return json(found, { version: found.version });
+      },
+    }),
+    defineRoute({
+      method: 'PATCH',
+      path: '/webhook-endpoints/{id}',
+      operationId: 'updateWebhookEndpoint',
+      summary: 'Change a webhook endpoint',
+      description:
+        'Only the fields sent change. `enabled: true` re-enables an endpoint that was disabled and clears its failure record.',
+      tags,
+      scope: WRITE,
+      params: endpointParams,
+      body: {
+        schema: EndpointPatchInput,
+        name: 'WebhookEndpointPatch',
+        contentTypes: ['application/merge-patch+json', 'application/json'],
+      },
+      responses: {
+        200: endpoint,
+        404: problem('No such endpoint'),
+        412: problem('If-Match is stale'),
+        422: problem('A field is not valid'),
+      },
+      async handle({ params, body, request }) {
+        const updated = await admin.updateEndpoint(
+          params.id,
+          body,
+          await ifMatch(request, versionOf(params.id)),
+        );
+        return json(updated, { version: updated.version });
+      },
+    }),
+    defineRoute({
+      method: 'DELETE',
+      path: '/webhook-endpoints/{id}',
+      operationId: 'deleteWebhookEndpoint',
+      summary: 'Remove a webhook endpoint',
+      description: 'Its deliveries and their attempts go with it.',
+      tags,
+      scope: WRITE,
+      params: endpointParams,
+      responses: { 204: { description: 'Deleted' }, 404: problem('No such endpoint') },
+      async handle({ params }) {
+        await admin.deleteEndpoint(params.id);
+        return noContent();
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/webhook-endpoints/{id}/secrets',
+      operationId: 'rotateWebhookSecret',
+      summary: 'Rotate the signing secret',
+      description:
+        'Makes a new secret and answers it once. The previous one keeps signing alongside it for `overlapSeconds` (default 24 h), so receivers can switch without downtime.',
+      tags,
+      scope: WRITE,
+      params: endpointParams,
+      body: { schema: RotateSecretInput, name: 'WebhookSecretRotation' },
+      responses: { 201: withSecret, 404: problem('No such endpoint') },
+      async handle({ params, body, basePath }) {
+        const result = await admin.rotateSecret(params.id, body);
+        return created(
+          { ...result.endpoint, secret: result.secret },
+          `${basePath}/webhook-endpoints/${params.id}`,
+        );
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/webhook-endpoints/{id}/deliveries',
+      operationId: 'listWebhookDeliveries',
+      summary: 'List deliveries of an endpoint',
+      description: 'Newest first; `status=dead` is the dead letter.',
+      tags,
+      scope: READ,
+      params: endpointParams,
+      query: pageQuery().extend({
+        status: z.enum(['pending', 'succeeded', 'dead']).optional(),
+        from: z.iso.datetime({ offset: true }).optional().meta({ description: 'Created at or after' }),
+        to: z.iso.datetime({ offset: true }).optional().meta({ description: 'Created before' }),
+      }),
+      responses: {
+        200: {
+          description: 'A page of deliveries',
+          schema: pageOf(WebhookDeliverySchema),
+          name: 'WebhookDeliveryPage',
+        },
+        404: problem('No such endpoint'),
+      },
+      async handle({ params, query, url }) {
+        const filter = {
+          endpointId: params.id,
+          status: query.status,
+          createdFrom: query.from && new Date(query.from).toISOString(),
+          createdBefore: query.to && new Date(query.to).toISOString(),
+        };
+        return paginated(await admin.listDeliveries(filter, rangeOf(query)), query, url);
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/webhook-endpoints/{id}/deliveries/{deliveryId}',
+      operationId: 'getWebhookDelivery',
+      summary: 'Read a delivery',
+      tags,
+      scope: READ,
+      params: deliveryParams,
+      responses: {
+        200: { description: 'The delivery', schema: WebhookDeliverySchema, name: 'WebhookDelivery' },
+        404: problem('No such delivery'),
+      },
+      handle: async ({ params }) => json(await deliveryOf(params)),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/webhook-endpoints/{id}/deliveries/{deliveryId}/attempts',
+      operationId: 'listWebhookAttempts',
+      summary: 'List the attempts of a delivery',
+      description: 'Oldest first: time, status code, latency, response excerpt, error.',
+      tags,
+      scope: READ,
+      params: deliveryParams,
+      responses: {
+        200: {
+          description: 'The attempts',
+          schema: z.object({ items: z.array(WebhookAttemptSchema) }),
+          name: 'WebhookAttemptList',
+        },
+        404: problem('No such delivery'),
+      },
+      async handle({ params }) {
+        await deliveryOf(params);
+        return json({ items: await admin.listAttempts(params.deliveryId) });
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/webhook-endpoints/{id}/deliveries/{deliveryId}/redeliveries',
+      operationId: 'resendWebhookDelivery',
+      summary: 'Send a delivery again',
+      description: 'For a succeeded or dead delivery: a fresh schedule starts now.',
+      tags,
+      scope: WRITE,
+      params: deliveryParams,
+      responses: {
+        202: { description: 'Queued', schema: WebhookDeliverySchema, name: 'WebhookDelivery' },
+        404: problem('No such delivery'),
+        409: problem('Still being attempted'),
+      },
+      async handle({ params }) {
+        await deliveryOf(params);
+        return json(await admin.resendDelivery(params.deliveryId), { status: 202 });
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/webhook-endpoints/{id}/redeliveries',
+      operationId: 'resendWebhookDeliveries',
+      summary: 'Send the deliveries of a time range again',
+      description: 'Every `dead` (or, with `status`, `succeeded`) delivery created in [`from`, `to`).',
+      tags,
+      scope: WRITE,
+      params: endpointParams,
+      body: { schema: ResendRangeInput.omit({ endpointId: true }), name: 'WebhookRedeliveryRange' },
+      responses: { 202: requeued, 404: problem('No such endpoint'), 422: problem('A field is not valid') },
+      handle: async ({ params, body }) =>
+        json(await admin.resendDeliveries({ ...body, endpointId: params.id }), { status: 202 }),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/webhook-event-types',
+      operationId: 'listWebhookEventTypes',
+      summary: 'List the event kinds endpoints can subscribe to',
+      tags,
+      scope: READ,
+      responses: {
+        200: {
+          description: 'Event kinds',
+          schema: z.object({ items: z.array(z.string()) }),
+          name: 'WebhookEventTypes',
+        },
+      },
+      handle: async () => json({ items: admin.eventTypes() }),
+    }),
+  ];
+}

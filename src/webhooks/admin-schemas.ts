@@ -1,0 +1,58 @@
+import { z } from 'zod';
+
+/** `order.created`, `order.*` or `*`. */
+const eventPattern = z
+  .string()
+  .trim()
+  .regex(
+    /^(\*|[a-z][a-z0-9_]*\.(\*|[a-z][a-z0-9_]*))$/,
+    'must be an event type such as "order.created", "order.*" or "*"',
+  );
+
+const url = z.string().trim().min(1).max(2000);
+const description = z.string().trim().max(500);
+const eventTypes = z.array(eventPattern).min(1).max(100);
+const scheme = z.enum(['switchboard', 'standard']);
+
+export const EndpointCreateInput = z.strictObject({
+  url,
+  description: description.optional(),
+  eventTypes,
+  scheme: scheme.optional(),
+  enabled: z.boolean().optional(),
+});
+
+export const EndpointPatchInput = z
+  .strictObject({
+    url: url.optional(),
+    description: description.optional(),
+    eventTypes: eventTypes.optional(),
+    scheme: scheme.optional(),
+    enabled: z.boolean().optional(),
+  })
+  .refine((patch) => Object.keys(patch).length > 0, { message: 'Send at least one field to change.' });
+
+export const RotateSecretInput = z.strictObject({
+  /** How long the previous secret keeps signing alongside the new one (0 to 7 days; default 24 h). */
+  overlapSeconds: z
+    .number()
+    .int()
+    .min(0)
+    .max(7 * 86_400)
+    .optional(),
+});
+
+const instant = z.iso.datetime({ offset: true });
+
+export const ResendRangeInput = z.strictObject({
+  endpointId: z.string().min(1).max(100).optional(),
+  from: instant,
+  to: instant,
+  /** Which finished deliveries to send again (default `dead`). */
+  status: z.enum(['dead', 'succeeded']).optional(),
+});
+
+export type EndpointCreateInput = z.output<typeof EndpointCreateInput>;
+export type EndpointPatchInput = z.output<typeof EndpointPatchInput>;
+export type RotateSecretInput = z.output<typeof RotateSecretInput>;
+export type ResendRangeInput = z.output<typeof ResendRangeInput>;

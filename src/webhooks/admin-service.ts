@@ -1,0 +1,260 @@
+import { SwitchboardError } from '../core/errors.js';
+import { EVENT_TYPES } from '../core/events.js';
+import type { Page } from '../core/records.js';
+import { type Clock, type IdGenerator, isoAt, randomIds, systemClock } from '../core/runtime.js';
+import { validate } from '../core/validation.js';
+import type {
+  Range,
+  Storage,
+  WebhookAttemptRecord,
+  WebhookDeliveryFilter,
+  WebhookDeliveryRecord,
+  WebhookEndpointRecord,
+} from '../storage/contract/index.js';
+import {
+  EndpointCreateInput,
+  EndpointPatchInput,
+  ResendRangeInput,
+  RotateSecretInput,
+} from './admin-schemas.js';
+import { checkReceiverUrl, type OutboundPolicy } from './outbound.js';
+import { WEBHOOK_EVENT_TYPES } from './payload.js';
+import { generateWebhookSecret } from './secret.js';
+
+/** An endpoint as admins see it: never with its secrets, only when each was made and expires. */
+export interface WebhookEndpoint extends Omit<WebhookEndpointRecord, 'secrets'> {
+  readonly secrets: readonly { readonly createdAt: string; readonly expiresAt: string | null }[];
+}
+
+/** What create and rotate return: the only time the new secret is shown. */
+export interface WebhookEndpointWithSecret {
+  readonly endpoint: WebhookEndpoint;
+  readonly secret: string;
+}
+
+export type WebhookDelivery = Omit<WebhookDeliveryRecord, 'leasedBy' | 'leaseUntil'>;
+
+export interface WebhookAdminOptions {
+  readonly storage: Storage;
+  readonly clock?: Clock;
+  readonly ids?: IdGenerator;
+  /** Which receiver URLs may be registered (checked again on the resolved address at send time). */
+  readonly outbound?: OutboundPolicy;
+  /** How long a rotated-out secret keeps signing, unless the call says otherwise (default 24 h). */
+  readonly rotationOverlapMs?: number;
+  /** Called after deliveries were queued again, e.g. to wake the dispatcher. */
+  readonly onRequeue?: () => void;
+}
+
+/**
+ * Webhook management as plain functions, for REST, GraphQL or a CLI. Inputs are validated; expected
+ * failures are `SwitchboardError`s (`not_found`, `validation_failed`, `precondition_failed`).
+ */
+export interface WebhookAdmin {
+  createEndpoint(input: unknown): Promise<WebhookEndpointWithSecret>;
+  listEndpoints(range: Range): Promise<Page<WebhookEndpoint>>;
+  getEndpoint(id: string): Promise<WebhookEndpoint>;
+  /** Partial update; enabling a disabled endpoint clears its failure record. */
+  updateEndpoint(
+    id: string,
+    patch: unknown,
+    options?: { readonly ifVersion?: number },
+  ): Promise<WebhookEndpoint>;
+  deleteEndpoint(id: string): Promise<void>;
+  /** A new secret; the previous one keeps signing alongside it for the overlap (`{ overlapSeconds }`). */
+  rotateSecret(id: string, input?: unknown): Promise<WebhookEndpointWithSecret>;
+  listDeliveries(filter: WebhookDeliveryFilter, range: Range): Promise<Page<WebhookDelivery>>;
+  getDelivery(id: string): Promise<WebhookDelivery>;
+  listAttempts(deliveryId: string): Promise<WebhookAttemptRecord[]>;
+  /** Sends a finished (succeeded or dead) delivery again, with a fresh schedule. */
+  resendDelivery(id: string): Promise<WebhookDelivery>;
+  /** Sends again every finished delivery created in [`from`, `to`) (`{ endpointId?, from, to, status? }`). */
+  resendDeliveries(input: unknown): Promise<{ readonly requeued: number }>;
+  /** Every event kind an endpoint can subscribe to. */
+  eventTypes(): readonly string[];
+}
+
+/**
+ * @example
+ * const admin = createWebhookAdmin({ storage });
+ * const { endpoint, secret } = await admin.createEndpoint({
+ *   url: 'https://bot.example.com/hooks', eventTypes: ['order.*'],
+ * });
+ */
+export function createWebhookAdmin(options: WebhookAdminOptions): WebhookAdmin {
+  const { storage } = options;
+  const clock = options.clock ?? systemClock;
+  const ids = options.ids ?? randomIds;
+  const outbound = options.outbound ?? {};
+  const overlapMs = options.rotationOverlapMs ?? 86_400_000;
+  const endpoints = storage.webhooks.endpoints;
+  const deliveries = storage.webhooks.deliveries;
+
+  const checkUrl = (url: string): void => {
+    const problem = checkReceiverUrl(url, outbound);
+    if (!problem) return;
+    throw new SwitchboardError('validation_failed', `The input is not valid: check url.`, {
+      details: [{ field: 'url', code: 'invalid_url', message: `The receiver URL ${problem}.` }],
+    });
+  };
+  const endpointOrThrow = async (id: string): Promise<WebhookEndpointRecord> => {
+    const endpoint = await endpoints.get(id);
+    if (!endpoint) throw new SwitchboardError('not_found', `No webhook endpoint with id "${id}".`);
+    return endpoint;
+  };
+  const deliveryOrThrow = async (id: string): Promise<WebhookDeliveryRecord> => {
+    const delivery = await deliveries.get(id);
+    if (!delivery) throw new SwitchboardError('not_found', `No webhook delivery with id "${id}".`);
+    return delivery;
+  };
+  const save = async (current: WebhookEndpointRecord, next: WebhookEndpointRecord): Promise<void> => {
+    if (!(await endpoints.update(next, current.version))) {
+      throw new SwitchboardError(
+        'precondition_failed',
+        'The endpoint changed meanwhile; read it again and retry.',
+      );
+    }
+  };
+
+  return {
+    async createEndpoint(input) {
+      const fields = validate(EndpointCreateInput, input);
+      checkUrl(fields.url);
+      const now = isoAt(clock.now());
+      const secret = generateWebhookSecret();
+      const enabled = fields.enabled ?? true;
+      const endpoint: WebhookEndpointRecord = {
+        id: ids('whe'),
+        url: fields.url,
+        description: fields.description ?? '',
+        eventTypes: [...new Set(fields.eventTypes)],
+        secrets: [{ secret, createdAt: now, expiresAt: null }],
+        scheme: fields.scheme ?? 'switchboard',
+        enabled,
+        disabledReason: enabled ? null : 'manual',
+        failingSince: null,
+        createdAt: now,
+        updatedAt: now,
+        version: 1,
+      };
+      await endpoints.insert(endpoint);
+      return { endpoint: toView(endpoint), secret };
+    },
+    async listEndpoints(range) {
+      const page = await endpoints.list(range);
+      return { items: page.items.map(toView), total: page.total };
+    },
+    async getEndpoint(id) {
+      return toView(await endpointOrThrow(id));
+    },
+    async updateEndpoint(id, patch, { ifVersion } = {}) {
+      const fields = validate(EndpointPatchInput, patch);
+      if (fields.url !== undefined) checkUrl(fields.url);
+      const current = await endpointOrThrow(id);
+      if (ifVersion !== undefined && ifVersion !== current.version) {
+        throw new SwitchboardError('precondition_failed', 'The endpoint has changed since you read it.');
+      }
+      const enabled = fields.enabled ?? current.enabled;
+      const next: WebhookEndpointRecord = {
+        ...current,
+        ...fields,
+        eventTypes: fields.eventTypes ? [...new Set(fields.eventTypes)] : current.eventTypes,
+        enabled,
+        disabledReason: enabled ? null : current.enabled ? 'manual' : current.disabledReason,
+        failingSince: enabled && !current.enabled ? null : current.failingSince,
+        updatedAt: isoAt(clock.now()),
+        version: current.version + 1,
+      };
+      await save(current, next);
+      return toView(next);
+    },
+    async deleteEndpoint(id) {
+      if (!(await endpoints.delete(id)))
+        throw new SwitchboardError('not_found', `No webhook endpoint with id "${id}".`);
+    },
+    async rotateSecret(id, input = {}) {
+      const { overlapSeconds } = validate(RotateSecretInput, input ?? {});
+      const current = await endpointOrThrow(id);
+      const now = clock.now();
+      const nowIso = isoAt(now);
+      const until = isoAt(now + (overlapSeconds === undefined ? overlapMs : overlapSeconds * 1000));
+      const secret = generateWebhookSecret();
+      const kept = current.secrets
+        .filter((s) => s.expiresAt === null || s.expiresAt > nowIso)
+        .map((s) => ({ ...s, expiresAt: s.expiresAt === null || s.expiresAt > until ? until : s.expiresAt }))
+        .filter((s) => s.expiresAt > nowIso);
+      const next: WebhookEndpointRecord = {
+        ...current,
+        secrets: [{ secret, createdAt: nowIso, expiresAt: null }, ...kept],
+        updatedAt: nowIso,
+        version: current.version + 1,
+      };
+      await save(current, next);
+      return { endpoint: toView(next), secret };
+    },
+    async listDeliveries(filter, range) {
+      if (filter.endpointId !== undefined) await endpointOrThrow(filter.endpointId);
+      const page = await deliveries.list(filter, range);
+      return { items: page.items.map(toDeliveryView), total: page.total };
+    },
+    async getDelivery(id) {
+      return toDeliveryView(await deliveryOrThrow(id));
+    },
+    async listAttempts(deliveryId) {
+      await deliveryOrThrow(deliveryId);
+      return storage.webhooks.attempts.listByDelivery(deliveryId);
+    },
+    async resendDelivery(id) {
+      const delivery = await deliveryOrThrow(id);
+      if (delivery.status === 'pending') {
+        throw new SwitchboardError(
+          'conflict',
+          'This delivery is still being attempted; it cannot be re-sent now.',
+        );
+      }
+      await deliveries.requeue({ ids: [id] }, clock.now());
+      options.onRequeue?.();
+      return toDeliveryView(await deliveryOrThrow(id));
+    },
+    async resendDeliveries(input) {
+      const fields = validate(ResendRangeInput, input);
+      if (fields.endpointId !== undefined) await endpointOrThrow(fields.endpointId);
+      const from = new Date(fields.from).toISOString();
+      const to = new Date(fields.to).toISOString();
+      if (from >= to) {
+        throw new SwitchboardError('validation_failed', 'The input is not valid: check to.', {
+          details: [{ field: 'to', code: 'invalid_range', message: 'to must be after from.' }],
+        });
+      }
+      const requeued = await deliveries.requeue(
+        {
+          endpointId: fields.endpointId,
+          status: fields.status ?? 'dead',
+          createdFrom: from,
+          createdBefore: to,
+        },
+        clock.now(),
+      );
+      if (requeued > 0) options.onRequeue?.();
+      return { requeued };
+    },
+    eventTypes() {
+      return [...EVENT_TYPES, ...WEBHOOK_EVENT_TYPES];
+    },
+  };
+}
+
+function toView(endpoint: WebhookEndpointRecord): WebhookEndpoint {
+  return {
+    ...endpoint,
+    secrets: endpoint.secrets.map(({ createdAt, expiresAt }) => ({ createdAt, expiresAt })),
+  };
+}
+
+function toDeliveryView({
+  leasedBy: _l,
+  leaseUntil: _u,
+  ...delivery
+}: WebhookDeliveryRecord): WebhookDelivery {
+  return delivery;
+}

@@ -1,0 +1,39 @@
+import type { Clock, IdGenerator, Logger } from '../core/runtime.js';
+import type { Storage } from '../storage/contract/index.js';
+import type { OutboundPolicy } from './outbound.js';
+
+export interface WebhookDispatcherOptions {
+  readonly storage: Storage;
+  readonly clock?: Clock;
+  readonly ids?: IdGenerator;
+  readonly logger?: Logger;
+  /** Outbound HTTP; the runtime's `fetch` when omitted. */
+  readonly fetch?: typeof fetch;
+  readonly outbound?: OutboundPolicy;
+  /** Names this worker in leases; unique per dispatcher (default a random id). */
+  readonly workerId?: string;
+  /** Total attempts per delivery, 3 to 10 (default 8). */
+  readonly attempts?: number;
+  /** Delays before each attempt (default: immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h). */
+  readonly delaysMs?: readonly number[];
+  /** Per-attempt timeout (default 15 s). */
+  readonly timeoutMs?: number;
+  /** Deliveries in flight in this worker (default 16). */
+  readonly concurrency?: number;
+  /** Deliveries of one endpoint in flight across all workers (default 4). */
+  readonly maxPerEndpoint?: number;
+  /** How long a claim is held before another worker may take it (default timeout + 60 s). */
+  readonly leaseMs?: number;
+  /** How often `start()` polls for due deliveries (default 1 s). */
+  readonly pollIntervalMs?: number;
+  /** The longest `Retry-After` honoured (default 10 h). */
+  readonly maxRetryAfterMs?: number;
+  /** An endpoint failing without a success for this long is disabled (default 5 days). */
+  readonly disableAfterMs?: number;
+  /** Quick in-process retries of a refused/reset connection within one attempt (default 2). */
+  readonly burstRetries?: number;
+  /** Jitter source in [0, 1) (default `Math.random`). */
+  readonly random?: () => number;
+  /** Called after the dispatcher committed an event (endpoint disabled), e.g. to wake the outbox relay. */
+  readonly onCommit?: () => void;
+}

@@ -1,0 +1,276 @@
+import { isoAt, randomIds, silentLogger, systemClock } from '../core/runtime.js';
+import type { WebhookDeliveryRecord, WebhookEndpointRecord } from '../storage/contract/index.js';
+import { decide } from './decide.js';
+import type { WebhookDispatcherOptions } from './dispatcher-options.js';
+import { checkDestination } from './outbound.js';
+import { retrySchedule } from './schedule.js';
+import { type AttemptResult, sendAttempt } from './send.js';
+import { signWebhook } from './sign.js';
+
+/** Sends due deliveries: claims them with a lease, signs, posts, and writes the outcome to storage. */
+export interface WebhookDispatcher {
+  readonly workerId: string;
+  /** Delivers everything due now (and what falls due meanwhile); resolves with the attempts made. */
+  runOnce(): Promise<number>;
+  /** Looks for due deliveries soon, if started; cheap to call after every fan-out. */
+  kick(): void;
+  /** Polls every `pollIntervalMs` until stopped. */
+  start(): void;
+  /**
+   * Stops claiming, lets attempts in flight finish for up to `graceMs` (default: the attempt timeout),
+   * then aborts the rest and releases their claims so another worker takes them at once.
+   */
+  stop(options?: { readonly graceMs?: number }): Promise<void>;
+}
+
+/**
+ * @example
+ * const dispatcher = createWebhookDispatcher({ storage, outbound: { resolveHost } });
+ * dispatcher.start();
+ * // on shutdown
+ * await dispatcher.stop();
+ */
+export function createWebhookDispatcher(options: WebhookDispatcherOptions): WebhookDispatcher {
+  const { storage } = options;
+  const clock = options.clock ?? systemClock;
+  const ids = options.ids ?? randomIds;
+  const logger = options.logger ?? silentLogger;
+  const doFetch = options.fetch ?? ((input, init) => fetch(input, init));
+  const outbound = options.outbound ?? {};
+  const workerId = options.workerId ?? ids('wkr');
+  const schedule = retrySchedule({ attempts: options.attempts, delaysMs: options.delaysMs });
+  const timeoutMs = options.timeoutMs ?? 15_000;
+  const concurrency = options.concurrency ?? 16;
+  const maxPerEndpoint = options.maxPerEndpoint ?? 4;
+  const leaseMs = options.leaseMs ?? timeoutMs + 60_000;
+  const disableAfterMs = options.disableAfterMs ?? 5 * 24 * 3_600_000;
+  const random = options.random ?? Math.random;
+  const stopping = new AbortController();
+  const inFlight = new Map<string, Promise<void>>();
+  let filling: Promise<number> | null = null;
+  let timer: ReturnType<typeof setInterval> | undefined;
+  let kicked = false;
+
+  async function deliver(delivery: WebhookDeliveryRecord): Promise<void> {
+    const lease = { workerId, attempts: delivery.attempts };
+    const endpoint = await storage.webhooks.endpoints.get(delivery.endpointId);
+    const now = clock.now();
+    if (!endpoint?.enabled) {
+      await storage.webhooks.deliveries.finish(delivery.id, lease, {
+        status: 'dead',
+        attempts: delivery.attempts,
+        nextAttemptAt: null,
+        lastStatusCode: null,
+        lastError: endpoint ? 'The endpoint is disabled.' : 'The endpoint was deleted.',
+        at: isoAt(now),
+      });
+      return;
+    }
+    const startedAt = isoAt(now);
+    const refused = await checkDestination(endpoint.url, outbound);
+    const result: AttemptResult = refused
+      ? {
+          ok: false,
+          statusCode: null,
+          error: refused.reason,
+          responseExcerpt: null,
+          durationMs: 0,
+          retryAfterMs: null,
+        }
+      : await attempt(endpoint, delivery, now);
+    if (stopping.signal.aborted && result.statusCode === null && !refused) {
+      await storage.webhooks.deliveries.release(delivery.id, workerId);
+      return;
+    }
+    // A refused address is final; a failed name lookup is retried like a network error.
+    await record(endpoint, delivery, result, { startedAt, refused: refused?.permanent === true });
+  }
+
+  async function attempt(
+    endpoint: WebhookEndpointRecord,
+    delivery: WebhookDeliveryRecord,
+    now: number,
+  ): Promise<AttemptResult> {
+    const nowIso = isoAt(now);
+    const secrets = endpoint.secrets
+      .filter((s) => s.expiresAt === null || s.expiresAt > nowIso)
+      .map((s) => s.secret);
+    const headers = await signWebhook({
+      body: delivery.payload,
+      secrets,
+      eventId: delivery.eventId,
+      timestamp: Math.floor(now / 1000),
+      scheme: endpoint.scheme,
+    });
+    headers['user-agent'] = 'switchboard-webhooks/1';
+    return sendAttempt({
+      url: endpoint.url,
+      headers,
+      body: delivery.payload,
+      fetch: doFetch,
+      timeoutMs,
+      signal: stopping.signal,
+      burstRetries: options.burstRetries ?? 2,
+      now: () => clock.now(),
+    });
+  }
+
+  async function record(
+    endpoint: WebhookEndpointRecord,
+    delivery: WebhookDeliveryRecord,
+    result: AttemptResult,
+    context: { startedAt: string; refused: boolean },
+  ): Promise<void> {
+    const now = clock.now();
+    const attempts = delivery.attempts + 1;
+    const decision = context.refused
+      ? { status: 'dead' as const, nextAttemptAt: null, gone: false }
+      : decide(result, {
+          schedule,
+          attempts,
+          now,
+          random,
+          maxRetryAfterMs: options.maxRetryAfterMs ?? 10 * 3_600_000,
+        });
+    const at = isoAt(now);
+    let announced = false;
+    await storage.transaction(async (tx) => {
+      const finished = await tx.webhooks.deliveries.finish(
+        delivery.id,
+        { workerId, attempts: delivery.attempts },
+        {
+          status: decision.status,
+          attempts,
+          nextAttemptAt: decision.nextAttemptAt === null ? null : isoAt(decision.nextAttemptAt),
+          lastStatusCode: result.statusCode,
+          lastError: result.error ?? (result.ok ? null : `HTTP ${result.statusCode}`),
+          at,
+        },
+      );
+      if (!finished) {
+        logger.log('warn', 'webhook lease lost before the attempt was recorded', { deliveryId: delivery.id });
+        return;
+      }
+      await tx.webhooks.attempts.insert({
+        id: ids('wha'),
+        deliveryId: delivery.id,
+        endpointId: endpoint.id,
+        number: attempts,
+        startedAt: context.startedAt,
+        durationMs: result.durationMs,
+        statusCode: result.statusCode,
+        responseExcerpt: result.responseExcerpt,
+        error: result.error,
+        succeeded: result.ok,
+      });
+      const after = await tx.webhooks.endpoints.recordOutcome(endpoint.id, { ok: result.ok, at });
+      const failingFor = after?.failingSince ? now - Date.parse(after.failingSince) : 0;
+      const reason = decision.gone ? 'gone' : failingFor >= disableAfterMs ? 'failing' : null;
+      if (reason && (await tx.webhooks.endpoints.disable(endpoint.id, reason, at))) {
+        await tx.outbox.append({
+          id: ids('evt'),
+          type: 'webhook_endpoint.disabled',
+          occurredAt: at,
+          data: { id: endpoint.id, url: endpoint.url, reason, failingSince: after?.failingSince ?? null },
+        });
+        announced = true;
+      }
+    });
+    if (announced) {
+      logger.log('warn', 'webhook endpoint disabled', { endpointId: endpoint.id, gone: decision.gone });
+      options.onCommit?.();
+    }
+    logger.log(result.ok ? 'debug' : 'info', 'webhook attempt', {
+      deliveryId: delivery.id,
+      endpointId: endpoint.id,
+      attempt: attempts,
+      status: result.statusCode,
+      outcome: decision.status,
+      durationMs: result.durationMs,
+    });
+  }
+
+  function launch(delivery: WebhookDeliveryRecord): void {
+    const run = deliver(delivery)
+      .catch((error) => {
+        logger.log('error', 'webhook delivery failed unexpectedly; its lease will expire', {
+          deliveryId: delivery.id,
+          error: String(error),
+        });
+      })
+      .finally(() => {
+        inFlight.delete(delivery.id);
+        if (timer !== undefined) kick();
+      });
+    inFlight.set(delivery.id, run);
+  }
+
+  /** Claims as many due deliveries as there are free slots and starts them; one claim at a time. */
+  function fill(): Promise<number> {
+    if (filling) return filling;
+    filling = (async () => {
+      try {
+        const free = concurrency - inFlight.size;
+        if (free <= 0 || stopping.signal.aborted) return 0;
+        const claimed = await storage.webhooks.deliveries.claimDue({
+          now: clock.now(),
+          limit: free,
+          leaseMs,
+          workerId,
+          maxPerEndpoint,
+        });
+        for (const delivery of claimed) launch(delivery);
+        return claimed.length;
+      } finally {
+        filling = null;
+      }
+    })();
+    return filling;
+  }
+
+  function kick(): void {
+    // Only a started dispatcher works in the background; `runOnce` is the manual way.
+    if (kicked || timer === undefined) return;
+    kicked = true;
+    setTimeout(() => {
+      kicked = false;
+      fill().catch((error) =>
+        logger.log('error', 'webhook dispatcher poll failed', { error: String(error) }),
+      );
+    }, 0);
+  }
+
+  return {
+    workerId,
+    async runOnce() {
+      let total = 0;
+      for (;;) {
+        const started = await fill();
+        total += started;
+        if (inFlight.size === 0 && started === 0) return total;
+        if (started === 0 || inFlight.size >= concurrency) await Promise.race(inFlight.values());
+      }
+    },
+    kick,
+    start() {
+      if (timer !== undefined || stopping.signal.aborted) return;
+      timer = setInterval(kick, options.pollIntervalMs ?? 1_000);
+      kick();
+    },
+    async stop({ graceMs = timeoutMs } = {}) {
+      clearInterval(timer);
+      timer = undefined;
+      await filling?.catch(() => 0);
+      if (inFlight.size > 0) {
+        let graceTimer: ReturnType<typeof setTimeout> | undefined;
+        const grace = new Promise<void>((resolve) => {
+          graceTimer = setTimeout(resolve, graceMs);
+        });
+        await Promise.race([Promise.all(inFlight.values()), grace]);
+        clearTimeout(graceTimer);
+      }
+      stopping.abort();
+      await Promise.all(inFlight.values());
+    },
+  };
+}

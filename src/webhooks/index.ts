@@ -1,0 +1,59 @@
+/**
+ * Signed webhooks, both sides. The sender: endpoint registry with admin routes, a durable fan-out from
+ * the outbox, and a retry dispatcher whose schedule lives in storage. The receiver: a verifier and an
+ * idempotent fetch handler. Web Crypto only, so both run on Node, Deno, Bun and edge runtimes.
+ *
+ * @example
+ * import { createWebhookReceiver } from 'switchboard-kit/webhooks';
+ * const receive = createWebhookReceiver({
+ *   secrets: [secret],
+ *   idempotency: storage.idempotency,
+ *   onEvent: async (event) => console.log(event.type, event.id),
+ * });
+ *
+ * @packageDocumentation
+ */
+
+export { isPublicAddress } from './address.js';
+export { createWebhookAdminHandler, type WebhookAdminHandlerOptions } from './admin-handler.js';
+export { webhookAdminRoutes } from './admin-routes.js';
+// Administration
+export {
+  createWebhookAdmin,
+  type WebhookAdmin,
+  type WebhookAdminOptions,
+  type WebhookDelivery,
+  type WebhookEndpoint,
+  type WebhookEndpointWithSecret,
+} from './admin-service.js';
+export {
+  WebhookAttemptSchema,
+  WebhookDeliverySchema,
+  WebhookEndpointSchema,
+  WebhookEndpointWithSecretSchema,
+} from './admin-wire.js';
+export { createWebhookDispatcher, type WebhookDispatcher } from './dispatcher.js';
+export type { WebhookDispatcherOptions } from './dispatcher-options.js';
+export { createWebhookFanOut, type WebhookFanOutOptions } from './fan-out.js';
+export { checkReceiverUrl, type OutboundPolicy, type ResolveHost } from './outbound.js';
+export { WEBHOOK_EVENT_TYPES, webhookPayload } from './payload.js';
+// Receiver
+export {
+  createWebhookReceiver,
+  type ReceiveContext,
+  type ReceivedWebhook,
+  type WebhookReceiver,
+  type WebhookReceiverOptions,
+} from './receiver.js';
+export {
+  DEFAULT_RETRY_DELAYS_MS,
+  type RetrySchedule,
+  type RetryScheduleOptions,
+  retrySchedule,
+} from './schedule.js';
+// Signing and verifying
+export { generateWebhookSecret } from './secret.js';
+export { type SignatureScheme, type SignedContent, type SignOptions, signWebhook } from './sign.js';
+export { type VerifyFailureReason, type VerifyOptions, type VerifyResult, verifyWebhook } from './verify.js';
+// Sender
+export { createWebhooks, type Webhooks, type WebhooksOptions } from './webhooks.js';

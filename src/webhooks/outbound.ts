@@ -1,0 +1,78 @@
+import { isPublicAddress, parseIp } from './address.js';
+
+/**
+ * Resolves a host name to its IP addresses. Not a Web API: on Node pass `resolveHost` from
+ * `switchboard-kit/node`; on Deno, `(host) => Deno.resolveDns(host, 'A')` (plus `AAAA`).
+ */
+export type ResolveHost = (hostname: string) => Promise<readonly string[]>;
+
+/** Where webhooks may go. The defaults are the safe ones; tests and local development loosen them. */
+export interface OutboundPolicy {
+  /** Allow `http:` receiver URLs (development only). Default false: `https:` only. */
+  readonly allowHttp?: boolean;
+  /** Allow loopback, private, link-local and metadata addresses (development and tests). Default false. */
+  readonly allowPrivateAddresses?: boolean;
+  /**
+   * Checks the resolved address at send time, so a name that later points inside the network is
+   * refused. Without it, only URLs with a literal public IP address can be sent to (fail closed).
+   */
+  readonly resolveHost?: ResolveHost;
+}
+
+/** Why a URL cannot be registered, or null when it can. Checked again, on the resolved address, at send time. */
+export function checkReceiverUrl(text: string, policy: OutboundPolicy): string | null {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return 'must be an absolute URL';
+  }
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && policy.allowHttp)) {
+    return policy.allowHttp ? 'must use https or http' : 'must use https';
+  }
+  if (url.username || url.password) return 'must not contain credentials';
+  if (url.hash) return 'must not contain a fragment';
+  if (policy.allowPrivateAddresses) return null;
+  const host = url.hostname.toLowerCase();
+  if (host === 'localhost' || host.endsWith('.localhost')) return 'must not point to this machine';
+  if (parseIp(host) && !isPublicAddress(host)) return 'must not point to a private or reserved address';
+  return null;
+}
+
+/** Why a send is refused: `permanent` for a URL or address that is not allowed, not for a failed lookup. */
+export interface RefusedDestination {
+  readonly reason: string;
+  readonly permanent: boolean;
+}
+
+/** Checks a URL where it resolves right now; null when it may be sent to. */
+export async function checkDestination(
+  text: string,
+  policy: OutboundPolicy,
+): Promise<RefusedDestination | null> {
+  const shape = checkReceiverUrl(text, policy);
+  if (shape) return { reason: `The receiver URL ${shape}.`, permanent: true };
+  if (policy.allowPrivateAddresses) return null;
+  const host = new URL(text).hostname;
+  if (parseIp(host)) return null;
+  if (!policy.resolveHost) {
+    return {
+      reason: 'Cannot check where the receiver host points: no resolveHost is configured.',
+      permanent: true,
+    };
+  }
+  let addresses: readonly string[];
+  try {
+    addresses = await policy.resolveHost(host);
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    return { reason: `Could not resolve ${host}: ${why}`.slice(0, 300), permanent: false };
+  }
+  if (addresses.length === 0) return { reason: `Could not resolve ${host}.`, permanent: false };
+  const blocked = addresses.find((a) => !isPublicAddress(a));
+  if (!blocked) return null;
+  return {
+    reason: `Refused: ${host} resolves to a private or reserved address (${blocked}).`,
+    permanent: true,
+  };
+}

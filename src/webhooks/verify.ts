@@ -1,0 +1,134 @@
+import { decodeBase64, decodeHex } from '@oslojs/encoding';
+import { type Clock, systemClock } from '../core/runtime.js';
+import { hmacKey, hmacMatches, type KeyFormat, signedBytes, toBytes } from './hmac.js';
+import type { SignatureScheme, SignedContent } from './sign.js';
+
+/** Why a request failed verification. Safe to show to the sender: none reveals the expected value. */
+export type VerifyFailureReason = 'missing_header' | 'malformed' | 'mismatch' | 'stale' | 'future';
+
+export type VerifyResult =
+  | {
+      readonly ok: true;
+      /** `X-Event-Id` or `webhook-id` as sent (only signed in the `standard` scheme). */
+      readonly eventId: string | null;
+      /** Unix seconds from the timestamp header, when there is one. */
+      readonly timestamp: number | null;
+    }
+  | { readonly ok: false; readonly reason: VerifyFailureReason; readonly message: string };
+
+export interface VerifyOptions {
+  /** The raw body bytes exactly as received: verify before parsing, never a re-serialised object. */
+  readonly body: string | Uint8Array;
+  readonly headers: Headers | Readonly<Record<string, string>>;
+  /** Every secret currently valid; any of them may have signed (rotation without downtime). */
+  readonly secrets: readonly string[];
+  readonly scheme?: SignatureScheme;
+  readonly content?: SignedContent;
+  /** How far the timestamp may be from now, in either direction (default 300 s). */
+  readonly toleranceSeconds?: number;
+  readonly clock?: Clock;
+  /** `switchboard` scheme only: where the signature is (default `x-signature`). */
+  readonly signatureHeader?: string;
+  /** `switchboard` scheme only: where the timestamp is (default `x-timestamp`). */
+  readonly timestampHeader?: string;
+}
+
+const fail = (reason: VerifyFailureReason, message: string): VerifyResult => ({ ok: false, reason, message });
+
+/**
+ * Verifies a signed webhook: recomputes the HMAC-SHA256 over the raw bytes with each secret, compares
+ * in constant time, and checks the timestamp is within the tolerance both ways. Never throws on bad
+ * input; a failure says why.
+ *
+ * @example
+ * const body = new Uint8Array(await request.arrayBuffer());
+ * const result = await verifyWebhook({ body, headers: request.headers, secrets: [secret] });
+ * if (!result.ok) return new Response(result.message, { status: 401 });
+ */
+export async function verifyWebhook(options: VerifyOptions): Promise<VerifyResult> {
+  const header = headerReader(options.headers);
+  const standard = options.scheme === 'standard';
+  const timestampName = standard ? 'webhook-timestamp' : (options.timestampHeader ?? 'x-timestamp');
+  const signatureName = standard ? 'webhook-signature' : (options.signatureHeader ?? 'x-signature');
+  const idName = standard ? 'webhook-id' : 'x-event-id';
+  const timestampRequired = standard || options.content !== 'body';
+
+  const signatureText = header(signatureName);
+  if (!signatureText) return fail('missing_header', `The ${signatureName} header is missing.`);
+  const eventId = header(idName);
+  if (standard && !eventId) return fail('missing_header', 'The webhook-id header is missing.');
+  const timestampText = header(timestampName);
+  if (!timestampText && timestampRequired) {
+    return fail('missing_header', `The ${timestampName} header is missing.`);
+  }
+
+  let timestamp: number | null = null;
+  if (timestampText) {
+    if (!/^\d{1,12}$/.test(timestampText.trim())) {
+      return fail('malformed', `The ${timestampName} header must be Unix seconds.`);
+    }
+    timestamp = Number(timestampText.trim());
+    const tolerance = options.toleranceSeconds ?? 300;
+    const now = Math.floor((options.clock ?? systemClock).now() / 1000);
+    if (timestamp < now - tolerance)
+      return fail('stale', `The timestamp is older than ${tolerance} seconds.`);
+    if (timestamp > now + tolerance) {
+      return fail('future', `The timestamp is more than ${tolerance} seconds in the future.`);
+    }
+  }
+
+  const signatures = standard ? parseStandard(signatureText) : parseHex(signatureText);
+  if (signatures.length === 0) {
+    const shape = standard ? 'v1,<base64>' : 'sha256=<hex>';
+    return fail('malformed', `The ${signatureName} header must look like ${shape}.`);
+  }
+
+  const body = toBytes(options.body);
+  const prefix = standard ? `${eventId}.${timestampText?.trim()}.` : null;
+  const data = prefix
+    ? signedBytes(prefix, body)
+    : options.content === 'body'
+      ? body
+      : signedBytes(`${timestampText?.trim()}.`, body);
+  const format: KeyFormat = standard ? 'whsec' : 'utf8';
+  for (const secret of options.secrets) {
+    const key = await hmacKey(secret, format);
+    if (!key) continue;
+    for (const signature of signatures) {
+      if (await hmacMatches(key, signature, data)) return { ok: true, eventId, timestamp };
+    }
+  }
+  return fail('mismatch', 'The signature does not match the body and timestamp.');
+}
+
+function headerReader(headers: VerifyOptions['headers']): (name: string) => string | null {
+  if (headers instanceof Headers) return (name) => headers.get(name);
+  const lower = new Map(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
+  return (name) => lower.get(name) ?? null;
+}
+
+/** `sha256=<hex>`, possibly several separated by commas (one per secret during a rotation). */
+function parseHex(text: string): Uint8Array<ArrayBuffer>[] {
+  const out: Uint8Array<ArrayBuffer>[] = [];
+  for (const part of text.split(',')) {
+    const match = /^sha256=([0-9a-fA-F]+)$/.exec(part.trim());
+    if (!match || match[1]!.length % 2 !== 0) continue;
+    out.push(new Uint8Array(decodeHex(match[1]!)));
+  }
+  return out;
+}
+
+/** `v1,<base64>` entries separated by spaces; other versions are ignored, as the scheme requires. */
+function parseStandard(text: string): Uint8Array<ArrayBuffer>[] {
+  const out: Uint8Array<ArrayBuffer>[] = [];
+  for (const part of text.trim().split(/\s+/)) {
+    const [version, value] = part.split(',', 2);
+    if (version !== 'v1' || !value) continue;
+    try {
+      out.push(new Uint8Array(decodeBase64(value)));
+    } catch {
+      // A bad entry does not spoil the others.
+    }
+  }
+  return out;
+}

@@ -1,0 +1,99 @@
+import { afterEach } from 'vitest';
+import type { DomainEvent } from '../../src/index.js';
+import { type NodeServer, serve } from '../../src/node/serve.js';
+import type { Storage } from '../../src/storage/contract/index.js';
+import { createMemoryStorage } from '../../src/storage/memory/index.js';
+import {
+  createWebhookAdmin,
+  createWebhookDispatcher,
+  createWebhookFanOut,
+  type WebhookAdmin,
+  type WebhookDispatcher,
+  type WebhookDispatcherOptions,
+} from '../../src/webhooks/index.js';
+import { countingIds, type ManualClock, manualClock } from '../support/clock.js';
+
+const servers: NodeServer[] = [];
+const dispatchers: WebhookDispatcher[] = [];
+afterEach(async () => {
+  await Promise.all(dispatchers.splice(0).map((d) => d.stop({ graceMs: 0 })));
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+/** A real HTTP server on a loopback port, closed after the test. */
+export async function listen(fetch: (request: Request) => Promise<Response>): Promise<NodeServer> {
+  const server = await serve({ fetch, port: 0, shutdownSignals: [], drainTimeoutMs: 100 });
+  servers.push(server);
+  return server;
+}
+
+export interface Received {
+  readonly headers: Headers;
+  readonly body: string;
+  /** The injected clock's time when the request arrived. */
+  readonly at: number;
+}
+
+/**
+ * A receiver that records every request and answers from a script: each call takes the next
+ * answer, the last one repeats.
+ */
+export async function scriptedReceiver(
+  clock: ManualClock,
+  script: readonly ((request: Request) => Response | Promise<Response>)[] = [() => new Response('ok')],
+): Promise<{ url: string; received: Received[] }> {
+  const received: Received[] = [];
+  const server = await listen(async (request) => {
+    received.push({ headers: request.headers, body: await request.text(), at: clock.now() });
+    const answer = script[Math.min(received.length - 1, script.length - 1)]!;
+    return answer(request);
+  });
+  return { url: `${server.url}/hooks`, received };
+}
+
+export interface Harness {
+  readonly storage: Storage;
+  readonly clock: ManualClock;
+  readonly admin: WebhookAdmin;
+  fanOut(event: DomainEvent): Promise<void>;
+  dispatcher(options?: Partial<WebhookDispatcherOptions>): WebhookDispatcher;
+}
+
+/** Memory storage, a manual clock, no jitter, loopback allowed: the sender side, ready to drive. */
+export function harness(storage: Storage = createMemoryStorage()): Harness {
+  const clock = manualClock(Date.UTC(2026, 0, 1));
+  const ids = countingIds();
+  const outbound = { allowHttp: true, allowPrivateAddresses: true };
+  const fanOut = createWebhookFanOut({ storage, clock, ids });
+  return {
+    storage,
+    clock,
+    admin: createWebhookAdmin({ storage, clock, ids, outbound }),
+    fanOut,
+    dispatcher(options = {}) {
+      const dispatcher = createWebhookDispatcher({
+        storage,
+        clock,
+        ids,
+        outbound,
+        random: () => 0.5,
+        timeoutMs: 2_000,
+        ...options,
+      });
+      dispatchers.push(dispatcher);
+      return dispatcher;
+    },
+  };
+}
+
+let n = 0;
+export function orderEvent(overrides: Partial<DomainEvent> = {}): DomainEvent {
+  n++;
+  return {
+    id: `evt_test_${n}`,
+    type: 'order.shipped',
+    occurredAt: new Date(Date.UTC(2026, 0, 1)).toISOString(),
+    data: { id: `ord_${n}`, status: 'shipped', customerEmail: 'zoë@example.com' },
+    ...overrides,
+  };
+}
