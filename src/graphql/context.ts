@@ -1,0 +1,40 @@
+import type { Principal } from '../core/auth.js';
+import type { Domain } from '../core/domain/index.js';
+import type { EventBus } from '../core/event-bus.js';
+import type { Logger } from '../core/runtime.js';
+import type { GraphQLLimits } from './limits.js';
+import { createOrdersLoader, type OrdersLoader } from './orders-loader.js';
+
+/**
+ * What every resolver receives as its context, over HTTP and WebSocket alike. Host resolvers added
+ * through `createSchema` get the same object.
+ */
+export interface GraphQLContext {
+  /** Who is calling; check scopes with `requireScope(ctx.principal, …)`. */
+  readonly principal: Principal;
+  readonly domain: Domain;
+  readonly bus: EventBus;
+  readonly limits: GraphQLLimits;
+  readonly logger: Logger;
+  /** Per-request batching of `Client.orders`. */
+  readonly orders: OrdersLoader;
+  /** The request over HTTP; the upgrade request over WebSocket when the runtime provides it. */
+  readonly request?: Request;
+  /** Ends the transport of a subscriber that does not keep up (WebSocket close 1013). */
+  readonly dropSlowSubscriber?: () => void;
+}
+
+export interface ContextParts {
+  readonly principal: Principal;
+  readonly domain: Domain;
+  readonly bus: EventBus;
+  readonly limits: GraphQLLimits;
+  readonly logger: Logger;
+  readonly request?: Request;
+  readonly dropSlowSubscriber?: () => void;
+}
+
+/** A fresh context (and order loader) for one operation. */
+export function createContext(parts: ContextParts): GraphQLContext {
+  return { ...parts, orders: createOrdersLoader(parts.domain) };
+}

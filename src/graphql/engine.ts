@@ -1,0 +1,60 @@
+import type { GraphQLError, GraphQLFormattedError, GraphQLSchema } from 'graphql';
+import { type Authenticate, type Principal, trustEveryone } from '../core/auth.js';
+import type { Domain } from '../core/domain/index.js';
+import type { EventBus } from '../core/event-bus.js';
+import { type Logger, silentLogger } from '../core/runtime.js';
+import { createContext, type GraphQLContext } from './context.js';
+import { formatError } from './format-error.js';
+import { type GraphQLLimits, resolveLimits } from './limits.js';
+import { createPreparer, type Prepared } from './prepare.js';
+import { createSchema } from './schema.js';
+
+/** What the HTTP handler and the WebSocket server share. */
+export interface GraphQLOptions {
+  readonly domain: Domain;
+  /** Feeds subscriptions; `message.created` events reach `onNewMessage` subscribers. */
+  readonly bus: EventBus;
+  /** Turns credentials into a principal. Default: trust everyone (tests, trusted networks only). */
+  readonly authenticate?: Authenticate;
+  /** The schema to serve; `createSchema()` when omitted. Pass your own to extend it. */
+  readonly schema?: GraphQLSchema;
+  readonly logger?: Logger;
+  /** Schema introspection and "Did you mean …?" hints. Default true; turn off in production if you wish. */
+  readonly introspection?: boolean;
+  /** Overrides of {@link DEFAULT_LIMITS}. */
+  readonly limits?: Partial<GraphQLLimits>;
+}
+
+export interface Engine {
+  readonly schema: GraphQLSchema;
+  readonly limits: GraphQLLimits;
+  readonly logger: Logger;
+  readonly introspection: boolean;
+  readonly authenticate: Authenticate;
+  prepare(query: string): Prepared;
+  format(errors: readonly GraphQLError[]): GraphQLFormattedError[];
+  context(
+    principal: Principal,
+    extra?: { request?: Request; dropSlowSubscriber?: () => void },
+  ): GraphQLContext;
+}
+
+export function createEngine(options: GraphQLOptions): Engine {
+  const schema = options.schema ?? createSchema();
+  const limits = resolveLimits(options.limits);
+  const logger = options.logger ?? silentLogger;
+  const introspection = options.introspection ?? true;
+  const prepare = createPreparer(schema, { limits, introspection });
+  const formatOptions = { logger, hideSuggestions: !introspection };
+  return {
+    schema,
+    limits,
+    logger,
+    introspection,
+    authenticate: options.authenticate ?? trustEveryone,
+    prepare,
+    format: (errors) => errors.map((error) => formatError(error, formatOptions)),
+    context: (principal, extra = {}) =>
+      createContext({ principal, domain: options.domain, bus: options.bus, limits, logger, ...extra }),
+  };
+}

@@ -1,0 +1,187 @@
+import { execute, type GraphQLFormattedError, getOperationAST, OperationTypeNode } from 'graphql';
+import type { Principal } from '../core/auth.js';
+import { isSwitchboardError, SwitchboardError } from '../core/errors.js';
+import { readJson } from '../internal/body.js';
+import { createEngine, type Engine, type GraphQLOptions } from './engine.js';
+import { type MediaType, namesExplicitly, negotiate } from './http/accept.js';
+import { graphiqlPage } from './http/graphiql.js';
+import { readMultipart } from './http/multipart.js';
+import { type GraphQLParams, paramsFromBody, paramsFromUrl } from './http/params.js';
+
+export interface GraphQLHandlerOptions extends GraphQLOptions {
+  /** Serve GraphiQL to browsers on GET. Default: on when introspection is on. */
+  readonly graphiql?: boolean;
+  /** Accept GraphQL multipart requests (file uploads). Default true. */
+  readonly uploads?: boolean;
+}
+
+const JSON_TYPES: readonly MediaType[] = ['application/graphql-response+json', 'application/json'];
+
+/**
+ * A fetch handler that serves GraphQL over HTTP (https://graphql.github.io/graphql-over-http/draft/):
+ * POST with JSON or a multipart upload, GET for queries only, GraphiQL for browsers, with the limits,
+ * caching, masking and authorization of this module.
+ *
+ * @example
+ * const graphql = createGraphQLHandler({ domain, bus, authenticate });
+ * Deno.serve((request) => graphql(request));
+ */
+export function createGraphQLHandler(
+  options: GraphQLHandlerOptions,
+): (request: Request) => Promise<Response> {
+  const engine = createEngine(options);
+  const graphiql = options.graphiql ?? engine.introspection;
+  const uploads = options.uploads ?? true;
+
+  return async (request) => {
+    const media = negotiate(request.headers.get('accept'), JSON_TYPES);
+    try {
+      if (request.method === 'GET' && graphiql && wantsHtml(request)) return htmlResponse();
+      if (request.method !== 'GET' && request.method !== 'POST')
+        throw new SwitchboardError('method_not_allowed', 'Use POST, or GET for queries.');
+      if (!media)
+        throw new SwitchboardError(
+          'bad_request',
+          'Accept application/graphql-response+json or application/json.',
+          {
+            status: 406,
+          },
+        );
+      const principal = await engine.authenticate(request);
+      const { params, close } = await readParams(request, engine, uploads);
+      try {
+        return await run(engine, request, params, principal, media);
+      } finally {
+        await close?.();
+      }
+    } catch (error) {
+      return errorResponse(engine, error, media ?? 'application/json');
+    }
+  };
+}
+
+interface RequestParams {
+  readonly params: GraphQLParams;
+  /** Ends reading a multipart body whose files stream in while the operation runs. */
+  readonly close?: () => Promise<void>;
+}
+
+async function readParams(request: Request, engine: Engine, uploads: boolean): Promise<RequestParams> {
+  if (request.method === 'GET') return { params: paramsFromUrl(new URL(request.url)) };
+  const [type, ...parameters] = (request.headers.get('content-type') ?? '').toLowerCase().split(';');
+  const charset = parameters.map((p) => p.trim()).find((p) => p.startsWith('charset='));
+  if (type?.trim() === 'application/json') {
+    if (charset && charset !== 'charset=utf-8')
+      throw new SwitchboardError('unsupported_media_type', 'Send the JSON body in UTF-8.');
+    return { params: paramsFromBody(await readJson(request, engine.limits.maxBodyBytes)) };
+  }
+  if (uploads && type?.trim() === 'multipart/form-data') {
+    const multipart = await readMultipart(request, engine.limits);
+    try {
+      return { params: paramsFromBody(multipart.operations), close: multipart.close };
+    } catch (error) {
+      await multipart.close();
+      throw error;
+    }
+  }
+  throw new SwitchboardError(
+    'unsupported_media_type',
+    `Send the request as application/json${uploads ? ' or multipart/form-data' : ''}.`,
+  );
+}
+
+async function run(
+  engine: Engine,
+  request: Request,
+  params: GraphQLParams,
+  principal: Principal,
+  media: MediaType,
+): Promise<Response> {
+  const prepared = engine.prepare(params.query);
+  if (!prepared.ok) return resultResponse({ errors: engine.format(prepared.errors) }, media);
+  const operation = getOperationAST(prepared.document, params.operationName);
+  if (!operation)
+    throw new SwitchboardError(
+      'bad_request',
+      params.operationName
+        ? `The document has no operation named "${params.operationName}".`
+        : 'The document has several operations: name the one to run in "operationName".',
+    );
+  if (operation.operation === OperationTypeNode.SUBSCRIPTION)
+    throw new SwitchboardError(
+      'bad_request',
+      'Subscriptions are served over WebSocket (graphql-transport-ws) on this path.',
+    );
+  if (request.method === 'GET' && operation.operation !== OperationTypeNode.QUERY)
+    throw new SwitchboardError('method_not_allowed', 'Mutations must be sent with POST.', {
+      details: [{ field: 'method', code: 'post_required', message: 'Only queries may use GET.' }],
+    });
+
+  const result = await execute({
+    schema: engine.schema,
+    document: prepared.document,
+    contextValue: engine.context(principal, { request }),
+    variableValues: params.variables,
+    operationName: params.operationName,
+  });
+  const body: { data?: unknown; errors?: GraphQLFormattedError[] } = {};
+  if ('data' in result) body.data = result.data;
+  if (result.errors?.length) body.errors = engine.format(result.errors);
+  return resultResponse(body, media);
+}
+
+/** 200, except a request error (no `data`: parse, validation, variables) under graphql-response+json. */
+function resultResponse(
+  body: { data?: unknown; errors?: readonly GraphQLFormattedError[] },
+  media: MediaType,
+  status?: number,
+  headers: Record<string, string> = {},
+): Response {
+  const requestError = !('data' in body);
+  const code = status ?? (requestError && media === 'application/graphql-response+json' ? 400 : 200);
+  return new Response(JSON.stringify(body), {
+    status: code,
+    headers: {
+      'content-type': `${media}; charset=utf-8`,
+      'cache-control': 'private, no-store',
+      vary: 'Accept, Authorization',
+      ...headers,
+    },
+  });
+}
+
+function errorResponse(engine: Engine, error: unknown, media: MediaType): Response {
+  if (!isSwitchboardError(error)) {
+    engine.logger.log('error', 'graphql request failed', {
+      error: String(error),
+      stack: (error as Error)?.stack,
+    });
+    error = new SwitchboardError('internal', 'Unexpected error.');
+  }
+  const known = error as SwitchboardError;
+  const details = known.details.length ? { details: known.details } : {};
+  const body = { errors: [{ message: known.message, extensions: { code: known.code, ...details } }] };
+  // A body or parameters the server cannot understand are a 400 whatever the media type (GraphQL over
+  // HTTP); only documents that parse but fail validation or coercion keep 200 under application/json.
+  const status = known.status;
+  const headers: Record<string, string> = {};
+  if (known.code === 'method_not_allowed')
+    headers.allow = known.details.some((d) => d.code === 'post_required') ? 'POST' : 'GET, POST';
+  if (known.code === 'unauthorized') headers['www-authenticate'] = 'Bearer';
+  // The rest of an oversized body is never read: close the connection rather than leave it unusable.
+  if (known.code === 'payload_too_large') headers.connection = 'close';
+  return resultResponse(body, media, status, headers);
+}
+
+function wantsHtml(request: Request): boolean {
+  const accept = request.headers.get('accept');
+  return (
+    namesExplicitly(accept, 'text/html') && negotiate(accept, ['text/html', ...JSON_TYPES]) === 'text/html'
+  );
+}
+
+function htmlResponse(): Response {
+  return new Response(graphiqlPage({ title: 'Switchboard GraphiQL' }), {
+    headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache' },
+  });
+}

@@ -1,0 +1,31 @@
+/**
+ * `switchboard-kit/graphql`: the typed query interface (spec section 4.1) as Web-standard parts. A
+ * fetch handler for GraphQL over HTTP, a runtime-agnostic graphql-ws server for subscriptions, and a
+ * schema factory the host can extend ("add fields, never break").
+ *
+ * @example
+ * import { createGraphQLHandler, createSchema } from 'switchboard-kit/graphql';
+ * const schema = createSchema({ typeDefs: 'extend type Query { ping: String! }', resolvers: { Query: { ping: () => 'pong' } } });
+ * const graphql = createGraphQLHandler({ domain, bus, authenticate, schema, introspection: false });
+ * const response = await graphql(new Request('http://localhost/graphql?query={ping}'));
+ *
+ * @packageDocumentation
+ */
+export type { GraphQLContext } from './context.js';
+export type { GraphQLOptions } from './engine.js';
+export { createGraphQLHandler, type GraphQLHandlerOptions } from './handler.js';
+export { PREFLIGHT_HEADERS } from './http/multipart.js';
+export { DEFAULT_LIMITS, type GraphQLLimits } from './limits.js';
+export type { GraphQLResolvers } from './resolvers.js';
+export { type CreateSchemaOptions, createSchema } from './schema.js';
+export { FIELD_SCOPES } from './scopes.js';
+export { typeDefs } from './type-defs.js';
+export type { Upload } from './upload.js';
+export { type AcceptWebSocketOptions, acceptWebSocket, type UpgradedWebSocket } from './web-socket.js';
+export {
+  createGraphQLWebSocketServer,
+  type GraphQLWebSocketExtra,
+  type GraphQLWebSocketOptions,
+  type GraphQLWebSocketServer,
+  SLOW_SUBSCRIBER_CLOSE_CODE,
+} from './websocket.js';

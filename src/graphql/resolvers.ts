@@ -1,0 +1,154 @@
+import type { IExecutableSchemaDefinition } from '@graphql-tools/schema';
+import { canSeeClient, type Principal } from '../core/auth.js';
+import { isSwitchboardError, SwitchboardError } from '../core/errors.js';
+import type { Client, Message, Order, OrderStatus } from '../core/records.js';
+import type { GraphQLContext } from './context.js';
+import { readCsvRows } from './csv.js';
+import { messageStream } from './message-stream.js';
+import { DateTimeScalar, UploadScalar } from './scalars.js';
+import type { Upload } from './upload.js';
+
+interface Paging {
+  readonly limit?: number | null;
+  readonly offset?: number | null;
+}
+
+/** A resolver map, as `@graphql-tools/schema` takes it, with {@link GraphQLContext} as context. */
+export type GraphQLResolvers = Exclude<
+  NonNullable<IExecutableSchemaDefinition<GraphQLContext>['resolvers']>,
+  readonly unknown[]
+>;
+
+/** Resolvers of the built-in schema. Scope checks are added by `createSchema` from `FIELD_SCOPES`. */
+export const resolvers: GraphQLResolvers = {
+  DateTime: DateTimeScalar,
+  Upload: UploadScalar,
+  OrderStatus: {
+    PENDING: 'pending',
+    PAID: 'paid',
+    SHIPPED: 'shipped',
+    DELIVERED: 'delivered',
+    CANCELLED: 'cancelled',
+    REFUNDED: 'refunded',
+  },
+  Client: {
+    orders: (client: Client, args: { status?: OrderStatus | null }, ctx) =>
+      ctx.orders.load(client.id, args.status ?? undefined),
+  },
+  Message: {
+    visitor_id: (message: Message) => message.visitorId,
+  },
+  Query: {
+    async client(_, args: { id: string }, ctx) {
+      if (!canSeeClient(ctx.principal, args.id)) return null;
+      return ctx.domain.clients.find(args.id);
+    },
+    async clients(_, args: Paging, ctx) {
+      const range = paging(args, ctx);
+      const { userId } = ctx.principal;
+      if (userId !== undefined) {
+        // A user sees only their own record: a one-item list at most.
+        const own = range.offset === 0 ? await ctx.domain.clients.find(userId) : null;
+        return own ? [own] : [];
+      }
+      return (await ctx.domain.clients.list({}, range)).items;
+    },
+    async order(_, args: { id: string }, ctx) {
+      const order = await ctx.domain.orders.find(args.id);
+      return order && canSeeClient(ctx.principal, order.clientId) ? order : null;
+    },
+    async messages(_, args: Paging & { chatbotId: string; visitorId?: string | null }, ctx) {
+      const filter = { chatbotId: args.chatbotId, ...(args.visitorId ? { visitorId: args.visitorId } : {}) };
+      return (await ctx.domain.messages.list(filter, paging(args, ctx))).items;
+    },
+  },
+  Mutation: {
+    createClient(_, args: { input: Record<string, unknown> }, ctx) {
+      forbidForUsers(ctx.principal, 'create clients');
+      return ctx.domain.clients.create(args.input);
+    },
+    updateClient(_, args: { id: string; input: Record<string, unknown> }, ctx) {
+      visibleClient(ctx.principal, args.id);
+      return ctx.domain.clients.update(args.id, args.input);
+    },
+    async deleteClient(_, args: { id: string }, ctx) {
+      visibleClient(ctx.principal, args.id);
+      await ctx.domain.clients.delete(args.id);
+      return true;
+    },
+    async updateOrderStatus(_, args: { id: string; status: OrderStatus }, ctx) {
+      const order: Order | null = await ctx.domain.orders.find(args.id);
+      if (!order || !canSeeClient(ctx.principal, order.clientId)) throw notFound('order', args.id);
+      return ctx.domain.orders.changeStatus(args.id, { status: args.status });
+    },
+    sendMessage(_, args: { input: Record<string, unknown> }, ctx) {
+      return ctx.domain.messages.create(args.input);
+    },
+    async importClients(_, args: { file: Upload }, ctx) {
+      forbidForUsers(ctx.principal, 'import clients');
+      const created: Client[] = [];
+      const rejected: { line: number; code: string; message: string }[] = [];
+      let line = 1;
+      try {
+        for await (const row of readCsvRows(args.file.stream(), { maxRows: ctx.limits.maxImportRows })) {
+          line = row.line;
+          try {
+            created.push(await ctx.domain.clients.create(row.fields));
+          } catch (error) {
+            if (!isSwitchboardError(error)) throw error;
+            rejected.push({ line: row.line, code: error.code, message: error.message });
+          }
+        }
+      } catch (error) {
+        // The file broke off (too large, too many rows, malformed): keep what was imported and say where.
+        if (!isSwitchboardError(error)) throw error;
+        rejected.push({ line: line + 1, code: error.code, message: error.message });
+      }
+      return { created, rejected };
+    },
+  },
+  Subscription: {
+    onNewMessage: {
+      subscribe: (_: unknown, args: { chatbotId: string }, ctx: GraphQLContext) =>
+        messageStream(ctx.bus, {
+          chatbotId: args.chatbotId,
+          maxQueue: ctx.limits.maxSubscriberQueue,
+          ...(ctx.dropSlowSubscriber ? { onOverflow: ctx.dropSlowSubscriber } : {}),
+        }),
+      resolve: (message: Message) => message,
+    },
+  },
+};
+
+/** Validates `limit`/`offset`: out of range is an error naming the bound, never a silent clamp. */
+function paging(args: Paging, ctx: GraphQLContext): { limit: number; offset: number } {
+  const { defaultListLimit, maxListLimit } = ctx.limits;
+  const limit = args.limit ?? defaultListLimit;
+  const offset = args.offset ?? 0;
+  const details = [];
+  if (limit < 1 || limit > maxListLimit)
+    details.push({
+      field: 'limit',
+      code: 'out_of_range',
+      message: `limit must be between 1 and ${maxListLimit}.`,
+    });
+  if (offset < 0)
+    details.push({ field: 'offset', code: 'out_of_range', message: 'offset must not be negative.' });
+  if (details.length)
+    throw new SwitchboardError('validation_failed', details.map((d) => d.message).join(' '), { details });
+  return { limit, offset };
+}
+
+function forbidForUsers(principal: Principal, what: string): void {
+  if (principal.userId === undefined) return;
+  throw new SwitchboardError('forbidden', `Acting for a user, you cannot ${what}.`);
+}
+
+/** Another user's client answers `not_found`, exactly like a missing one, so ids cannot be probed. */
+function visibleClient(principal: Principal, id: string): void {
+  if (!canSeeClient(principal, id)) throw notFound('client', id);
+}
+
+function notFound(kind: string, id: string): SwitchboardError {
+  return new SwitchboardError('not_found', `No ${kind} with id "${id}".`);
+}

@@ -1,0 +1,64 @@
+import { makeExecutableSchema } from '@graphql-tools/schema';
+import { type DocumentNode, type GraphQLFieldResolver, GraphQLObjectType, type GraphQLSchema } from 'graphql';
+import { requireScope, type Scope } from '../core/auth.js';
+import type { GraphQLContext } from './context.js';
+import { resolvers as builtInResolvers, type GraphQLResolvers } from './resolvers.js';
+import { FIELD_SCOPES } from './scopes.js';
+import { typeDefs as builtInTypeDefs } from './type-defs.js';
+
+export interface CreateSchemaOptions {
+  /** Type definitions added to the built-in ones, e.g. `extend type Query { … }`. */
+  readonly typeDefs?: string | DocumentNode | readonly (string | DocumentNode)[];
+  /** Resolvers of the added fields; they receive {@link GraphQLContext}. */
+  readonly resolvers?: GraphQLResolvers | readonly GraphQLResolvers[];
+  /** Scopes of the added fields (`Type.field` → scope), checked before their resolvers run. */
+  readonly scopes?: Readonly<Record<string, Scope>>;
+}
+
+/**
+ * The Switchboard schema, optionally extended by the host. Extensions may only add: the built-in
+ * types and fields stay as they are (spec section 9, "add fields, never break").
+ *
+ * @example
+ * const schema = createSchema({
+ *   typeDefs: 'extend type Client { loyaltyPoints: Int! }',
+ *   resolvers: { Client: { loyaltyPoints: (client) => points.of(client.id) } },
+ *   scopes: { 'Client.loyaltyPoints': 'crm.clients.read' },
+ * });
+ */
+export function createSchema(options: CreateSchemaOptions = {}): GraphQLSchema {
+  const schema = makeExecutableSchema<GraphQLContext>({
+    typeDefs: [builtInTypeDefs, ...list(options.typeDefs)],
+    resolvers: [builtInResolvers, ...list(options.resolvers)],
+  });
+  guardScopes(schema, { ...FIELD_SCOPES, ...options.scopes });
+  return schema;
+}
+
+/** Wraps each listed field's resolver (and subscriber) with a `requireScope` check. */
+function guardScopes(schema: GraphQLSchema, scopes: Readonly<Record<string, Scope>>): void {
+  for (const [coordinate, scope] of Object.entries(scopes)) {
+    const [typeName, fieldName] = coordinate.split('.');
+    const type = schema.getType(typeName ?? '');
+    const field = type instanceof GraphQLObjectType ? type.getFields()[fieldName ?? ''] : undefined;
+    if (!field) throw new Error(`FIELD_SCOPES names ${coordinate}, which is not in the schema.`);
+    field.resolve = guarded(field.resolve, scope);
+    if (field.subscribe) field.subscribe = guarded(field.subscribe, scope);
+  }
+}
+
+function guarded(
+  resolve: GraphQLFieldResolver<unknown, GraphQLContext> | undefined,
+  scope: Scope,
+): GraphQLFieldResolver<unknown, GraphQLContext> {
+  return (source, args, ctx, info) => {
+    requireScope(ctx.principal, scope);
+    if (resolve) return resolve(source, args, ctx, info);
+    return (source as Record<string, unknown> | null)?.[info.fieldName];
+  };
+}
+
+function list<T>(value: T | readonly T[] | undefined): T[] {
+  if (value === undefined) return [];
+  return Array.isArray(value) ? [...(value as readonly T[])] : [value as T];
+}

@@ -1,0 +1,128 @@
+import { execute, GraphQLError, getOperationAST, subscribe } from 'graphql';
+import { type Context, makeServer, type Server } from 'graphql-ws';
+import type { Principal } from '../core/auth.js';
+import { isSwitchboardError } from '../core/errors.js';
+import { createEngine, type Engine, type GraphQLOptions } from './engine.js';
+import type { GraphQLLimits } from './limits.js';
+
+/** What a runtime hookup hands to the server with each socket. */
+export interface GraphQLWebSocketExtra {
+  /** The HTTP upgrade request; its headers are the fallback for credentials. */
+  readonly request?: Request;
+  /** Closes the socket; used to drop a subscriber that does not keep up (close code 1013). */
+  readonly close?: (code: number, reason: string) => void;
+}
+
+/** A graphql-ws server core, independent of any runtime: hook it to `ws`, Deno or Bun sockets. */
+export interface GraphQLWebSocketServer extends Server<GraphQLWebSocketExtra> {
+  /** The limits it enforces; runtime hookups take the largest message size from here. */
+  readonly limits: GraphQLLimits;
+}
+
+export interface GraphQLWebSocketOptions extends GraphQLOptions {
+  /** How long a socket may stay open without `connection_init` (close 4408). Default 3 s. */
+  readonly connectionInitWaitTimeout?: number;
+}
+
+/** Close code for a subscriber that fell too far behind (RFC 6455 §7.4.1 "Try Again Later"). */
+export const SLOW_SUBSCRIBER_CLOSE_CODE = 1013;
+
+/**
+ * The GraphQL over WebSocket server (graphql-transport-ws protocol) with the same schema, limits,
+ * validation cache, error masking and authentication as the HTTP handler. Credentials travel in the
+ * `connection_init` payload as header fields (`{ "Authorization": "Bearer …" }`) and go through the same
+ * `authenticate`; bad ones close the socket with 4403 Forbidden, as the protocol asks.
+ *
+ * @example
+ * const server = createGraphQLWebSocketServer({ domain, bus, authenticate });
+ * serve({ fetch, websockets: [graphqlWebSocketRoute(server)] }); // switchboard-kit/node
+ */
+export function createGraphQLWebSocketServer(options: GraphQLWebSocketOptions): GraphQLWebSocketServer {
+  const engine = createEngine(options);
+  const principals = new WeakMap<object, Principal>();
+  const operations = new WeakMap<object, Set<string>>();
+
+  const server = makeServer<Record<string, unknown> | undefined, GraphQLWebSocketExtra>({
+    connectionInitWaitTimeout: options.connectionInitWaitTimeout ?? 3_000,
+    // Our own graphql functions, so execution uses the same graphql copy that built the schema.
+    execute: (args) => execute(args),
+    subscribe: (args) => subscribe(args),
+    async onConnect(ctx) {
+      const principal = await authenticate(engine, ctx);
+      if (!principal) return false;
+      principals.set(ctx, principal);
+      return true;
+    },
+    onSubscribe(ctx, id, payload) {
+      const principal = principals.get(ctx);
+      if (!principal)
+        return [new GraphQLError('Not authenticated.', { extensions: { code: 'unauthorized' } })];
+      if (payload.query.length > engine.limits.maxBodyBytes)
+        return [
+          new GraphQLError(`The query is larger than the limit of ${engine.limits.maxBodyBytes} bytes.`, {
+            extensions: { code: 'payload_too_large' },
+          }),
+        ];
+      const prepared = engine.prepare(payload.query);
+      if (!prepared.ok) return prepared.errors;
+      const operationName = payload.operationName ?? undefined;
+      if (!getOperationAST(prepared.document, operationName))
+        return [
+          new GraphQLError('Name the operation to run in "operationName".', {
+            extensions: { code: 'bad_request' },
+          }),
+        ];
+      const running = operations.get(ctx) ?? new Set<string>();
+      if (running.size >= engine.limits.maxOperationsPerSocket)
+        return [
+          new GraphQLError(
+            `At most ${engine.limits.maxOperationsPerSocket} operations may run at once on one connection.`,
+            { extensions: { code: 'too_many_operations', limit: engine.limits.maxOperationsPerSocket } },
+          ),
+        ];
+      operations.set(ctx, running.add(id));
+      const { request, close } = ctx.extra;
+      return {
+        schema: engine.schema,
+        document: prepared.document,
+        operationName,
+        variableValues: payload.variables ?? undefined,
+        contextValue: engine.context(principal, {
+          ...(request ? { request } : {}),
+          dropSlowSubscriber: () => close?.(SLOW_SUBSCRIBER_CLOSE_CODE, 'Subscriber too slow'),
+        }),
+      };
+    },
+    onComplete(ctx, id) {
+      operations.get(ctx)?.delete(id);
+    },
+    onError: (_ctx, _id, _payload, errors) => engine.format(errors),
+    onNext: (_ctx, _id, _payload, _args, result) =>
+      result.errors?.length
+        ? { ...result, errors: engine.format(result.errors as GraphQLError[]) }
+        : undefined,
+  });
+  return { opened: (socket, extra) => server.opened(socket, extra), limits: engine.limits };
+}
+
+async function authenticate(
+  engine: Engine,
+  ctx: Context<Record<string, unknown> | undefined, GraphQLWebSocketExtra>,
+): Promise<Principal | null> {
+  const upgrade = ctx.extra.request;
+  const headers = new Headers(upgrade?.headers);
+  for (const [name, value] of Object.entries(ctx.connectionParams ?? {}).slice(0, 20)) {
+    // Only header-like string fields are credentials; anything else in the payload is ignored.
+    if (typeof value === 'string' && /^[A-Za-z0-9-]{1,64}$/.test(name)) headers.set(name, value);
+  }
+  const request = new Request(upgrade?.url ?? 'http://localhost/graphql', { headers });
+  try {
+    return await engine.authenticate(request);
+  } catch (error) {
+    if (isSwitchboardError(error) && (error.code === 'unauthorized' || error.code === 'forbidden'))
+      return null;
+    engine.logger.log('error', 'graphql-ws authentication failed', { error: String(error) });
+    // graphql-ws closes with 4500 and this message as the reason: keep it generic.
+    throw new Error('Internal server error');
+  }
+}
