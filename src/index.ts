@@ -14,6 +14,7 @@
 
 export {
   type Authenticate,
+  anonymousPrincipal,
   canSeeClient,
   type Principal,
   requireScope,

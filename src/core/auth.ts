@@ -21,8 +21,11 @@ export const SCOPES = {
 export type Scope = keyof typeof SCOPES | (string & {});
 
 export interface Principal {
-  /** `user`: a signed-in client acting through an OAuth app; `service`: an API key or machine client. */
-  readonly kind: 'user' | 'service';
+  /**
+   * `user`: a signed-in client acting through an OAuth app; `service`: an API key or machine client;
+   * `anonymous`: no credentials were sent (it holds no scope).
+   */
+  readonly kind: 'user' | 'service' | 'anonymous';
   /** Stable id of the caller: the user's client id, the API key id, or the OAuth client id. */
   readonly subject: string;
   readonly scopes: ReadonlySet<string>;
@@ -38,9 +41,18 @@ export interface Principal {
 /** Turns a request's credentials into a principal; throws `unauthorized` when they are missing or bad. */
 export type Authenticate = (request: Request) => Promise<Principal>;
 
-/** Throws `forbidden` (OAuth `insufficient_scope`) unless the principal holds `scope`. */
+/**
+ * Throws unless the principal holds `scope`: `unauthorized` for an anonymous caller (send credentials),
+ * `forbidden` (OAuth `insufficient_scope`) for one whose credentials lack it.
+ */
 export function requireScope(principal: Principal, scope: Scope): void {
   if (principal.scopes.has(scope)) return;
+  if (principal.kind === 'anonymous') {
+    throw new SwitchboardError(
+      'unauthorized',
+      `This needs credentials with the scope ${scope}: send Authorization: Bearer <access token or API key>.`,
+    );
+  }
   throw new SwitchboardError('forbidden', `This needs the scope ${scope}.`, {
     details: [{ field: 'scope', code: 'insufficient_scope', message: `Missing scope: ${scope}` }],
   });
@@ -53,6 +65,9 @@ export function requireScope(principal: Principal, scope: Scope): void {
 export function canSeeClient(principal: Principal, clientId: string): boolean {
   return principal.userId === undefined || principal.userId === clientId;
 }
+
+/** The caller who sent no credentials: it may reach only what needs no scope (e.g. GraphQL `__typename`). */
+export const anonymousPrincipal: Principal = { kind: 'anonymous', subject: 'anonymous', scopes: new Set() };
 
 /**
  * A principal with every scope, for hosts that authenticate upstream (a gateway, mTLS) and for tests.

@@ -1,5 +1,5 @@
 import { execute, type GraphQLFormattedError, getOperationAST, OperationTypeNode } from 'graphql';
-import type { Principal } from '../core/auth.js';
+import { anonymousPrincipal, type Principal } from '../core/auth.js';
 import { isSwitchboardError, SwitchboardError } from '../core/errors.js';
 import { readJson } from '../internal/body.js';
 import { createEngine, type Engine, type GraphQLOptions } from './engine.js';
@@ -47,7 +47,7 @@ export function createGraphQLHandler(
             status: 406,
           },
         );
-      const principal = await engine.authenticate(request);
+      const principal = await authenticateOrAnonymous(engine, request);
       const { params, close } = await readParams(request, engine, uploads);
       try {
         return await run(engine, request, params, principal, media);
@@ -58,6 +58,22 @@ export function createGraphQLHandler(
       return errorResponse(engine, error, media ?? 'application/json');
     }
   };
+}
+
+/**
+ * A request that sends no credentials at all runs as anonymous, so schema-only operations
+ * (`__typename`, introspection) work for tools and audits; any field that needs a scope then answers 401.
+ * Bad credentials still fail at once.
+ */
+async function authenticateOrAnonymous(engine: Engine, request: Request): Promise<Principal> {
+  try {
+    return await engine.authenticate(request);
+  } catch (error) {
+    const missing =
+      !request.headers.has('authorization') && !new URL(request.url).searchParams.has('access_token');
+    if (missing && isSwitchboardError(error) && error.code === 'unauthorized') return anonymousPrincipal;
+    throw error;
+  }
 }
 
 interface RequestParams {
@@ -127,6 +143,9 @@ async function run(
   const body: { data?: unknown; errors?: GraphQLFormattedError[] } = {};
   if ('data' in result) body.data = result.data;
   if (result.errors?.length) body.errors = engine.format(result.errors);
+  if (body.errors?.some((e) => e.extensions?.code === 'unauthorized')) {
+    return resultResponse(body, media, 401, { 'www-authenticate': 'Bearer' });
+  }
   return resultResponse(body, media);
 }
 

@@ -25,6 +25,8 @@ export interface ServeOptions {
   readonly onShutdown?: () => Promise<void>;
   /** Signals that start a graceful shutdown. Default SIGTERM and SIGINT; `[]` leaves signals alone. */
   readonly shutdownSignals?: readonly NodeJS.Signals[];
+  /** Largest WebSocket message accepted; bigger ones close the socket with 1009 before buffering (default 1 MiB). */
+  readonly maxWebSocketMessageBytes?: number;
   /** How long in-flight requests may take to finish before their connections are cut (default 10 s). */
   readonly drainTimeoutMs?: number;
   readonly logger?: Logger;
@@ -90,6 +92,7 @@ export async function serve(options: ServeOptions): Promise<NodeServer> {
   };
   const sockets = new WebSocketServer({
     noServer: true,
+    maxPayload: options.maxWebSocketMessageBytes ?? 1024 * 1024,
     handleProtocols: (protocols, req) => {
       const route = routeOf(req);
       if (route?.handleProtocols) return route.handleProtocols(protocols, req);

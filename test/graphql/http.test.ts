@@ -163,3 +163,42 @@ describe('GraphQL over HTTP with introspection off', () => {
     expect((await server.gql('{ __typename }')).body).toEqual({ data: { __typename: 'Query' } });
   });
 });
+
+describe('GraphQL over HTTP behind the default OAuth guard', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer({ authenticate: undefined });
+  });
+  afterAll(() => server.close());
+
+  const post = (query: string, headers: Record<string, string> = {}): Promise<Response> =>
+    fetch(server.url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/graphql-response+json',
+        ...headers,
+      },
+      body: JSON.stringify({ query }),
+    });
+
+  it('passes the GraphQL-over-HTTP audit without credentials (schema-only operations)', async () => {
+    const results = await auditServer({ url: server.url });
+    expect(results.filter((r) => r.status !== 'ok').map((r) => `${r.id} ${r.name}`)).toEqual([]);
+  });
+
+  it('answers 401 with a Bearer challenge when a field needs credentials and none were sent', async () => {
+    const response = await post('{ clients { id } }');
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toBe('Bearer');
+    const body = await response.json();
+    expect(body.errors[0].extensions.code).toBe('unauthorized');
+    expect(body.errors[0].message).toContain('crm.clients.read');
+  });
+
+  it('refuses bad credentials outright, even for schema-only operations', async () => {
+    const response = await post('{ __typename }', { authorization: 'Bearer sbat_not-a-real-token' });
+    expect(response.status).toBe(401);
+    expect((await response.json()).errors[0].extensions.code).toBe('unauthorized');
+  });
+});

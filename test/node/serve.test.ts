@@ -136,6 +136,27 @@ describe('node adapter', () => {
     await server.close();
     expect(await closeCode).toBe(1001);
   });
+
+  it('closes a WebSocket that sends a message over the size limit, before buffering it', async () => {
+    const received: number[] = [];
+    const server = await start({
+      fetch: async () => new Response('http'),
+      maxWebSocketMessageBytes: 1024,
+      websockets: [
+        {
+          path: '/ws',
+          onConnection: (socket) => socket.on('message', (d) => received.push(String(d).length)),
+        },
+      ],
+    });
+    const socket = new WebSocket(`${server.url.replace('http', 'ws')}/ws`);
+    await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+    const closed = new Promise<number>((resolve) => socket.once('close', (code) => resolve(code)));
+    socket.send('x'.repeat(1024));
+    socket.send('x'.repeat(1025));
+    expect(await closed).toBe(1009);
+    expect(received).toEqual([1024]);
+  });
 });
 
 describe('switchboard over HTTP', () => {
