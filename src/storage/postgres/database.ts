@@ -1,0 +1,92 @@
+import type { Pool, PoolClient, QueryResultRow } from 'pg';
+import { SwitchboardError } from '../../core/errors.js';
+
+/** What a store needs to run SQL: the pool outside a transaction, the transaction's client inside one. */
+export interface Queryable {
+  query<R extends QueryResultRow>(text: string, values?: readonly unknown[]): Promise<{ rows: R[] }>;
+}
+
+/** The SQL runner every store uses: errors come out as SwitchboardErrors where the caller can act on them. */
+export interface Database {
+  /** Runs one statement and returns its rows. */
+  rows<R extends QueryResultRow>(text: string, values?: readonly unknown[]): Promise<R[]>;
+  /** Runs one statement and returns its first row, if any. */
+  row<R extends QueryResultRow>(text: string, values?: readonly unknown[]): Promise<R | undefined>;
+  /** True inside `storage.transaction`: a failed statement there aborts the whole transaction. */
+  readonly inTransaction: boolean;
+  /**
+   * Runs several statements as one transaction: joins the current one inside `storage.transaction`,
+   * otherwise opens its own on a dedicated connection.
+   */
+  atomic<T>(work: (db: Database) => Promise<T>): Promise<T>;
+}
+
+/** Opens a transaction on a connection of its own; given by the storage to the outer stores. */
+export type TransactionRunner = <T>(work: (db: Database) => Promise<T>) => Promise<T>;
+
+export interface DatabaseOptions {
+  /** How to run `atomic` work; absent inside a transaction, where the work joins it. */
+  readonly begin?: TransactionRunner;
+}
+
+export function database(target: Pool | PoolClient | Queryable, options: DatabaseOptions = {}): Database {
+  const db = target as Queryable;
+  const rows = async <R extends QueryResultRow>(text: string, values?: readonly unknown[]): Promise<R[]> => {
+    try {
+      return (await db.query<R>(text, values as unknown[])).rows;
+    } catch (error) {
+      throw translate(error);
+    }
+  };
+  const self: Database = {
+    rows,
+    async row<R extends QueryResultRow>(text: string, values?: readonly unknown[]): Promise<R | undefined> {
+      return (await rows<R>(text, values))[0];
+    },
+    inTransaction: options.begin === undefined,
+    atomic: (work) => (options.begin ? options.begin(work) : work(self)),
+  };
+  return self;
+}
+
+/** The SQLSTATE of a driver error, if it has one. */
+export function sqlState(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+const UNAVAILABLE_STATES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  '57P01', // admin_shutdown
+  '57P02', // crash_shutdown
+  '57P03', // cannot_connect_now
+  '53300', // too_many_connections
+]);
+
+/**
+ * Turns "the database is not there" into a SwitchboardError `unavailable` (503 at every interface, and
+ * `/readyz` says so); anything else is left as it is, a bug or an outage the host must see in full.
+ */
+export function translate(error: unknown): unknown {
+  if (error instanceof SwitchboardError) return error;
+  const state = sqlState(error);
+  const message = error instanceof Error ? error.message : '';
+  if (
+    (state !== undefined && (UNAVAILABLE_STATES.has(state) || state.startsWith('08'))) ||
+    /Connection terminated|timeout exceeded when trying to connect/i.test(message)
+  ) {
+    return new SwitchboardError('unavailable', 'The database cannot be reached; try again shortly.', {
+      cause: error,
+    });
+  }
+  return error;
+}
+
+/** PostgreSQL `timestamptz` comes back as a Date; records carry ISO-8601 text. */
+export function iso(value: Date | string): string {
+  return value instanceof Date ? value.toISOString() : new Date(value).toISOString();
+}

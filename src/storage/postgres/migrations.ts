@@ -1,0 +1,230 @@
+/**
+ * The schema, as numbered steps. A step is never edited once released: changes are new steps, so every
+ * database can be brought from any past version to the current one. Table names carry a
+ * `switchboard_` prefix so the adapter can share a database with the host's own tables.
+ */
+export interface Migration {
+  readonly version: number;
+  readonly name: string;
+  readonly sql: string;
+}
+
+// Ids use the "C" collation so `ORDER BY created_at, id` breaks ties by code unit, as the memory
+// adapter does, whatever the database's locale is.
+const core = `
+CREATE TABLE switchboard_clients (
+  id text COLLATE "C" PRIMARY KEY,
+  name text NOT NULL,
+  email text NOT NULL,
+  phone text,
+  city text,
+  created_at timestamptz NOT NULL,
+  updated_at timestamptz NOT NULL,
+  version integer NOT NULL,
+  CONSTRAINT switchboard_clients_email_key UNIQUE (email)
+);
+CREATE INDEX switchboard_clients_created_idx ON switchboard_clients (created_at, id);
+CREATE INDEX switchboard_clients_city_idx ON switchboard_clients (city, created_at, id);
+
+CREATE TABLE switchboard_orders (
+  id text COLLATE "C" PRIMARY KEY,
+  client_id text COLLATE "C" NOT NULL,
+  status text NOT NULL,
+  total numeric NOT NULL,
+  currency text NOT NULL,
+  created_at timestamptz NOT NULL,
+  updated_at timestamptz NOT NULL,
+  version integer NOT NULL
+);
+CREATE INDEX switchboard_orders_client_idx ON switchboard_orders (client_id, created_at, id);
+CREATE INDEX switchboard_orders_client_status_idx
+  ON switchboard_orders (client_id, status, created_at, id);
+
+CREATE TABLE switchboard_messages (
+  id text COLLATE "C" PRIMARY KEY,
+  chatbot_id text NOT NULL,
+  visitor_id text NOT NULL,
+  content text NOT NULL,
+  sent_at timestamptz NOT NULL
+);
+CREATE INDEX switchboard_messages_chatbot_idx ON switchboard_messages (chatbot_id, sent_at, id);
+CREATE INDEX switchboard_messages_visitor_idx
+  ON switchboard_messages (chatbot_id, visitor_id, sent_at, id);
+
+-- Pending events only: a relayed event is deleted. seq keeps append order across relays.
+CREATE TABLE switchboard_outbox (
+  seq bigserial PRIMARY KEY,
+  id text NOT NULL UNIQUE,
+  type text NOT NULL,
+  occurred_at text NOT NULL,
+  data json NOT NULL,
+  lease_until bigint NOT NULL DEFAULT 0
+);
+
+CREATE TABLE switchboard_idempotency (
+  key text PRIMARY KEY,
+  done boolean NOT NULL,
+  result text,
+  until_ms bigint NOT NULL,
+  claim_token text
+);
+CREATE INDEX switchboard_idempotency_until_idx ON switchboard_idempotency (until_ms);
+
+-- Events published on the cross-instance bus; NOTIFY carries a reference to a row, never the event.
+CREATE TABLE switchboard_bus_events (
+  seq bigserial PRIMARY KEY,
+  id text NOT NULL UNIQUE,
+  origin text NOT NULL,
+  type text NOT NULL,
+  occurred_at text NOT NULL,
+  data json NOT NULL,
+  published_ms bigint NOT NULL
+);
+CREATE INDEX switchboard_bus_events_published_idx ON switchboard_bus_events (published_ms);
+`;
+
+// Token and code instants are epoch milliseconds (bigint), as the OAuth contract compares them.
+const oauth = `
+CREATE TABLE switchboard_oauth_clients (
+  id text COLLATE "C" PRIMARY KEY,
+  name text NOT NULL,
+  secret_hash text,
+  redirect_uris text[] NOT NULL,
+  scopes text[] NOT NULL,
+  grant_types text[] NOT NULL,
+  created_at timestamptz NOT NULL
+);
+CREATE INDEX switchboard_oauth_clients_created_idx ON switchboard_oauth_clients (created_at, id);
+
+CREATE TABLE switchboard_oauth_codes (
+  code_hash text PRIMARY KEY,
+  client_id text NOT NULL,
+  user_id text NOT NULL,
+  redirect_uri text NOT NULL,
+  scopes text[] NOT NULL,
+  code_challenge text,
+  nonce text,
+  grant_id text NOT NULL,
+  created_at bigint NOT NULL,
+  expires_at bigint NOT NULL,
+  consumed_at bigint
+);
+CREATE INDEX switchboard_oauth_codes_expires_idx ON switchboard_oauth_codes (expires_at);
+CREATE INDEX switchboard_oauth_codes_grant_idx ON switchboard_oauth_codes (grant_id);
+
+CREATE TABLE switchboard_oauth_grants (
+  id text PRIMARY KEY,
+  client_id text NOT NULL,
+  user_id text,
+  scopes text[] NOT NULL,
+  created_at bigint NOT NULL,
+  expires_at bigint NOT NULL,
+  revoked_at bigint
+);
+CREATE INDEX switchboard_oauth_grants_client_idx ON switchboard_oauth_grants (client_id) WHERE revoked_at IS NULL;
+CREATE INDEX switchboard_oauth_grants_expires_idx ON switchboard_oauth_grants (expires_at);
+
+CREATE TABLE switchboard_oauth_refresh_tokens (
+  token_hash text PRIMARY KEY,
+  grant_id text NOT NULL,
+  created_at bigint NOT NULL,
+  expires_at bigint NOT NULL,
+  used_at bigint
+);
+CREATE INDEX switchboard_oauth_refresh_tokens_grant_idx ON switchboard_oauth_refresh_tokens (grant_id);
+CREATE INDEX switchboard_oauth_refresh_tokens_expires_idx ON switchboard_oauth_refresh_tokens (expires_at);
+
+CREATE TABLE switchboard_oauth_access_tokens (
+  token_hash text PRIMARY KEY,
+  grant_id text NOT NULL,
+  client_id text NOT NULL,
+  user_id text,
+  scopes text[] NOT NULL,
+  created_at bigint NOT NULL,
+  expires_at bigint NOT NULL
+);
+CREATE INDEX switchboard_oauth_access_tokens_grant_idx ON switchboard_oauth_access_tokens (grant_id);
+CREATE INDEX switchboard_oauth_access_tokens_expires_idx ON switchboard_oauth_access_tokens (expires_at);
+
+CREATE TABLE switchboard_api_keys (
+  id text COLLATE "C" PRIMARY KEY,
+  prefix text NOT NULL,
+  hash text NOT NULL UNIQUE,
+  name text NOT NULL,
+  scopes text[] NOT NULL,
+  created_at timestamptz NOT NULL,
+  revoked_at timestamptz,
+  last_used_at timestamptz
+);
+CREATE INDEX switchboard_api_keys_created_idx ON switchboard_api_keys (created_at, id);
+`;
+
+// Secrets are stored as given (HMAC needs them); `json` keeps their order and fields exactly.
+const webhooks = `
+CREATE TABLE switchboard_webhook_endpoints (
+  id text COLLATE "C" PRIMARY KEY,
+  url text NOT NULL,
+  description text NOT NULL,
+  event_types text[] NOT NULL,
+  secrets json NOT NULL,
+  scheme text NOT NULL,
+  enabled boolean NOT NULL,
+  disabled_reason text,
+  failing_since timestamptz,
+  created_at timestamptz NOT NULL,
+  updated_at timestamptz NOT NULL,
+  version integer NOT NULL
+);
+CREATE INDEX switchboard_webhook_endpoints_created_idx ON switchboard_webhook_endpoints (created_at, id);
+
+CREATE TABLE switchboard_webhook_deliveries (
+  id text COLLATE "C" PRIMARY KEY,
+  endpoint_id text COLLATE "C" NOT NULL,
+  event_id text NOT NULL,
+  event_type text NOT NULL,
+  payload text NOT NULL,
+  status text NOT NULL,
+  attempts integer NOT NULL,
+  next_attempt_at timestamptz,
+  leased_by text,
+  lease_until timestamptz,
+  last_status_code integer,
+  last_error text,
+  created_at timestamptz NOT NULL,
+  updated_at timestamptz NOT NULL,
+  CONSTRAINT switchboard_webhook_deliveries_event_endpoint_key UNIQUE (event_id, endpoint_id)
+);
+-- The queue: pending deliveries of an endpoint, oldest due first (claims, per-endpoint lease counts).
+CREATE INDEX switchboard_webhook_deliveries_due_idx
+  ON switchboard_webhook_deliveries (endpoint_id, next_attempt_at, id) WHERE status = 'pending';
+CREATE INDEX switchboard_webhook_deliveries_next_idx
+  ON switchboard_webhook_deliveries (next_attempt_at) WHERE status = 'pending';
+-- The delivery log: newest first, by endpoint and status.
+CREATE INDEX switchboard_webhook_deliveries_created_idx
+  ON switchboard_webhook_deliveries (created_at DESC, id DESC);
+CREATE INDEX switchboard_webhook_deliveries_endpoint_idx
+  ON switchboard_webhook_deliveries (endpoint_id, created_at DESC, id DESC);
+CREATE INDEX switchboard_webhook_deliveries_status_idx
+  ON switchboard_webhook_deliveries (status, created_at DESC, id DESC);
+
+CREATE TABLE switchboard_webhook_attempts (
+  seq bigserial PRIMARY KEY,
+  id text NOT NULL UNIQUE,
+  delivery_id text NOT NULL,
+  endpoint_id text NOT NULL,
+  number integer NOT NULL,
+  started_at timestamptz NOT NULL,
+  duration_ms integer NOT NULL,
+  status_code integer,
+  response_excerpt text,
+  error text,
+  succeeded boolean NOT NULL
+);
+CREATE INDEX switchboard_webhook_attempts_delivery_idx ON switchboard_webhook_attempts (delivery_id, seq);
+`;
+
+export const MIGRATIONS: readonly Migration[] = [
+  { version: 1, name: 'core records, outbox, idempotency, bus', sql: core },
+  { version: 2, name: 'oauth and api keys', sql: oauth },
+  { version: 3, name: 'webhooks', sql: webhooks },
+];

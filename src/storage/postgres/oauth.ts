@@ -1,0 +1,303 @@
+import { SwitchboardError } from '../../core/errors.js';
+import type {
+  AccessTokenRecord,
+  AuthorizationCodeRecord,
+  GrantRecord,
+  OAuthClientRecord,
+  OAuthGrantType,
+  OAuthStores,
+  RefreshTokenRecord,
+} from '../contract/index.js';
+import { type Database, iso } from './database.js';
+
+// Epoch-millisecond columns are bigint, which the driver returns as text.
+const ms = (value: string | number): number => Number(value);
+const msOrNull = (value: string | number | null): number | null => (value === null ? null : Number(value));
+
+interface ClientRow {
+  id: string;
+  name: string;
+  secret_hash: string | null;
+  redirect_uris: string[];
+  scopes: string[];
+  grant_types: OAuthGrantType[];
+  created_at: Date;
+}
+
+const toClient = (r: ClientRow): OAuthClientRecord => ({
+  id: r.id,
+  name: r.name,
+  secretHash: r.secret_hash,
+  redirectUris: r.redirect_uris,
+  scopes: r.scopes,
+  grantTypes: r.grant_types,
+  createdAt: iso(r.created_at),
+});
+
+interface CodeRow {
+  code_hash: string;
+  client_id: string;
+  user_id: string;
+  redirect_uri: string;
+  scopes: string[];
+  code_challenge: string | null;
+  nonce: string | null;
+  grant_id: string;
+  created_at: string;
+  expires_at: string;
+  consumed_at: string | null;
+}
+
+const toCode = (r: CodeRow): AuthorizationCodeRecord => ({
+  codeHash: r.code_hash,
+  clientId: r.client_id,
+  userId: r.user_id,
+  redirectUri: r.redirect_uri,
+  scopes: r.scopes,
+  codeChallenge: r.code_challenge,
+  nonce: r.nonce,
+  grantId: r.grant_id,
+  createdAt: ms(r.created_at),
+  expiresAt: ms(r.expires_at),
+  consumedAt: msOrNull(r.consumed_at),
+});
+
+interface GrantRow {
+  id: string;
+  client_id: string;
+  user_id: string | null;
+  scopes: string[];
+  created_at: string;
+  expires_at: string;
+  revoked_at: string | null;
+}
+
+const toGrant = (r: GrantRow): GrantRecord => ({
+  id: r.id,
+  clientId: r.client_id,
+  userId: r.user_id,
+  scopes: r.scopes,
+  createdAt: ms(r.created_at),
+  expiresAt: ms(r.expires_at),
+  revokedAt: msOrNull(r.revoked_at),
+});
+
+interface RefreshRow {
+  token_hash: string;
+  grant_id: string;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
+}
+
+const toRefresh = (r: RefreshRow): RefreshTokenRecord => ({
+  tokenHash: r.token_hash,
+  grantId: r.grant_id,
+  createdAt: ms(r.created_at),
+  expiresAt: ms(r.expires_at),
+  usedAt: msOrNull(r.used_at),
+});
+
+interface AccessRow {
+  token_hash: string;
+  grant_id: string;
+  client_id: string;
+  user_id: string | null;
+  scopes: string[];
+  created_at: string;
+  expires_at: string;
+}
+
+const toAccess = (r: AccessRow): AccessTokenRecord => ({
+  tokenHash: r.token_hash,
+  grantId: r.grant_id,
+  clientId: r.client_id,
+  userId: r.user_id,
+  scopes: r.scopes,
+  createdAt: ms(r.created_at),
+  expiresAt: ms(r.expires_at),
+});
+
+const CODE_COLUMNS =
+  'code_hash, client_id, user_id, redirect_uri, scopes, code_challenge, nonce, grant_id, created_at, expires_at, consumed_at';
+const GRANT_COLUMNS = 'id, client_id, user_id, scopes, created_at, expires_at, revoked_at';
+const REFRESH_COLUMNS = 'token_hash, grant_id, created_at, expires_at, used_at';
+const ACCESS_COLUMNS = 'token_hash, grant_id, client_id, user_id, scopes, created_at, expires_at';
+
+/**
+ * OAuth records. Codes are consumed and refresh tokens used by one conditional
+ * `UPDATE … WHERE consumed_at IS NULL`: concurrent callers queue on the row lock and only the first
+ * finds it unused, so exactly one wins across every instance.
+ */
+export function postgresOAuthStores(db: Database): OAuthStores {
+  return {
+    clients: {
+      async get(id) {
+        const row = await db.row<ClientRow>('SELECT * FROM switchboard_oauth_clients WHERE id = $1', [id]);
+        return row ? toClient(row) : null;
+      },
+      async list() {
+        return (
+          await db.rows<ClientRow>('SELECT * FROM switchboard_oauth_clients ORDER BY created_at, id')
+        ).map(toClient);
+      },
+      async insert(c) {
+        const inserted = await db.row(
+          `INSERT INTO switchboard_oauth_clients (id, name, secret_hash, redirect_uris, scopes, grant_types, created_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING RETURNING id`,
+          [c.id, c.name, c.secretHash, c.redirectUris, c.scopes, c.grantTypes, c.createdAt],
+        );
+        if (!inserted) {
+          throw new SwitchboardError('conflict', `An OAuth client with id "${c.id}" already exists.`);
+        }
+      },
+      async delete(id) {
+        return (
+          (await db.row('DELETE FROM switchboard_oauth_clients WHERE id = $1 RETURNING id', [id])) !==
+          undefined
+        );
+      },
+    },
+
+    codes: {
+      async insert(c) {
+        await db.rows(
+          `INSERT INTO switchboard_oauth_codes (${CODE_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+           ON CONFLICT (code_hash) DO UPDATE SET client_id = $2, user_id = $3, redirect_uri = $4, scopes = $5,
+             code_challenge = $6, nonce = $7, grant_id = $8, created_at = $9, expires_at = $10, consumed_at = $11`,
+          [
+            c.codeHash,
+            c.clientId,
+            c.userId,
+            c.redirectUri,
+            c.scopes,
+            c.codeChallenge,
+            c.nonce,
+            c.grantId,
+            c.createdAt,
+            c.expiresAt,
+            c.consumedAt,
+          ],
+        );
+      },
+      async consume(codeHash, now) {
+        const won = await db.row<CodeRow>(
+          `UPDATE switchboard_oauth_codes SET consumed_at = $2 WHERE code_hash = $1 AND consumed_at IS NULL
+           RETURNING ${CODE_COLUMNS}`,
+          [codeHash, now],
+        );
+        if (won) return { state: 'consumed', code: toCode(won) };
+        const seen = await db.row<CodeRow>(
+          `SELECT ${CODE_COLUMNS} FROM switchboard_oauth_codes WHERE code_hash = $1`,
+          [codeHash],
+        );
+        return seen ? { state: 'reused', code: toCode(seen) } : { state: 'missing' };
+      },
+    },
+
+    grants: {
+      async insert(g) {
+        const inserted = await db.row(
+          `INSERT INTO switchboard_oauth_grants (${GRANT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7)
+           ON CONFLICT DO NOTHING RETURNING id`,
+          [g.id, g.clientId, g.userId, g.scopes, g.createdAt, g.expiresAt, g.revokedAt],
+        );
+        if (!inserted) throw new SwitchboardError('conflict', `A grant with id "${g.id}" already exists.`);
+      },
+      async get(id) {
+        const row = await db.row<GrantRow>(
+          `SELECT ${GRANT_COLUMNS} FROM switchboard_oauth_grants WHERE id = $1`,
+          [id],
+        );
+        return row ? toGrant(row) : null;
+      },
+      async revoke(id, now) {
+        const row = await db.row(
+          'UPDATE switchboard_oauth_grants SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1 RETURNING id',
+          [id, now],
+        );
+        return row !== undefined;
+      },
+      async revokeByClient(clientId, now) {
+        const rows = await db.rows(
+          `UPDATE switchboard_oauth_grants SET revoked_at = $2
+           WHERE client_id = $1 AND revoked_at IS NULL RETURNING id`,
+          [clientId, now],
+        );
+        return rows.length;
+      },
+    },
+
+    refreshTokens: {
+      async insert(t) {
+        await db.rows(
+          `INSERT INTO switchboard_oauth_refresh_tokens (${REFRESH_COLUMNS}) VALUES ($1, $2, $3, $4, $5)
+           ON CONFLICT (token_hash) DO UPDATE SET grant_id = $2, created_at = $3, expires_at = $4, used_at = $5`,
+          [t.tokenHash, t.grantId, t.createdAt, t.expiresAt, t.usedAt],
+        );
+      },
+      async get(tokenHash) {
+        const row = await db.row<RefreshRow>(
+          `SELECT ${REFRESH_COLUMNS} FROM switchboard_oauth_refresh_tokens WHERE token_hash = $1`,
+          [tokenHash],
+        );
+        return row ? toRefresh(row) : null;
+      },
+      async use(tokenHash, now) {
+        const won = await db.row<RefreshRow>(
+          `UPDATE switchboard_oauth_refresh_tokens SET used_at = $2 WHERE token_hash = $1 AND used_at IS NULL
+           RETURNING ${REFRESH_COLUMNS}`,
+          [tokenHash, now],
+        );
+        if (won) return { state: 'fresh', token: toRefresh(won) };
+        const seen = await db.row<RefreshRow>(
+          `SELECT ${REFRESH_COLUMNS} FROM switchboard_oauth_refresh_tokens WHERE token_hash = $1`,
+          [tokenHash],
+        );
+        return seen ? { state: 'used', token: toRefresh(seen) } : { state: 'missing' };
+      },
+    },
+
+    accessTokens: {
+      async insert(t) {
+        await db.rows(
+          `INSERT INTO switchboard_oauth_access_tokens (${ACCESS_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7)
+           ON CONFLICT (token_hash) DO UPDATE SET grant_id = $2, client_id = $3, user_id = $4, scopes = $5,
+             created_at = $6, expires_at = $7`,
+          [t.tokenHash, t.grantId, t.clientId, t.userId, t.scopes, t.createdAt, t.expiresAt],
+        );
+      },
+      async get(tokenHash) {
+        const row = await db.row<AccessRow>(
+          `SELECT ${ACCESS_COLUMNS} FROM switchboard_oauth_access_tokens WHERE token_hash = $1`,
+          [tokenHash],
+        );
+        return row ? toAccess(row) : null;
+      },
+      async delete(tokenHash) {
+        const row = await db.row(
+          'DELETE FROM switchboard_oauth_access_tokens WHERE token_hash = $1 RETURNING token_hash',
+          [tokenHash],
+        );
+        return row !== undefined;
+      },
+    },
+
+    async deleteExpired(before) {
+      // One statement, so the count and the deletions agree even with concurrent sweepers.
+      const row = await db.row<{ n: string }>(
+        `WITH gone AS (DELETE FROM switchboard_oauth_grants WHERE expires_at < $1 RETURNING id),
+              codes AS (DELETE FROM switchboard_oauth_codes
+                        WHERE expires_at < $1 OR grant_id IN (SELECT id FROM gone) RETURNING 1),
+              refresh AS (DELETE FROM switchboard_oauth_refresh_tokens
+                          WHERE expires_at < $1 OR grant_id IN (SELECT id FROM gone) RETURNING 1),
+              access AS (DELETE FROM switchboard_oauth_access_tokens
+                         WHERE expires_at < $1 OR grant_id IN (SELECT id FROM gone) RETURNING 1)
+         SELECT (SELECT count(*) FROM gone) + (SELECT count(*) FROM codes)
+              + (SELECT count(*) FROM refresh) + (SELECT count(*) FROM access) AS n`,
+        [before],
+      );
+      return Number(row?.n ?? 0);
+    },
+  };
+}

@@ -1,0 +1,52 @@
+import type { DomainEvent } from '../../core/events.js';
+import type { OutboxStore } from '../contract/index.js';
+import type { Database } from './database.js';
+
+interface EventRow {
+  id: string;
+  type: string;
+  occurred_at: string;
+  data: Record<string, unknown>;
+}
+
+export function toEvent(row: EventRow): DomainEvent {
+  return { id: row.id, type: row.type, occurredAt: row.occurred_at, data: row.data };
+}
+
+/**
+ * The outbox on PostgreSQL. `claim` locks the oldest free rows with `FOR UPDATE SKIP LOCKED`, so relays
+ * in many processes take disjoint batches without waiting on each other, and stamps a lease: a relay
+ * that dies holds its events only until the lease ends. Relayed events are deleted.
+ */
+export function postgresOutboxStore(db: Database): OutboxStore {
+  return {
+    async append(event) {
+      // `json`, not `jsonb`: the data comes back with its keys in the order they were written.
+      await db.rows('INSERT INTO switchboard_outbox (id, type, occurred_at, data) VALUES ($1, $2, $3, $4)', [
+        event.id,
+        event.type,
+        event.occurredAt,
+        JSON.stringify(event.data),
+      ]);
+    },
+
+    async claim({ now, limit, leaseMs }) {
+      const rows = await db.rows<EventRow & { seq: string }>(
+        `WITH free AS (
+           SELECT seq FROM switchboard_outbox WHERE lease_until <= $1
+           ORDER BY seq LIMIT $2 FOR UPDATE SKIP LOCKED
+         )
+         UPDATE switchboard_outbox o SET lease_until = $3 FROM free WHERE o.seq = free.seq
+         RETURNING o.seq, o.id, o.type, o.occurred_at, o.data`,
+        [now, limit, now + leaseMs],
+      );
+      // UPDATE … RETURNING does not keep the CTE's order.
+      return rows.sort((a, b) => Number(a.seq) - Number(b.seq)).map(toEvent);
+    },
+
+    async markRelayed(ids) {
+      if (ids.length === 0) return;
+      await db.rows('DELETE FROM switchboard_outbox WHERE id = ANY($1::text[])', [[...ids]]);
+    },
+  };
+}

@@ -1,0 +1,103 @@
+import type { Pool, PoolClient } from 'pg';
+import { type Logger, silentLogger } from '../../core/runtime.js';
+import type { Storage, Stores } from '../contract/index.js';
+import { postgresApiKeyStore } from './api-keys.js';
+import { postgresClientStore } from './clients.js';
+import { connect, type PostgresConnectionOptions } from './connection.js';
+import { type Database, database, translate } from './database.js';
+import { postgresIdempotencyStore, type SweepSchedule } from './idempotency.js';
+import { postgresMessageStore } from './messages.js';
+import { type MigrationResult, runMigrations } from './migrate.js';
+import { postgresOAuthStores } from './oauth.js';
+import { postgresOrderStore } from './orders.js';
+import { postgresOutboxStore } from './outbox.js';
+import { type SweepResult, sweepExpired } from './sweep.js';
+import { postgresWebhookStores } from './webhooks.js';
+
+export type PostgresStorageOptions = PostgresConnectionOptions & {
+  readonly logger?: Logger;
+};
+
+/** The PostgreSQL adapter: the storage contract plus schema migrations and housekeeping. */
+export interface PostgresStorage extends Storage {
+  /** The pool every store queries through (the host's, or the one made from the connection string). */
+  readonly pool: Pool;
+  /**
+   * Brings the schema to the current version. Idempotent, and safe when many instances call it at
+   * once: one migrates, the others wait for it and find nothing to do.
+   */
+  migrate(): Promise<MigrationResult>;
+  /** Deletes what has expired by `now` (epoch ms): idempotency keys and other short-lived records. */
+  sweep(options: { readonly now: number }): Promise<SweepResult>;
+}
+
+/**
+ * Stores every record in PostgreSQL through the `pg` driver. Call `migrate()` once at start-up.
+ *
+ * @example
+ * import { createPostgresStorage } from 'switchboard-kit/storage/postgres';
+ * const storage = createPostgresStorage({ connectionString: 'postgres://app@localhost/switchboard' });
+ * await storage.migrate();
+ * const switchboard = createSwitchboard({ storage });
+ */
+export function createPostgresStorage(options: PostgresStorageOptions): PostgresStorage {
+  const logger = options.logger ?? silentLogger;
+  const connection = connect(options, logger);
+  const { pool } = connection;
+  const schedule: SweepSchedule = { nextSweep: 0 };
+
+  const stores = (db: Database): Stores => ({
+    clients: postgresClientStore(db),
+    orders: postgresOrderStore(db),
+    messages: postgresMessageStore(db),
+    outbox: postgresOutboxStore(db),
+    idempotency: postgresIdempotencyStore(db, schedule),
+    apiKeys: postgresApiKeyStore(db),
+    oauth: postgresOAuthStores(db),
+    webhooks: postgresWebhookStores(db),
+  });
+  async function inTransaction<T>(work: (db: Database) => Promise<T>): Promise<T> {
+    const client = await checkout(pool);
+    let broken = false;
+    // A connection lost mid-transaction emits 'error' on the client; the failed query reports it.
+    const onError = (): void => {
+      broken = true;
+    };
+    client.on('error', onError);
+    try {
+      await client.query('BEGIN');
+      const result = await work(database(client));
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {
+        broken = true;
+      });
+      throw translate(error);
+    } finally {
+      client.off('error', onError);
+      client.release(broken);
+    }
+  }
+  const outer = database(pool, { begin: inTransaction });
+
+  return {
+    ...stores(outer),
+    pool,
+    transaction: (work) => inTransaction((db) => work(stores(db))),
+    async ping() {
+      await outer.rows('SELECT 1');
+    },
+    migrate: () => runMigrations(pool),
+    sweep: ({ now }) => sweepExpired(outer, now),
+    close: () => connection.end(),
+  };
+}
+
+async function checkout(pool: Pool): Promise<PoolClient> {
+  try {
+    return await pool.connect();
+  } catch (error) {
+    throw translate(error);
+  }
+}

@@ -1,0 +1,212 @@
+import { SwitchboardError } from '../../core/errors.js';
+import { isoAt } from '../../core/runtime.js';
+import type {
+  WebhookDeliveryFilter,
+  WebhookDeliveryRecord,
+  WebhookDeliveryStatus,
+  WebhookDeliveryStore,
+} from '../contract/index.js';
+import { type Database, iso } from './database.js';
+
+interface DeliveryRow {
+  id: string;
+  endpoint_id: string;
+  event_id: string;
+  event_type: string;
+  payload: string;
+  status: WebhookDeliveryStatus;
+  attempts: number;
+  next_attempt_at: Date | null;
+  leased_by: string | null;
+  lease_until: Date | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: Date;
+  updated_at: Date;
+  total?: string;
+}
+
+const COLUMNS =
+  'id, endpoint_id, event_id, event_type, payload, status, attempts, next_attempt_at, leased_by, lease_until, last_status_code, last_error, created_at, updated_at';
+const TABLE = 'switchboard_webhook_deliveries';
+
+const toDelivery = (r: DeliveryRow): WebhookDeliveryRecord => ({
+  id: r.id,
+  endpointId: r.endpoint_id,
+  eventId: r.event_id,
+  eventType: r.event_type,
+  payload: r.payload,
+  status: r.status,
+  attempts: r.attempts,
+  nextAttemptAt: r.next_attempt_at && iso(r.next_attempt_at),
+  leasedBy: r.leased_by,
+  leaseUntil: r.lease_until && iso(r.lease_until),
+  lastStatusCode: r.last_status_code,
+  lastError: r.last_error,
+  createdAt: iso(r.created_at),
+  updatedAt: iso(r.updated_at),
+});
+
+/** The filter as SQL over parameters `$1…$5` (endpoint, status, from, before, ids). */
+const FILTER = `($1::text IS NULL OR endpoint_id = $1) AND ($2::text IS NULL OR status = $2)
+  AND ($3::timestamptz IS NULL OR created_at >= $3) AND ($4::timestamptz IS NULL OR created_at < $4)
+  AND ($5::text[] IS NULL OR id = ANY($5))`;
+
+const filterValues = (f: WebhookDeliveryFilter & { readonly ids?: readonly string[] }): unknown[] => [
+  f.endpointId ?? null,
+  f.status ?? null,
+  f.createdFrom ?? null,
+  f.createdBefore ?? null,
+  f.ids ? [...f.ids] : null,
+];
+
+/**
+ * The delivery queue. `claimDue` runs as one short transaction: it first locks the endpoints that
+ * have due deliveries (in id order, so claimers never deadlock), then, in a fresh snapshot that sees
+ * every lease committed before it, counts each endpoint's live leases and leases the oldest due
+ * deliveries up to `maxPerEndpoint`, skipping rows another transaction holds (`SKIP LOCKED`). Claimers
+ * of different endpoints never wait for each other; claimers of one endpoint wait a few milliseconds.
+ * A worker that dies holds its deliveries only until `lease_until`.
+ */
+export function postgresWebhookDeliveryStore(db: Database): WebhookDeliveryStore {
+  return {
+    async createIfAbsent(d) {
+      const inserted = await db.row(
+        `INSERT INTO ${TABLE} (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+         ON CONFLICT DO NOTHING RETURNING id`,
+        [
+          d.id,
+          d.endpointId,
+          d.eventId,
+          d.eventType,
+          d.payload,
+          d.status,
+          d.attempts,
+          d.nextAttemptAt,
+          d.leasedBy,
+          d.leaseUntil,
+          d.lastStatusCode,
+          d.lastError,
+          d.createdAt,
+          d.updatedAt,
+        ],
+      );
+      if (inserted) return true;
+      const existing = await db.row(`SELECT 1 FROM ${TABLE} WHERE event_id = $1 AND endpoint_id = $2`, [
+        d.eventId,
+        d.endpointId,
+      ]);
+      if (existing) return false;
+      throw new SwitchboardError('conflict', `Webhook delivery ${d.id} already exists.`);
+    },
+
+    async get(id) {
+      const row = await db.row<DeliveryRow>(`SELECT ${COLUMNS} FROM ${TABLE} WHERE id = $1`, [id]);
+      return row ? toDelivery(row) : null;
+    },
+
+    async list(filter, range) {
+      const rows = await db.rows<DeliveryRow>(
+        `SELECT t.total, d.* FROM (SELECT count(*) AS total FROM ${TABLE} WHERE ${FILTER}) t
+         LEFT JOIN LATERAL (
+           SELECT ${COLUMNS} FROM ${TABLE} WHERE ${FILTER}
+           ORDER BY created_at DESC, id DESC LIMIT $6 OFFSET $7
+         ) d ON true`,
+        [...filterValues(filter), range.limit, range.offset],
+      );
+      return { items: rows.filter((r) => r.id !== null).map(toDelivery), total: Number(rows[0]?.total ?? 0) };
+    },
+
+    async claimDue({ now, limit, leaseMs, workerId, maxPerEndpoint }) {
+      const nowIso = isoAt(now);
+      return db.atomic(async (tx) => {
+        const endpoints = await tx.rows<{ id: string }>(
+          `SELECT e.id FROM switchboard_webhook_endpoints e
+           WHERE e.id IN (
+             SELECT DISTINCT endpoint_id FROM ${TABLE}
+             WHERE status = 'pending' AND next_attempt_at <= $1 AND (lease_until IS NULL OR lease_until <= $1)
+           )
+           ORDER BY e.id FOR UPDATE OF e`,
+          [nowIso],
+        );
+        if (endpoints.length === 0) return [];
+        const rows = await tx.rows<DeliveryRow>(
+          `WITH leased AS (
+             SELECT endpoint_id, count(*) AS n FROM ${TABLE}
+             WHERE status = 'pending' AND endpoint_id = ANY($2::text[]) AND lease_until > $1
+             GROUP BY endpoint_id
+           ),
+           picked AS (
+             SELECT c.id, c.next_attempt_at FROM unnest($2::text[]) AS e(id)
+             LEFT JOIN leased l ON l.endpoint_id = e.id
+             CROSS JOIN LATERAL (
+               SELECT d.id, d.next_attempt_at FROM ${TABLE} d
+               WHERE d.endpoint_id = e.id AND d.status = 'pending' AND d.next_attempt_at <= $1
+                 AND (d.lease_until IS NULL OR d.lease_until <= $1)
+               ORDER BY d.next_attempt_at, d.id
+               LIMIT GREATEST(0, LEAST($3, $4 - COALESCE(l.n, 0)))
+               FOR UPDATE OF d SKIP LOCKED
+             ) c
+           ),
+           chosen AS (SELECT id FROM picked ORDER BY next_attempt_at, id LIMIT $3)
+           UPDATE ${TABLE} d SET leased_by = $5, lease_until = $6
+           FROM chosen WHERE d.id = chosen.id
+           RETURNING ${COLUMNS.split(', ')
+             .map((c) => `d.${c}`)
+             .join(', ')}`,
+          [nowIso, endpoints.map((e) => e.id), limit, maxPerEndpoint, workerId, isoAt(now + leaseMs)],
+        );
+        return rows
+          .map(toDelivery)
+          .sort((a, b) =>
+            a.nextAttemptAt === b.nextAttemptAt
+              ? a.id < b.id
+                ? -1
+                : 1
+              : (a.nextAttemptAt ?? '') < (b.nextAttemptAt ?? '')
+                ? -1
+                : 1,
+          );
+      });
+    },
+
+    async finish(id, lease, o) {
+      const row = await db.row(
+        `UPDATE ${TABLE} SET status = $4, attempts = $5, next_attempt_at = $6, last_status_code = $7,
+           last_error = $8, leased_by = NULL, lease_until = NULL, updated_at = $9
+         WHERE id = $1 AND leased_by = $2 AND attempts = $3 RETURNING id`,
+        [
+          id,
+          lease.workerId,
+          lease.attempts,
+          o.status,
+          o.attempts,
+          o.nextAttemptAt,
+          o.lastStatusCode,
+          o.lastError,
+          o.at,
+        ],
+      );
+      return row !== undefined;
+    },
+
+    async release(id, workerId) {
+      const row = await db.row(
+        `UPDATE ${TABLE} SET leased_by = NULL, lease_until = NULL WHERE id = $1 AND leased_by = $2 RETURNING id`,
+        [id, workerId],
+      );
+      return row !== undefined;
+    },
+
+    async requeue(filter, now) {
+      const at = isoAt(now);
+      const rows = await db.rows(
+        `UPDATE ${TABLE} SET status = 'pending', attempts = 0, next_attempt_at = $6, leased_by = NULL,
+           lease_until = NULL, updated_at = $6
+         WHERE status <> 'pending' AND ${FILTER} RETURNING id`,
+        [...filterValues(filter), at],
+      );
+      return rows.length;
+    },
+  };
+}

@@ -1,0 +1,142 @@
+import { SwitchboardError } from '../../core/errors.js';
+import type {
+  WebhookEndpointDisabledReason,
+  WebhookEndpointRecord,
+  WebhookEndpointStore,
+  WebhookSecretRecord,
+} from '../contract/index.js';
+import { type Database, iso } from './database.js';
+
+interface EndpointRow {
+  id: string;
+  url: string;
+  description: string;
+  event_types: string[];
+  secrets: WebhookSecretRecord[];
+  scheme: WebhookEndpointRecord['scheme'];
+  enabled: boolean;
+  disabled_reason: WebhookEndpointDisabledReason | null;
+  failing_since: Date | null;
+  created_at: Date;
+  updated_at: Date;
+  version: number;
+  total?: string;
+}
+
+const COLUMNS =
+  'id, url, description, event_types, secrets, scheme, enabled, disabled_reason, failing_since, created_at, updated_at, version';
+
+const toEndpoint = (r: EndpointRow): WebhookEndpointRecord => ({
+  id: r.id,
+  url: r.url,
+  description: r.description,
+  eventTypes: r.event_types,
+  secrets: r.secrets,
+  scheme: r.scheme,
+  enabled: r.enabled,
+  disabledReason: r.disabled_reason,
+  failingSince: r.failing_since && iso(r.failing_since),
+  createdAt: iso(r.created_at),
+  updatedAt: iso(r.updated_at),
+  version: r.version,
+});
+
+const values = (e: WebhookEndpointRecord): unknown[] => [
+  e.id,
+  e.url,
+  e.description,
+  e.eventTypes,
+  JSON.stringify(e.secrets),
+  e.scheme,
+  e.enabled,
+  e.disabledReason,
+  e.failingSince,
+  e.createdAt,
+  e.updatedAt,
+  e.version,
+];
+
+export function postgresWebhookEndpointStore(db: Database): WebhookEndpointStore {
+  return {
+    async get(id) {
+      const row = await db.row<EndpointRow>(
+        `SELECT ${COLUMNS} FROM switchboard_webhook_endpoints WHERE id = $1`,
+        [id],
+      );
+      return row ? toEndpoint(row) : null;
+    },
+    async list(range) {
+      const rows = await db.rows<EndpointRow>(
+        `SELECT t.total, e.* FROM (SELECT count(*) AS total FROM switchboard_webhook_endpoints) t
+         LEFT JOIN LATERAL (
+           SELECT ${COLUMNS} FROM switchboard_webhook_endpoints ORDER BY created_at, id LIMIT $1 OFFSET $2
+         ) e ON true`,
+        [range.limit, range.offset],
+      );
+      return { items: rows.filter((r) => r.id !== null).map(toEndpoint), total: Number(rows[0]?.total ?? 0) };
+    },
+    async listEnabled() {
+      const rows = await db.rows<EndpointRow>(
+        `SELECT ${COLUMNS} FROM switchboard_webhook_endpoints WHERE enabled ORDER BY created_at, id`,
+      );
+      return rows.map(toEndpoint);
+    },
+    async insert(endpoint) {
+      const inserted = await db.row(
+        `INSERT INTO switchboard_webhook_endpoints (${COLUMNS})
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT DO NOTHING RETURNING id`,
+        values(endpoint),
+      );
+      if (!inserted)
+        throw new SwitchboardError('conflict', `Webhook endpoint ${endpoint.id} already exists.`);
+    },
+    async update(endpoint, expectedVersion) {
+      const row = await db.row(
+        `UPDATE switchboard_webhook_endpoints SET url = $2, description = $3, event_types = $4, secrets = $5,
+           scheme = $6, enabled = $7, disabled_reason = $8, failing_since = $9, created_at = $10,
+           updated_at = $11, version = $12
+         WHERE id = $1 AND version = $13 RETURNING id`,
+        [...values(endpoint), expectedVersion],
+      );
+      return row !== undefined;
+    },
+    async delete(id) {
+      const row = await db.row<{ n: string }>(
+        `WITH endpoint AS (DELETE FROM switchboard_webhook_endpoints WHERE id = $1 RETURNING id),
+              deliveries AS (DELETE FROM switchboard_webhook_deliveries
+                             WHERE endpoint_id = $1 AND EXISTS (SELECT 1 FROM endpoint) RETURNING id),
+              attempts AS (DELETE FROM switchboard_webhook_attempts
+                           WHERE delivery_id IN (SELECT id FROM deliveries) RETURNING 1)
+         SELECT (SELECT count(*) FROM endpoint) + 0 * (SELECT count(*) FROM attempts) AS n`,
+        [id],
+      );
+      return Number(row?.n ?? 0) === 1;
+    },
+    async recordOutcome(id, { ok, at }) {
+      // Writes only when failing_since changes; otherwise reads the row as it is.
+      const row = await db.row<EndpointRow>(
+        `WITH changed AS (
+           UPDATE switchboard_webhook_endpoints
+           SET failing_since = CASE WHEN $2 THEN NULL ELSE COALESCE(failing_since, $3) END
+           WHERE id = $1 AND failing_since IS DISTINCT FROM (CASE WHEN $2 THEN NULL ELSE COALESCE(failing_since, $3) END)
+           RETURNING ${COLUMNS}
+         )
+         SELECT * FROM changed
+         UNION ALL
+         SELECT ${COLUMNS} FROM switchboard_webhook_endpoints
+         WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM changed)`,
+        [id, ok, at],
+      );
+      return row ? toEndpoint(row) : null;
+    },
+    async disable(id, reason, at) {
+      const row = await db.row(
+        `UPDATE switchboard_webhook_endpoints
+         SET enabled = false, disabled_reason = $2, updated_at = $3, version = version + 1
+         WHERE id = $1 AND enabled RETURNING id`,
+        [id, reason, at],
+      );
+      return row !== undefined;
+    },
+  };
+}

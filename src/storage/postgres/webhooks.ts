@@ -1,0 +1,71 @@
+import type { WebhookAttemptRecord, WebhookAttemptStore, WebhookStores } from '../contract/index.js';
+import { type Database, iso } from './database.js';
+import { postgresWebhookDeliveryStore } from './webhook-deliveries.js';
+import { postgresWebhookEndpointStore } from './webhook-endpoints.js';
+
+interface AttemptRow {
+  id: string;
+  delivery_id: string;
+  endpoint_id: string;
+  number: number;
+  started_at: Date;
+  duration_ms: number;
+  status_code: number | null;
+  response_excerpt: string | null;
+  error: string | null;
+  succeeded: boolean;
+}
+
+const COLUMNS =
+  'id, delivery_id, endpoint_id, number, started_at, duration_ms, status_code, response_excerpt, error, succeeded';
+
+const toAttempt = (r: AttemptRow): WebhookAttemptRecord => ({
+  id: r.id,
+  deliveryId: r.delivery_id,
+  endpointId: r.endpoint_id,
+  number: r.number,
+  startedAt: iso(r.started_at),
+  durationMs: r.duration_ms,
+  statusCode: r.status_code,
+  responseExcerpt: r.response_excerpt,
+  error: r.error,
+  succeeded: r.succeeded,
+});
+
+/** Attempts in insertion order (a sequence column), as the memory adapter keeps them. */
+function postgresWebhookAttemptStore(db: Database): WebhookAttemptStore {
+  return {
+    async insert(a) {
+      await db.rows(
+        `INSERT INTO switchboard_webhook_attempts (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+        [
+          a.id,
+          a.deliveryId,
+          a.endpointId,
+          a.number,
+          a.startedAt,
+          a.durationMs,
+          a.statusCode,
+          a.responseExcerpt,
+          a.error,
+          a.succeeded,
+        ],
+      );
+    },
+    async listByDelivery(deliveryId) {
+      const rows = await db.rows<AttemptRow>(
+        `SELECT ${COLUMNS} FROM switchboard_webhook_attempts WHERE delivery_id = $1 ORDER BY seq`,
+        [deliveryId],
+      );
+      return rows.map(toAttempt);
+    },
+  };
+}
+
+export function postgresWebhookStores(db: Database): WebhookStores {
+  return {
+    endpoints: postgresWebhookEndpointStore(db),
+    deliveries: postgresWebhookDeliveryStore(db),
+    attempts: postgresWebhookAttemptStore(db),
+  };
+}

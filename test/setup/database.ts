@@ -1,0 +1,75 @@
+/**
+ * Test databases on the server from `test/setup/postgres.ts`: each test file gets a database of its
+ * own, so files run in parallel without seeing each other's rows or NOTIFY channels.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import pg from 'pg';
+import { inject } from 'vitest';
+
+export interface TestDatabase {
+  readonly url: string;
+  /** A pool on the test database; ended by `drop`. */
+  readonly pool: pg.Pool;
+  /** Empties every Switchboard table (keeps the schema and its migrations). */
+  truncate(): Promise<void>;
+  drop(): Promise<void>;
+}
+
+async function waitForServer(adminUrl: string): Promise<void> {
+  const stateDir = inject('postgresStateDir');
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const errorFile = join(stateDir, 'error');
+    if (existsSync(errorFile)) throw new Error(readFileSync(errorFile, 'utf8'));
+    const client = new pg.Client({ connectionString: adminUrl });
+    try {
+      await client.connect();
+      await client.end();
+      return;
+    } catch (error) {
+      await client.end().catch(() => {});
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const adminUrl = inject('postgresUrl');
+  await waitForServer(adminUrl);
+  const name = `switchboard_test_${crypto.randomUUID().replaceAll('-', '').slice(0, 16)}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  const pool = new pg.Pool({ connectionString: url.toString(), max: 20 });
+  pool.on('error', () => {});
+  return {
+    url: url.toString(),
+    pool,
+    async truncate() {
+      const { rows } = await pool.query<{ tablename: string }>(
+        `SELECT tablename FROM pg_tables
+         WHERE schemaname = current_schema() AND tablename LIKE 'switchboard\\_%' AND tablename <> 'switchboard_migrations'`,
+      );
+      if (rows.length)
+        await pool.query(`TRUNCATE ${rows.map((r) => r.tablename).join(', ')} RESTART IDENTITY`);
+    },
+    async drop() {
+      await pool.end();
+      const client = new pg.Client({ connectionString: adminUrl });
+      await client.connect();
+      try {
+        await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
+}

@@ -1,0 +1,226 @@
+/**
+ * Three Switchboard processes on one PostgreSQL database, as behind a load balancer: subscriptions
+ * across instances, 1,000 webhook events through a flaky receiver, and an instance killed with SIGKILL
+ * while it holds deliveries.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { createClient } from 'graphql-ws';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { createTestDatabase, type TestDatabase } from '../setup/database.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const TOKEN = 'Bearer multi-instance-test';
+const LEASE_MS = 4_000;
+
+interface Instance {
+  readonly url: string;
+  readonly worker: string;
+  readonly process: ChildProcess;
+  readonly exited: Promise<number | null>;
+}
+
+async function startInstance(databaseUrl: string): Promise<Instance> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'test/storage/postgres-instance.ts'], {
+    cwd: root,
+    env: { ...process.env, DATABASE_URL: databaseUrl, LEASE_MS: String(LEASE_MS) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk) => {
+    output += chunk;
+  });
+  child.stderr.on('data', (chunk) => {
+    output += chunk;
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const [url, worker] = await new Promise<[string, string]>((resolve, reject) => {
+    child.stdout.on('data', () => {
+      const match = /listening on (http:\/\/\S+) worker (\S+)/.exec(output);
+      if (match) resolve([match[1]!, match[2]!]);
+    });
+    exited.then((code) => reject(new Error(`instance exited with ${code}:\n${output}`)));
+  });
+  return { url, worker, process: child, exited };
+}
+
+/**
+ * A webhook receiver that fails the first attempt of every third event with 503, can hold its answers
+ * (to catch a sender mid-delivery), and notes any event that arrives while it is already in flight.
+ */
+function flakyReceiver() {
+  const successes = new Map<string, number>();
+  const attempts = new Map<string, number>();
+  const inFlight = new Set<string>();
+  const overlaps: string[] = [];
+  const state = { holdMs: 0 };
+  const server: Server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk) => {
+      body += chunk;
+    });
+    req.on('end', () => {
+      const payload = JSON.parse(body) as { data: { id: string; content: string } };
+      const id = payload.data.id;
+      if (inFlight.has(id)) overlaps.push(id);
+      inFlight.add(id);
+      res.on('close', () => inFlight.delete(id));
+      const attempt = (attempts.get(id) ?? 0) + 1;
+      attempts.set(id, attempt);
+      const fail = attempt === 1 && Number(payload.data.content.split(' ').pop()) % 3 === 0;
+      setTimeout(
+        () => {
+          if (res.destroyed) return; // the sender went away (killed): nothing was delivered
+          res.writeHead(fail ? 503 : 200).end(fail ? 'try later' : 'ok');
+          if (!fail) successes.set(id, (successes.get(id) ?? 0) + 1);
+        },
+        fail ? 1 : state.holdMs,
+      );
+    });
+  });
+  return { server, successes, attempts, overlaps, state };
+}
+
+async function until(
+  check: () => boolean | Promise<boolean>,
+  what: string,
+  timeoutMs = 90_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('three instances on one PostgreSQL', () => {
+  let db: TestDatabase;
+  let instances: Instance[];
+  const receiver = flakyReceiver();
+
+  const api = async (instance: Instance, path: string, body?: unknown): Promise<Response> =>
+    fetch(`${instance.url}/api/v1${path}`, {
+      method: body === undefined ? 'GET' : 'POST',
+      headers: { authorization: TOKEN, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+
+  const send = async (instance: Instance, chatbotId: string, content: string): Promise<string> => {
+    const response = await api(instance, `/chatbots/${chatbotId}/messages`, { visitorId: 'v1', content });
+    expect(response.status).toBe(201);
+    return ((await response.json()) as { id: string }).id;
+  };
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    await new Promise<void>((resolve) => receiver.server.listen(0, '127.0.0.1', resolve));
+    // All three start (and migrate) at the same time.
+    instances = await Promise.all([1, 2, 3].map(() => startInstance(db.url)));
+    const port = (receiver.server.address() as AddressInfo).port;
+    const registered = await api(instances[0]!, '/webhook-endpoints', {
+      url: `http://127.0.0.1:${port}/hooks`,
+      eventTypes: ['message.created'],
+    });
+    expect(registered.status).toBe(201);
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const instance of instances ?? []) instance.process.kill('SIGTERM');
+    await Promise.all((instances ?? []).map((i) => i.exited));
+    receiver.server.closeAllConnections();
+    await new Promise((resolve) => receiver.server.close(resolve));
+    await db?.drop();
+  });
+
+  it('pushes a message created through REST on instance 3 to a subscription on instance 1', async () => {
+    const client = createClient({
+      url: `${instances[0]!.url.replace(/^http/, 'ws')}/graphql`,
+      webSocketImpl: WebSocket,
+      retryAttempts: 0,
+      connectionParams: { Authorization: TOKEN },
+    });
+    const received: { content: string; visitor_id: string }[] = [];
+    const stop = client.subscribe<{ onNewMessage: { content: string; visitor_id: string } }>(
+      { query: 'subscription { onNewMessage(chatbotId: "bot-cross") { content visitor_id timestamp } }' },
+      {
+        next: ({ data }) => data && received.push(data.onNewMessage),
+        error: () => {},
+        complete: () => {},
+      },
+    );
+    // The subscription becomes active shortly after the socket opens: send until one arrives.
+    const sent: string[] = [];
+    await until(async () => {
+      if (received.length > 0) return true;
+      const content = `from instance 3 #${sent.length + 1}`;
+      sent.push(content);
+      await send(instances[2]!, 'bot-cross', content);
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      return received.length > 0;
+    }, 'the subscription to receive a message');
+    expect(sent).toContain(received[0]!.content);
+    expect(received[0]!.visitor_id).toBe('v1');
+    stop();
+    await client.dispose();
+  });
+
+  it('delivers 1,000 events created across instances, each one, none twice at once, through a flaky receiver', async () => {
+    const ids: string[] = [];
+    const total = 1_000;
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 24 }, async () => {
+        for (let n = next++; n < total; n = next++) {
+          ids.push(await send(instances[n % 3]!, 'bot-load', `load ${n}`));
+        }
+      }),
+    );
+    await until(() => ids.every((id) => receiver.successes.has(id)), 'every event to be delivered', 150_000);
+
+    expect(ids.filter((id) => receiver.successes.get(id) !== 1)).toEqual([]);
+    expect(receiver.overlaps).toEqual([]);
+    const retried = ids.filter((id) => (receiver.attempts.get(id) ?? 0) > 1);
+    expect(retried.length).toBeGreaterThanOrEqual(Math.floor(total / 3));
+    const { rows } = await db.pool.query<{ status: string; n: string }>(
+      `SELECT status, count(*) AS n FROM switchboard_webhook_deliveries d
+       JOIN switchboard_messages m ON d.payload LIKE '%' || m.id || '%'
+       WHERE m.chatbot_id = 'bot-load' GROUP BY status`,
+    );
+    expect(rows).toEqual([{ status: 'succeeded', n: String(total) }]);
+  }, 200_000);
+
+  it('completes the deliveries of an instance killed with SIGKILL once their lease ends', async () => {
+    receiver.state.holdMs = 1_500;
+    const victim = instances[1]!;
+    const ids: string[] = [];
+    for (let n = 0; n < 30; n++) ids.push(await send(instances[n % 3]!, 'bot-kill', `kill ${n * 3 + 1}`));
+    const leasedByVictim = async (): Promise<string[]> =>
+      (
+        await db.pool.query<{ id: string }>(
+          "SELECT id FROM switchboard_webhook_deliveries WHERE leased_by = $1 AND status = 'pending'",
+          [victim.worker],
+        )
+      ).rows.map((r) => r.id);
+    let held: string[] = [];
+    await until(async () => {
+      held = await leasedByVictim();
+      return held.length > 0;
+    }, 'the victim to hold deliveries');
+    victim.process.kill('SIGKILL');
+    await victim.exited;
+    receiver.state.holdMs = 0;
+
+    await until(() => ids.every((id) => receiver.successes.has(id)), 'the survivors to deliver everything');
+    expect(ids.filter((id) => receiver.successes.get(id) !== 1)).toEqual([]);
+    expect(receiver.overlaps).toEqual([]);
+    const { rows } = await db.pool.query<{ status: string; leased_by: string | null }>(
+      'SELECT status, leased_by FROM switchboard_webhook_deliveries WHERE id = ANY($1)',
+      [held],
+    );
+    expect(rows).toHaveLength(held.length);
+    expect(rows.every((r) => r.status === 'succeeded' && r.leased_by === null)).toBe(true);
+  }, 120_000);
+});

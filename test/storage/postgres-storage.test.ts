@@ -1,0 +1,157 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDomain, createMemoryEventBus, createOutboxRelay, type DomainEvent } from '../../src/index.js';
+import { createMemoryStorage } from '../../src/storage/memory/index.js';
+import { createPostgresStorage, type PostgresStorage } from '../../src/storage/postgres/index.js';
+import { createTestDatabase, type TestDatabase } from '../setup/database.js';
+
+let db: TestDatabase;
+let storage: PostgresStorage;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  storage = createPostgresStorage({ pool: db.pool });
+});
+afterAll(() => db?.drop());
+
+describe('PostgreSQL migrations', () => {
+  it('apply every step once, even when many instances start at the same time', async () => {
+    const instances = Array.from({ length: 6 }, () => createPostgresStorage({ connectionString: db.url }));
+    const results = await Promise.all(instances.map((s) => s.migrate()));
+    await Promise.all(instances.map((s) => s.close()));
+    const appliers = results.filter((r) => r.applied.length > 0);
+    expect(appliers).toHaveLength(1);
+    expect(appliers[0]?.applied).toEqual([1, 2, 3]);
+    expect(new Set(results.map((r) => r.version))).toEqual(new Set([3]));
+    const { rows } = await db.pool.query('SELECT version FROM switchboard_migrations ORDER BY version');
+    expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
+  });
+
+  it('do nothing when the schema is current', async () => {
+    expect(await storage.migrate()).toEqual({ applied: [], version: 3 });
+  });
+
+  it('create an index for every query path', async () => {
+    const { rows } = await db.pool.query<{ indexname: string }>(
+      "SELECT indexname FROM pg_indexes WHERE tablename LIKE 'switchboard\\_%'",
+    );
+    const names = rows.map((r) => r.indexname);
+    for (const expected of [
+      'switchboard_clients_email_key',
+      'switchboard_clients_city_idx',
+      'switchboard_orders_client_status_idx',
+      'switchboard_messages_visitor_idx',
+      'switchboard_webhook_deliveries_due_idx',
+      'switchboard_idempotency_until_idx',
+      'switchboard_oauth_codes_expires_idx',
+    ]) {
+      expect(names).toContain(expected);
+    }
+  });
+});
+
+describe('PostgreSQL storage', () => {
+  it('reports a duplicate e-mail exactly as the memory adapter does', async () => {
+    const input = { name: 'Ada', email: 'ada.twice@example.com' };
+    const failures = await Promise.all(
+      [createMemoryStorage(), storage].map(async (s) => {
+        const domain = createDomain({ storage: s });
+        await domain.clients.create(input);
+        return domain.clients.create(input).catch((error: unknown) => error);
+      }),
+    );
+    expect(failures[1]).toMatchObject({ code: 'conflict', status: 409 });
+    expect(JSON.stringify(failures[1])).toBe(JSON.stringify(failures[0]));
+  });
+
+  it('keeps a change and its event together: a failed write leaves neither', async () => {
+    const domain = createDomain({ storage });
+    const taken = await domain.clients.create({ name: 'Grace', email: 'grace.once@example.com' });
+    const other = await domain.clients.create({ name: 'Alan', email: 'alan.once@example.com' });
+    await expect(domain.clients.update(other.id, { email: taken.email })).rejects.toMatchObject({
+      code: 'conflict',
+    });
+    expect(await storage.clients.get(other.id)).toEqual(other);
+    const events = await storage.outbox.claim({ now: Date.now(), limit: 100, leaseMs: 1 });
+    expect(events.filter((e) => e.type === 'client.updated')).toEqual([]);
+    await storage.outbox.markRelayed(events.map((e) => e.id));
+  });
+
+  it('answers unavailable, not a crash, when the database cannot be reached', async () => {
+    const down = createPostgresStorage({ connectionString: 'postgres://nobody@127.0.0.1:1/none' });
+    await expect(down.ping()).rejects.toMatchObject({ code: 'unavailable', status: 503 });
+    await expect(down.transaction(async () => 1)).rejects.toMatchObject({ code: 'unavailable' });
+    await down.close();
+  });
+
+  it('closes the pool it made, and leaves a pool it was given open', async () => {
+    const own = createPostgresStorage({ connectionString: db.url });
+    await own.ping();
+    await own.close();
+    await expect(own.ping()).rejects.toThrow();
+    const borrowed = createPostgresStorage({ pool: db.pool });
+    await borrowed.close();
+    await expect(borrowed.ping()).resolves.toBeUndefined();
+  });
+
+  it('sweeps expired idempotency keys and OAuth records', async () => {
+    const now = Date.UTC(2030, 0, 1);
+    await storage.idempotency.claim('sweep:done', { now, lockMs: 1000 });
+    await storage.idempotency.complete('sweep:done', 'x', now + 10);
+    await storage.idempotency.complete('sweep:kept', 'y', now + 60_000);
+    await storage.oauth.accessTokens.insert({
+      tokenHash: 'a'.repeat(64),
+      grantId: 'grt_sweep',
+      clientId: 'oac_sweep',
+      userId: null,
+      scopes: [],
+      createdAt: now - 100,
+      expiresAt: now,
+    });
+    const swept = await storage.sweep({ now: now + 10 });
+    expect(swept.idempotencyKeys).toBeGreaterThanOrEqual(1);
+    expect(swept.oauthRecords).toBe(1);
+    expect(await storage.oauth.accessTokens.get('a'.repeat(64))).toBeNull();
+    expect(await storage.idempotency.claim('sweep:kept', { now: now + 20, lockMs: 1 })).toEqual({
+      state: 'completed',
+      result: 'y',
+    });
+  });
+});
+
+describe('many instances on one database', () => {
+  it('relays every event exactly once across three relays and hands each to one durable handler', async () => {
+    const instances = Array.from({ length: 3 }, () => createPostgresStorage({ connectionString: db.url }));
+    const handled = new Map<string, number>();
+    const relays = instances.map((s) => {
+      const relay = createOutboxRelay({ storage: s, bus: createMemoryEventBus(), batchSize: 7 });
+      relay.use(async (event: DomainEvent) => {
+        handled.set(event.id, (handled.get(event.id) ?? 0) + 1);
+      });
+      return relay;
+    });
+    const created: string[] = [];
+    await Promise.all(
+      instances.map(async (s, i) => {
+        const domain = createDomain({ storage: s });
+        for (let k = 0; k < 40; k++) {
+          const message = await domain.messages.create({
+            chatbotId: 'bot-multi',
+            visitorId: `v${i}`,
+            content: `m${k}`,
+          });
+          created.push(message.id);
+        }
+      }),
+    );
+    const counts = await Promise.all(relays.map((r) => r.flush()));
+    await Promise.all(relays.map((r) => r.flush()));
+    await Promise.all(instances.map((s) => s.close()));
+
+    expect(counts.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(120);
+    expect(handled.size).toBe(120);
+    expect([...handled.values()].every((times) => times === 1)).toBe(true);
+    const page = await storage.messages.list({ chatbotId: 'bot-multi' }, { offset: 0, limit: 500 });
+    expect(page.total).toBe(120);
+    expect(new Set(page.items.map((m) => m.id))).toEqual(new Set(created));
+  });
+});
