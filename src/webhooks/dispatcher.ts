@@ -208,24 +208,26 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   /** Claims as many due deliveries as there are free slots and starts them; one claim at a time. */
   function fill(): Promise<number> {
     if (filling) return filling;
-    filling = (async () => {
-      try {
-        const free = concurrency - inFlight.size;
-        if (free <= 0 || stopping.signal.aborted) return 0;
-        const claimed = await storage.webhooks.deliveries.claimDue({
-          now: clock.now(),
-          limit: free,
-          leaseMs,
-          workerId,
-          maxPerEndpoint,
-        });
-        for (const delivery of claimed) launch(delivery);
-        return claimed.length;
-      } finally {
-        filling = null;
-      }
-    })();
-    return filling;
+    const free = concurrency - inFlight.size;
+    if (free <= 0 || stopping.signal.aborted) return Promise.resolve(0);
+    // `.finally` runs after this assignment, so a claim that settles at once cannot leave `filling` stuck.
+    const claiming = claimAndLaunch(free).finally(() => {
+      filling = null;
+    });
+    filling = claiming;
+    return claiming;
+  }
+
+  async function claimAndLaunch(limit: number): Promise<number> {
+    const claimed = await storage.webhooks.deliveries.claimDue({
+      now: clock.now(),
+      limit,
+      leaseMs,
+      workerId,
+      maxPerEndpoint,
+    });
+    for (const delivery of claimed) launch(delivery);
+    return claimed.length;
   }
 
   function kick(): void {

@@ -233,6 +233,27 @@ describe('webhook dispatcher', () => {
     expect(peak).toBe(2);
   });
 
+  it('keeps claiming in the background when every slot is busy at the moment it looks', async () => {
+    const h = harness();
+    let received = 0;
+    // Each answer takes longer than a poll interval, so polls often find every slot busy.
+    const receiver = await listen(async () => {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      received++;
+      return new Response('ok');
+    });
+    await h.admin.createEndpoint({ url: `${receiver.url}/slow`, eventTypes: ['*'] });
+    for (let i = 0; i < 30; i++) await h.fanOut(orderEvent());
+    const dispatcher = h.dispatcher({ concurrency: 2, maxPerEndpoint: 2, pollIntervalMs: 5 });
+    dispatcher.start();
+    try {
+      await expect.poll(() => received, { timeout: 15_000 }).toBe(30);
+    } finally {
+      await dispatcher.stop();
+    }
+    expect((await h.admin.listDeliveries({ status: 'succeeded' }, page)).total).toBe(30);
+  });
+
   it('releases in-flight claims when stopped, so another worker sends them at once', async () => {
     const h = harness();
     let calls = 0;
