@@ -11,6 +11,12 @@ export interface ServerConfig {
   /** The admin API key; generated at start-up (and printed) when absent. */
   readonly apiKey: string | undefined;
   readonly logLevel: LogLevel;
+  /** Secret of the confidential demo OAuth client `demo-bot`; generated (and printed) when absent. */
+  readonly demoClientSecret: string | undefined;
+  /** Redirect URIs allowed for the demo OAuth clients. */
+  readonly demoRedirectUris: readonly string[];
+  /** Dev mode for webhooks: allow http:// and loopback/private receiver addresses (default true). */
+  readonly allowLocalWebhooks: boolean;
   /** Seed demo clients, orders and messages (default: only with in-memory storage). */
   readonly seed: boolean;
 }
@@ -55,10 +61,20 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): S
   if (env.PUBLIC_URL !== undefined && !URL.canParse(publicUrl))
     problems.push(`PUBLIC_URL must be an absolute URL (got "${env.PUBLIC_URL}").`);
 
-  const seedSetting = env.SEED_DEMO_DATA;
-  if (seedSetting !== undefined && !['true', 'false'].includes(seedSetting)) {
-    problems.push('SEED_DEMO_DATA must be true or false.');
+  const demoClientSecret = env.DEMO_CLIENT_SECRET || undefined;
+  if (demoClientSecret !== undefined && demoClientSecret.length < 32) {
+    problems.push('DEMO_CLIENT_SECRET must be at least 32 characters; unset it to have one generated.');
   }
+  const demoRedirectUris = (env.DEMO_REDIRECT_URIS ?? 'http://127.0.0.1:8080/callback')
+    .split(',')
+    .map((uri) => uri.trim())
+    .filter(Boolean);
+  for (const uri of demoRedirectUris) {
+    if (!URL.canParse(uri)) problems.push(`DEMO_REDIRECT_URIS has "${uri}", which is not an absolute URL.`);
+  }
+
+  const seedSetting = flag(env, 'SEED_DEMO_DATA', problems);
+  const allowLocalWebhooks = flag(env, 'ALLOW_LOCAL_WEBHOOKS', problems) ?? true;
 
   if (problems.length) throw new ConfigError(problems);
   return {
@@ -68,6 +84,21 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): S
     databaseUrl,
     apiKey,
     logLevel,
-    seed: seedSetting === undefined ? databaseUrl === undefined : seedSetting === 'true',
+    demoClientSecret,
+    demoRedirectUris,
+    allowLocalWebhooks,
+    seed: seedSetting ?? databaseUrl === undefined,
   };
+}
+
+function flag(
+  env: Readonly<Record<string, string | undefined>>,
+  name: string,
+  problems: string[],
+): boolean | undefined {
+  const value = env[name];
+  if (value === undefined || value === '') return undefined;
+  if (value === 'true' || value === 'false') return value === 'true';
+  problems.push(`${name} must be true or false (got "${value}").`);
+  return undefined;
 }

@@ -2,15 +2,40 @@
  * The complete example server: every Switchboard interface on one port, in-memory storage with demo
  * data (or PostgreSQL when DATABASE_URL is set). Run it with `npm start`.
  */
-import { createSwitchboard, jsonLogger } from 'switchboard-kit';
-import { serve } from 'switchboard-kit/node';
+import { createSwitchboard, jsonLogger, type Logger } from 'switchboard-kit';
+import { graphqlWebSocketRoute, resolveHost, serve } from 'switchboard-kit/node';
+import { randomSecret } from 'switchboard-kit/oauth';
+import { createPostgresEventBus, createPostgresStorage } from 'switchboard-kit/storage/postgres';
 import { ConfigError, loadConfig, type ServerConfig } from './config.js';
+import { demoUsers, registerDemoClients } from './demo-auth.js';
 import { seedDemoData } from './seed.js';
+
+const DEMO_PASSWORDS = { 'ada@example.com': 'demo-password-ada', 'grace@example.com': 'demo-password-grace' };
 
 async function main(config: ServerConfig): Promise<void> {
   const logger = jsonLogger((line) => process.stdout.write(`${line}\n`), { level: config.logLevel });
-  const switchboard = createSwitchboard({ logger });
+  const adminApiKey = config.apiKey ?? randomSecret('sbk_');
+  const users = demoUsers();
+  const database = config.databaseUrl ? await connectDatabase(config.databaseUrl, logger) : undefined;
+  const switchboard = createSwitchboard({
+    logger,
+    ...(database ? { storage: database.storage, bus: database.bus } : {}),
+    oauth: { issuer: config.publicUrl, adminApiKey, idTokens: {}, signIn: users.signIn },
+    webhooks: {
+      outbound: {
+        resolveHost,
+        allowHttp: config.allowLocalWebhooks,
+        allowPrivateAddresses: config.allowLocalWebhooks,
+      },
+    },
+  });
   if (config.seed) await seedDemoData(switchboard.domain);
+  for (const [email, password] of Object.entries(DEMO_PASSWORDS))
+    await users.add(switchboard, email, password);
+  const demo = await registerDemoClients(switchboard, {
+    secret: config.demoClientSecret,
+    redirectUris: config.demoRedirectUris,
+  });
   switchboard.start();
 
   const server = await serve({
@@ -18,7 +43,11 @@ async function main(config: ServerConfig): Promise<void> {
     port: config.port,
     host: config.host,
     logger,
-    onShutdown: () => switchboard.close(),
+    websockets: switchboard.graphqlWebSocket ? [graphqlWebSocketRoute(switchboard.graphqlWebSocket)] : [],
+    onShutdown: async () => {
+      await switchboard.close();
+      await database?.close();
+    },
   });
 
   const base = config.port === 0 ? server.url : config.publicUrl;
@@ -26,15 +55,44 @@ async function main(config: ServerConfig): Promise<void> {
     '',
     `Switchboard example server listening on ${server.url}`,
     '',
+    'Interfaces',
+    `  GraphQL          ${base}/graphql  (GraphiQL in a browser; subscriptions on ${base.replace(/^http/, 'ws')}/graphql)`,
+    `  OAuth metadata   ${base}/.well-known/oauth-authorization-server`,
+    `  Authorize        ${base}/oauth/authorize`,
+    `  Token            ${base}/oauth/token`,
+    `  Webhooks         ${base}/api/v1/webhook-endpoints${config.allowLocalWebhooks ? '  (dev mode: http and local receivers allowed)' : ''}`,
     `  Liveness         ${base}/healthz`,
     `  Readiness        ${base}/readyz`,
     '',
-    `  Storage          ${config.databaseUrl ? 'PostgreSQL' : 'in-memory'}${config.seed ? ' (demo data loaded)' : ''}`,
+    'Credentials (send as  Authorization: Bearer <key or token>)',
+    `  Admin API key    ${config.apiKey ? '(from SWITCHBOARD_API_KEY)' : adminApiKey}`,
+    `  OAuth client     ${demo.botId} (confidential)  secret: ${demo.botSecret ?? '(registered earlier; unchanged)'}`,
+    `  OAuth client     ${demo.widgetId} (public, PKCE)`,
+    `  Redirect URIs    ${demo.redirectUris.join(', ')}`,
+    ...Object.entries(DEMO_PASSWORDS).map(([email, password]) => `  Demo user        ${email} / ${password}`),
+    '',
+    `Storage            ${config.databaseUrl ? 'PostgreSQL' : 'in-memory'}${config.seed ? ' (demo data loaded)' : ''}`,
     '',
     'Press Ctrl+C to stop (in-flight requests finish first).',
     '',
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+/** PostgreSQL storage (migrated on start) and the LISTEN/NOTIFY bus that links instances. */
+async function connectDatabase(connectionString: string, logger: Logger) {
+  const storage = createPostgresStorage({ connectionString, logger });
+  const { applied, version } = await storage.migrate();
+  logger.log('info', 'database migrated', { applied, version });
+  const bus = createPostgresEventBus({ pool: storage.pool, logger });
+  return {
+    storage,
+    bus,
+    async close(): Promise<void> {
+      await bus.close();
+      await storage.close();
+    },
+  };
 }
 
 try {

@@ -5,9 +5,25 @@ import type { OutboxStore } from './outbox.js';
 import type { ClientStore, MessageStore, OrderStore } from './records.js';
 import type { WebhookStores } from './webhooks.js';
 
-export type { ApiKeyStore } from './api-keys.js';
+export type { ApiKeyRecord, ApiKeyStore } from './api-keys.js';
 export type { IdempotencyClaim, IdempotencyClaimOptions, IdempotencyStore } from './idempotency.js';
-export type { OAuthStores } from './oauth.js';
+export type {
+  AccessTokenRecord,
+  AccessTokenStore,
+  AuthorizationCodeRecord,
+  AuthorizationCodeStore,
+  CodeConsumption,
+  GrantRecord,
+  GrantStore,
+  OAuthClientRecord,
+  OAuthClientStore,
+  OAuthGrantType,
+  OAuthStores,
+  RefreshTokenRecord,
+  RefreshTokenStore,
+  RefreshTokenUse,
+  TokenEndpointAuthMethod,
+} from './oauth.js';
 export type { ClaimOptions, OutboxStore } from './outbox.js';
 export type {
   ClientFilter,
@@ -18,7 +34,21 @@ export type {
   OrderStore,
   Range,
 } from './records.js';
-export type { WebhookStores } from './webhooks.js';
+export type {
+  WebhookAttemptOutcome,
+  WebhookAttemptRecord,
+  WebhookAttemptStore,
+  WebhookClaimOptions,
+  WebhookDeliveryFilter,
+  WebhookDeliveryRecord,
+  WebhookDeliveryStatus,
+  WebhookDeliveryStore,
+  WebhookEndpointDisabledReason,
+  WebhookEndpointRecord,
+  WebhookEndpointStore,
+  WebhookSecretRecord,
+  WebhookStores,
+} from './webhooks.js';
 
 /** Every store the system needs. All methods are async so any database can stand behind them. */
 export interface Stores {
@@ -44,5 +74,10 @@ export interface Storage extends Stores {
   transaction<T>(work: (tx: Stores) => Promise<T>): Promise<T>;
   /** Resolves when the storage can serve requests; rejects otherwise (for `/readyz`). */
   ping(): Promise<void>;
+  /**
+   * Deletes what has expired (idempotency keys, used codes, old tokens). Optional: an adapter that
+   * cleans up as it goes (the memory one) leaves it out. `createSwitchboard` calls it periodically.
+   */
+  sweep?(options: { readonly now: number }): Promise<unknown>;
   close(): Promise<void>;
 }
