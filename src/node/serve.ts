@@ -107,7 +107,14 @@ export async function serve(options: ServeOptions): Promise<NodeServer> {
       );
       return;
     }
-    sockets.handleUpgrade(req, socket, head, (ws) => route.onConnection(ws, req));
+    sockets.handleUpgrade(req, socket, head, (ws) => {
+      // ws reports protocol violations (e.g. an oversized message, closed with 1009) as 'error' events;
+      // unheard, one would crash the process.
+      ws.on('error', (error) =>
+        logger.log('warn', 'websocket closed on a protocol error', { error: String(error) }),
+      );
+      route.onConnection(ws, req);
+    });
   });
 
   await new Promise<void>((resolve, reject) => {
