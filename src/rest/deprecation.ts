@@ -1,0 +1,24 @@
+/**
+ * Marking a version deprecated: every answer carries `Deprecation` (RFC 9745), `Sunset` (RFC 8594)
+ * and a `Link` to the successor version (`rel="successor-version"`, RFC 5829).
+ */
+
+export interface DeprecationNotice {
+  /** When the version was (or will be) deprecated. */
+  readonly deprecatedAt: Date;
+  /** When it stops answering, if decided. */
+  readonly sunsetAt?: Date;
+  /** Base path or URL of the version to move to, e.g. `/api/v2`. */
+  readonly successor?: string;
+  /** A page explaining the migration (`rel="deprecation"`). */
+  readonly documentation?: string;
+}
+
+/** Adds the deprecation headers to an answer. */
+export function applyDeprecation(response: Response, notice: DeprecationNotice): void {
+  // RFC 9745 §2.1: a Structured Field Date, `@` + Unix seconds.
+  response.headers.set('deprecation', `@${Math.floor(notice.deprecatedAt.getTime() / 1000)}`);
+  if (notice.sunsetAt) response.headers.set('sunset', notice.sunsetAt.toUTCString());
+  if (notice.successor) response.headers.append('link', `<${notice.successor}>; rel="successor-version"`);
+  if (notice.documentation) response.headers.append('link', `<${notice.documentation}>; rel="deprecation"`);
+}

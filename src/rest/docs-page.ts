@@ -1,0 +1,88 @@
+/**
+ * A readable API reference rendered from the OpenAPI document: one self-contained HTML page, no
+ * scripts and no CDN, so it works offline and under a strict Content-Security-Policy.
+ */
+import type { OpenApiDocument } from './openapi.js';
+
+type Json = Record<string, unknown>;
+
+const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/**
+ * @example
+ * new Response(renderReferencePage(document), { headers: { 'content-type': 'text/html' } });
+ */
+export function renderReferencePage(document: OpenApiDocument): string {
+  const info = document.info as Json;
+  const server = ((document.servers as Json[] | undefined)?.[0]?.url as string | undefined) ?? '';
+  const paths = document.paths as Record<string, Record<string, Json>>;
+  const schemas = ((document.components as Json).schemas ?? {}) as Record<string, Json>;
+  const operations: string[] = [];
+  for (const [path, methods] of Object.entries(paths)) {
+    for (const [method, op] of Object.entries(methods))
+      operations.push(renderOperation(server, path, method, op));
+  }
+  const components = Object.entries(schemas)
+    .map(
+      ([name, schema]) =>
+        `<section id="schema-${escapeHtml(name)}"><h3>${escapeHtml(name)}</h3><pre>${escapeHtml(JSON.stringify(schema, null, 2))}</pre></section>`,
+    )
+    .join('\n');
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(String(info.title))} ${escapeHtml(String(info.version))}</title>
+<style>
+body{font:15px/1.5 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#1d2430}
+h1{margin-bottom:0}.op{border:1px solid #d8dde6;border-radius:6px;margin:1rem 0;padding:.5rem 1rem}
+.m{display:inline-block;min-width:4.5rem;font-weight:700;font-family:monospace}.GET{color:#0a7d32}.POST{color:#0b5cad}
+.PUT{color:#8a5a00}.PATCH{color:#6b3fa0}.DELETE{color:#b3261e}code,pre{font-family:ui-monospace,monospace;font-size:13px}
+pre{background:#f5f7fa;padding:.5rem;overflow:auto}table{border-collapse:collapse}td,th{padding:.2rem .6rem;text-align:left;border-bottom:1px solid #eee}
+.dep{color:#b3261e;font-weight:700}
+</style></head><body>
+<h1>${escapeHtml(String(info.title))}</h1><p>Version ${escapeHtml(String(info.version))} · base path <code>${escapeHtml(server)}</code> ·
+<a href="openapi.json">OpenAPI document</a></p><p>${escapeHtml(String(info.description ?? ''))}</p>
+<h2>Operations</h2>
+${operations.join('\n')}
+<h2>Schemas</h2>
+${components}
+</body></html>`;
+}
+
+function renderOperation(server: string, path: string, method: string, op: Json): string {
+  const verb = method.toUpperCase();
+  const security = (op.security as Json[] | undefined)?.[0];
+  const scopes = security ? Object.values(security).flat().map(String) : [];
+  const auth =
+    op.security && (op.security as Json[]).length === 0
+      ? 'public'
+      : scopes.length
+        ? `scope <code>${escapeHtml(scopes.join(', '))}</code>`
+        : 'any authenticated caller';
+  const parameters = ((op.parameters ?? []) as Json[])
+    .map(
+      (p) =>
+        `<tr><td><code>${escapeHtml(String(p.name))}</code></td><td>${escapeHtml(String(p.in))}</td><td>${p.required ? 'required' : ''}</td><td>${escapeHtml(String(p.description ?? ''))}</td></tr>`,
+    )
+    .join('');
+  const body = op.requestBody ? Object.entries((op.requestBody as Json).content as Record<string, Json>) : [];
+  const bodyLine = body.length
+    ? `<p>Body (${body.map(([type]) => `<code>${escapeHtml(type)}</code>`).join(' or ')}): ${schemaLink(body[0]![1])}</p>`
+    : '';
+  const responses = Object.entries(op.responses as Record<string, Json>)
+    .map(([status, r]) => {
+      const content = r.content ? Object.values(r.content as Record<string, Json>)[0] : undefined;
+      return `<tr><td>${escapeHtml(status)}</td><td>${escapeHtml(String(r.description))}</td><td>${content ? schemaLink(content) : ''}</td></tr>`;
+    })
+    .join('');
+  return `<div class="op" id="${escapeHtml(String(op.operationId))}"><p><span class="m ${verb}">${verb}</span> <code>${escapeHtml(server + path)}</code>${op.deprecated ? ' <span class="dep">deprecated</span>' : ''}</p>
+<p><strong>${escapeHtml(String(op.summary))}</strong> — ${auth}</p>${op.description ? `<p>${escapeHtml(String(op.description))}</p>` : ''}
+${parameters ? `<table><tr><th>Parameter</th><th>In</th><th></th><th></th></tr>${parameters}</table>` : ''}${bodyLine}
+<table><tr><th>Status</th><th>Meaning</th><th>Body</th></tr>${responses}</table></div>`;
+}
+
+function schemaLink(media: Json): string {
+  const ref = (media.schema as Json | undefined)?.$ref;
+  if (typeof ref !== 'string') return '';
+  const name = ref.split('/').pop() ?? '';
+  return `<a href="#schema-${escapeHtml(name)}">${escapeHtml(name)}</a>`;
+}

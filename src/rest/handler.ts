@@ -1,0 +1,117 @@
+/**
+ * The handler set: route definitions → itty-router routes, with the conventions every answer keeps
+ * (authentication, scopes, validated input, problem+json, ETags, idempotency, CORS, deprecation).
+ */
+import { type IRequest, Router } from 'itty-router';
+import type { Authenticate } from '../core/auth.js';
+import type { Domain } from '../core/domain/index.js';
+import { type Clock, type Logger, silentLogger, systemClock } from '../core/runtime.js';
+import type { Storage } from '../storage/contract/index.js';
+import type { CorsOptions } from './cors.js';
+import type { DeprecationNotice } from './deprecation.js';
+import { buildOpenApiDocument, type OpenApiDocument, type OpenApiInfo } from './openapi.js';
+import type { PageLimits } from './pagination.js';
+import { createPipeline } from './pipeline.js';
+import type { AnyRoute } from './route.js';
+import { type ApiVersion, resourceRoutes } from './routes/index.js';
+
+export interface RestLimits extends PageLimits {
+  /** Largest request body accepted, in bytes (413 above). Default 64 KiB. */
+  readonly maxBodyBytes?: number;
+}
+
+/** A REST fetch handler, with the OpenAPI document it serves. */
+export interface RestHandler {
+  (request: Request): Promise<Response>;
+  readonly basePath: string;
+  readonly openapi: OpenApiDocument;
+  /** The routes it serves, e.g. to list them in another handler set's document as well. */
+  readonly routes: readonly AnyRoute[];
+}
+
+/** Everything a set of routes needs to be served; see {@link createRouteHandler}. */
+export interface RouteHandlerOptions {
+  readonly routes: readonly AnyRoute[];
+  readonly authenticate: Authenticate;
+  /** Needed for `Idempotency-Key` on POST; without it the header is ignored. */
+  readonly storage?: Pick<Storage, 'idempotency'>;
+  /** Where the set is mounted; route paths are relative to it. Default `/api/v1`. */
+  readonly basePath?: string;
+  readonly clock?: Clock;
+  readonly logger?: Logger;
+  readonly limits?: RestLimits;
+  /** CORS for browser callers; off when omitted. */
+  readonly cors?: CorsOptions | false;
+  /** Marks this version deprecated: every answer carries Deprecation, Sunset and a successor Link. */
+  readonly deprecation?: DeprecationNotice;
+  readonly info?: OpenApiInfo;
+}
+
+export interface RestHandlerOptions extends Omit<RouteHandlerOptions, 'routes'> {
+  readonly domain: Domain;
+  readonly storage: Storage;
+  /** Which representation the built-in routes speak (default 1). v2: an order's `total` is `{ amount, currency }`. */
+  readonly apiVersion?: ApiVersion;
+  /** More routes served and documented beside the built-in ones (e.g. admin routes of other modules). */
+  readonly routes?: readonly AnyRoute[];
+}
+
+/**
+ * The resource interface of spec section 4.2 as one fetch handler, with its OpenAPI document at
+ * `<basePath>/openapi.json` and a readable reference at `<basePath>/docs`.
+ *
+ * @example
+ * const rest = createRestHandler({ domain, storage, authenticate, basePath: '/api/v1' });
+ * Deno.serve(rest);
+ */
+export function createRestHandler(options: RestHandlerOptions): RestHandler {
+  const builtIn = resourceRoutes({
+    domain: options.domain,
+    apiVersion: options.apiVersion,
+    limits: options.limits,
+  });
+  return createRouteHandler({ ...options, routes: [...builtIn, ...(options.routes ?? [])] });
+}
+
+/**
+ * Serves any list of route definitions with the same conventions as the built-in ones: the building
+ * block for admin routes of other modules that want their own mount.
+ *
+ * @example
+ * const admin = createRouteHandler({ routes: webhookEndpointRoutes, authenticate, basePath: '/api/v1' });
+ */
+export function createRouteHandler(options: RouteHandlerOptions): RestHandler {
+  const basePath = (options.basePath ?? '/api/v1').replace(/\/+$/, '');
+  const openapi = buildOpenApiDocument(options.routes, {
+    basePath,
+    info: options.info,
+    deprecated: options.deprecation !== undefined,
+  });
+  const pipeline = createPipeline({
+    ...options,
+    basePath,
+    clock: options.clock ?? systemClock,
+    logger: options.logger ?? silentLogger,
+    openapi,
+  });
+  // itty-router's own hooks: no async layer of ours around every request.
+  const router = Router({
+    base: basePath,
+    catch: (error: unknown, request: IRequest) => pipeline.fail(error, request),
+    finally: [
+      (response: Response | undefined, request: IRequest) =>
+        pipeline.finish(request, response ?? pipeline.unrouted(request, router.routes)),
+    ],
+  });
+  for (const route of options.routes) {
+    const path = route.path.replace(/\{(\w+)\}/g, ':$1');
+    const run = (request: IRequest) => pipeline.run(route, request);
+    router[route.method.toLowerCase()]!(path, run);
+    if (route.method === 'GET') router.head(path, run);
+  }
+  router.get('/openapi.json', pipeline.openapiJson);
+  router.get('/docs', pipeline.docsPage);
+
+  const handler = (request: Request): Promise<Response> => router.fetch(request) as Promise<Response>;
+  return Object.assign(handler, { basePath, openapi, routes: options.routes });
+}

@@ -1,0 +1,87 @@
+/**
+ * `Idempotency-Key` on POST (draft-ietf-httpapi-idempotency-key-header): a retried POST with the same
+ * key and the same body gets the first answer again instead of creating a second record. Keys are
+ * namespaced by caller and path, so two callers (or two collections) never share one.
+ */
+import { SwitchboardError } from '../core/errors.js';
+import type { IdempotencyStore } from '../storage/contract/index.js';
+import { bodyTag } from './conditional.js';
+
+/** How long a finished key answers with its stored response. */
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+/** How long an unfinished claim blocks retries before it counts as abandoned. */
+const LOCK_MS = 60_000;
+
+interface StoredResponse {
+  readonly fingerprint: string;
+  readonly status: number;
+  readonly headers: [string, string][];
+  readonly body: string;
+}
+
+/** The key of a request, or null when it sent none. Accepts a bare token or an sf-string (`"…"`). */
+export function idempotencyKeyOf(request: Request): string | null {
+  const header = request.headers.get('idempotency-key');
+  if (header === null) return null;
+  const key = header.trim().replace(/^"(.*)"$/, '$1');
+  if (!/^[\x21-\x7e]{1,255}$/.test(key)) {
+    throw new SwitchboardError('bad_request', 'Idempotency-Key must be 1 to 255 visible ASCII characters.', {
+      details: [{ field: 'Idempotency-Key', code: 'invalid_format', message: 'Use e.g. a UUID.' }],
+    });
+  }
+  return key;
+}
+
+export interface IdempotentRun {
+  readonly store: IdempotencyStore;
+  /** `rest:<caller>:<path>:<key>` */
+  readonly key: string;
+  readonly body: Uint8Array;
+  readonly now: number;
+  readonly run: () => Promise<Response>;
+}
+
+/**
+ * Runs `run` once per key. A finished key with the same body replays the stored answer (with
+ * `Idempotent-Replayed: true`); with another body it is refused with 422; while the first request is
+ * still running, a retry gets 409. Only successful answers are kept: after a failure the key is freed
+ * so a corrected retry can use it.
+ */
+export async function runIdempotent(options: IdempotentRun): Promise<Response> {
+  const fingerprint = await bodyTag(options.body);
+  const claim = await options.store.claim(options.key, { now: options.now, lockMs: LOCK_MS });
+  if (claim.state === 'in_progress') {
+    throw new SwitchboardError('conflict', 'A request with this Idempotency-Key is still being processed.');
+  }
+  if (claim.state === 'completed') {
+    const stored = JSON.parse(claim.result ?? 'null') as StoredResponse | null;
+    if (!stored || stored.fingerprint !== fingerprint) throw reused();
+    const response = new Response(stored.body, { status: stored.status, headers: stored.headers });
+    response.headers.set('idempotent-replayed', 'true');
+    return response;
+  }
+  let response: Response;
+  try {
+    response = await options.run();
+  } catch (error) {
+    await options.store.release(options.key);
+    throw error;
+  }
+  if (response.status < 200 || response.status > 299) {
+    await options.store.release(options.key);
+    return response;
+  }
+  const body = await response.text();
+  const headers = [...response.headers].filter(([name]) => name !== 'set-cookie');
+  const stored: StoredResponse = { fingerprint, status: response.status, headers, body };
+  await options.store.complete(options.key, JSON.stringify(stored), options.now + IDEMPOTENCY_TTL_MS);
+  return new Response(body, { status: response.status, headers });
+}
+
+function reused(): SwitchboardError {
+  return new SwitchboardError(
+    'validation_failed',
+    'This Idempotency-Key was already used with a different body; use a new key for a new request.',
+    { details: [{ field: 'Idempotency-Key', code: 'key_reused', message: 'Key reused with another body.' }] },
+  );
+}

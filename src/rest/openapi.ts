@@ -1,0 +1,197 @@
+/**
+ * Builds the OpenAPI 3.1 document from the route definitions the handlers run, so the reference can
+ * never drift from behaviour. Every schema becomes a component; JSON Schema 2020-12 is OpenAPI 3.1's
+ * own dialect, so zod's output is used as is.
+ */
+import { z } from 'zod';
+import { SCOPES } from '../core/auth.js';
+import type { AnyRoute } from './route.js';
+import { ProblemSchema } from './schemas.js';
+
+export interface OpenApiInfo {
+  readonly title?: string;
+  readonly version?: string;
+  readonly description?: string;
+}
+
+/** An OpenAPI document: plain JSON. */
+export type OpenApiDocument = Record<string, unknown>;
+
+type Json = Record<string, unknown>;
+
+/**
+ * @example
+ * const document = buildOpenApiDocument(routes, { basePath: '/api/v1', info: { title: 'CRM' } });
+ */
+export function buildOpenApiDocument(
+  routes: readonly AnyRoute[],
+  options: { basePath: string; info?: OpenApiInfo; deprecated?: boolean },
+): OpenApiDocument {
+  const inputs = z.registry<{ id: string }>();
+  const outputs = z.registry<{ id: string }>();
+  const nameOf = new Map<z.ZodType, string>();
+  const register = (registry: typeof inputs, schema: z.ZodType, name: string): string => {
+    const known = nameOf.get(schema);
+    if (known) return known;
+    // Two different schemas under one name (e.g. from two modules) must not overwrite each other.
+    const taken = new Set(nameOf.values());
+    let unique = name;
+    for (let n = 2; taken.has(unique); n++) unique = `${name}${n}`;
+    registry.add(schema, { id: unique });
+    nameOf.set(schema, unique);
+    return unique;
+  };
+  // Every route may answer 401/403 with a problem, so the component always exists.
+  register(outputs, ProblemSchema, 'Problem');
+
+  const paths: Record<string, Json> = {};
+  for (const route of routes) {
+    const operation: Json = {
+      operationId: route.operationId,
+      summary: route.summary,
+      ...(route.description ? { description: route.description } : {}),
+      ...(route.tags ? { tags: route.tags } : {}),
+      ...(options.deprecated ? { deprecated: true } : {}),
+      parameters: [
+        ...parametersOf(route.params, 'path'),
+        ...parametersOf(route.query, 'query'),
+        ...headersOf(route),
+      ],
+      responses: {},
+    };
+    if (route.scope === 'public') operation.security = [];
+    else operation.security = [{ bearerAuth: route.scope ? [route.scope] : [] }];
+    if (route.body) {
+      const name = register(inputs, route.body.schema, route.body.name ?? `${route.operationId}Body`);
+      const content: Json = {};
+      for (const type of route.body.contentTypes ?? ['application/json']) {
+        content[type] = { schema: { $ref: `#/components/schemas/${name}` } };
+      }
+      operation.requestBody = { required: true, content };
+    }
+    const responses = operation.responses as Json;
+    for (const [status, response] of Object.entries(route.responses)) {
+      const entry: Json = { description: response.description };
+      if (response.schema) {
+        const name = register(outputs, response.schema, response.name ?? `${route.operationId}${status}`);
+        const type = Number(status) >= 400 ? 'application/problem+json' : 'application/json';
+        entry.content = { [type]: { schema: { $ref: `#/components/schemas/${name}` } } };
+      }
+      if (response.headers) {
+        entry.headers = Object.fromEntries(
+          Object.entries(response.headers).map(([h, d]) => [
+            h,
+            { description: d, schema: { type: 'string' } },
+          ]),
+        );
+      }
+      responses[status] = entry;
+    }
+    // Answers the pipeline gives on its own, so every status a caller can see is documented.
+    if (route.scope !== 'public') {
+      responses['401'] ??= problemRef('Missing or invalid credentials');
+      if (route.scope) responses['403'] ??= problemRef('The credentials lack the scope');
+    }
+    if (route.query) responses['400'] ??= problemRef('A query parameter is not valid');
+    if (route.body) {
+      responses['400'] ??= problemRef('The body is not valid JSON');
+      responses['413'] ??= problemRef('The body is larger than the limit');
+      responses['415'] ??= problemRef('The body is not in an accepted media type');
+      responses['422'] ??= problemRef('A field is not valid');
+    }
+    if (route.method === 'POST')
+      responses['409'] ??= problemRef('A request with this Idempotency-Key is in flight');
+    paths[route.path] = { ...paths[route.path], [route.method.toLowerCase()]: operation };
+  }
+  const uri = (id: string): string => `#/components/schemas/${id}`;
+  const schemas = {
+    ...clean(z.toJSONSchema(inputs, { io: 'input', uri, unrepresentable: 'any' }).schemas),
+    ...clean(z.toJSONSchema(outputs, { io: 'output', uri, unrepresentable: 'any' }).schemas),
+  };
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: options.info?.title ?? 'Switchboard resource interface',
+      version: options.info?.version ?? options.basePath.split('/').pop() ?? '1',
+      description: options.info?.description ?? 'Clients, orders and conversations over JSON and HTTP.',
+    },
+    servers: [{ url: options.basePath }],
+    paths,
+    components: {
+      schemas,
+      securitySchemes: {
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          description: `OAuth 2.0 access token or API key. Scopes: ${Object.keys(SCOPES).join(', ')}.`,
+        },
+      },
+    },
+  };
+}
+
+function problemRef(description: string): Json {
+  return {
+    description,
+    content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+  };
+}
+
+function parametersOf(schema: z.ZodType | undefined, where: 'path' | 'query'): Json[] {
+  if (!schema) return [];
+  const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Json;
+  const properties = (json.properties ?? {}) as Record<string, Json>;
+  const required = new Set((json.required ?? []) as string[]);
+  return Object.entries(properties).map(([name, property]) => {
+    const { description, ...rest } = property;
+    return {
+      name,
+      in: where,
+      required: where === 'path' || required.has(name),
+      ...(description ? { description } : {}),
+      schema: rest,
+    };
+  });
+}
+
+function headersOf(route: AnyRoute): Json[] {
+  const headers: Json[] = [];
+  if (route.method === 'POST') {
+    headers.push({
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
+      description: 'Makes a retried POST return the first result instead of creating another record.',
+      schema: { type: 'string', maxLength: 255 },
+    });
+  }
+  if (route.method === 'PUT' || route.method === 'PATCH' || route.method === 'DELETE') {
+    headers.push({
+      name: 'If-Match',
+      in: 'header',
+      required: false,
+      description: 'Only change the record if its ETag is still this one (412 otherwise).',
+      schema: { type: 'string' },
+    });
+  }
+  if (route.method === 'GET') {
+    headers.push({
+      name: 'If-None-Match',
+      in: 'header',
+      required: false,
+      description: 'Answer 304 if the ETag is still this one.',
+      schema: { type: 'string' },
+    });
+  }
+  return headers;
+}
+
+/** zod puts `$schema` and a fragment `$id` on each component; neither belongs inside OpenAPI. */
+function clean(schemas: Record<string, unknown>): Record<string, unknown> {
+  const result: Record<string, unknown> = {};
+  for (const [name, schema] of Object.entries(schemas)) {
+    const { $schema: _schema, $id: _id, ...rest } = schema as Json;
+    result[name] = rest;
+  }
+  return result;
+}

@@ -1,0 +1,251 @@
+/**
+ * What happens to every request of a handler set, in order: authenticate → scope → params → query →
+ * body → idempotency → route → ETag/304 → CORS and deprecation headers. Errors become problem+json.
+ */
+import type { IRequest, RouteEntry } from 'itty-router';
+import { type Authenticate, type Principal, requireScope } from '../core/auth.js';
+import { isSwitchboardError, SwitchboardError } from '../core/errors.js';
+import type { Clock, Logger } from '../core/runtime.js';
+import { validate } from '../core/validation.js';
+import type { Storage } from '../storage/contract/index.js';
+import { bodyTag, noneMatch, textTag } from './conditional.js';
+import { applyCors, type CorsOptions, isPreflight, preflightResponse } from './cors.js';
+import { applyDeprecation, type DeprecationNotice } from './deprecation.js';
+import { renderReferencePage } from './docs-page.js';
+import { idempotencyKeyOf, runIdempotent } from './idempotency.js';
+import type { OpenApiDocument } from './openapi.js';
+import { renderProblem, routeNotFound } from './problems.js';
+import { decodeParams, parseQuery, readJsonBody } from './request.js';
+import { jsonTextOf } from './responses.js';
+import type { AnyRoute, RouteContext } from './route.js';
+
+const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
+const anonymous: Principal = { kind: 'service', subject: 'anonymous', scopes: new Set() };
+
+export interface PipelineOptions {
+  readonly authenticate: Authenticate;
+  readonly storage?: Pick<Storage, 'idempotency'>;
+  readonly basePath: string;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly limits?: { readonly maxBodyBytes?: number };
+  readonly cors?: CorsOptions | false;
+  readonly deprecation?: DeprecationNotice;
+  readonly openapi: OpenApiDocument;
+}
+
+export interface Pipeline {
+  run(route: AnyRoute, request: IRequest): Promise<Response>;
+  /** Renders an error that escaped routing itself. */
+  fail(error: unknown, request: Request): Response;
+  unrouted(request: Request, routes: readonly RouteEntry[]): Response;
+  finish(request: Request, response: Response): Response;
+  openapiJson(request: Request): Promise<Response>;
+  docsPage(request: Request): Response;
+}
+
+export function createPipeline(options: PipelineOptions): Pipeline {
+  const maxBytes = options.limits?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const openapiText = JSON.stringify(options.openapi);
+  let docsHtml: string | undefined;
+
+  async function run(route: AnyRoute, request: IRequest): Promise<Response> {
+    try {
+      const principal = route.scope === 'public' ? anonymous : await options.authenticate(request);
+      if (route.scope !== null && route.scope !== 'public') requireScope(principal, route.scope);
+      const params = parseParamsOrNotFound(route, request);
+      const context = new Context(request, principal, params, options);
+      if (route.query) context.query = parseQuery(route.query, context.url);
+      let bytes: Uint8Array | undefined;
+      if (route.body) {
+        const read = await readJsonBody(request, {
+          maxBytes,
+          contentTypes: route.body.contentTypes ?? ['application/json'],
+        });
+        context.body = validate(route.body.schema, read.value);
+        bytes = read.bytes;
+      }
+      const key = route.method === 'POST' && options.storage ? idempotencyKeyOf(request) : null;
+      const response =
+        key === null || !options.storage
+          ? await route.handle(context)
+          : await runIdempotent({
+              store: options.storage.idempotency,
+              key: `rest:${encodeURIComponent(principal.subject)}:${context.url.pathname}:${key}`,
+              body: bytes ?? new Uint8Array(),
+              now: options.clock.now(),
+              run: () => route.handle(context),
+            });
+      return route.method === 'GET' ? cacheable(request, response) : response;
+    } catch (error) {
+      return problem(error, request, route);
+    }
+  }
+
+  function problem(error: unknown, request: Request, route?: AnyRoute): Response {
+    if (!isSwitchboardError(error)) {
+      options.logger.log('error', 'unhandled error in REST route', {
+        route: route ? `${route.method} ${route.path}` : undefined,
+        error: String(error),
+        stack: (error as Error | undefined)?.stack,
+      });
+    }
+    const response = renderProblem(error, {
+      hadCredentials: request.headers.has('authorization'),
+      scope: route && route.scope !== 'public' && route.scope !== null ? route.scope : undefined,
+    });
+    // RFC 5789 §2.2: a refused patch format names the ones that are accepted.
+    if (route?.method === 'PATCH' && response.status === 415 && route.body) {
+      response.headers.set('accept-patch', (route.body.contentTypes ?? ['application/json']).join(', '));
+    }
+    return response;
+  }
+
+  return {
+    run,
+    fail: (error, request) => problem(error, request),
+    unrouted(request, routes) {
+      const { pathname } = new URL(request.url);
+      const methods = new Set<string>();
+      for (const [method, pattern] of routes) if (method && pattern.test(pathname)) methods.add(method);
+      if (methods.size === 0) return problem(routeNotFound(pathname), request);
+      methods.add('OPTIONS');
+      const allow = [...methods].join(', ');
+      if (isPreflight(request) && options.cors) return preflightResponse(request, options.cors, [...methods]);
+      if (request.method === 'OPTIONS') {
+        const response = new Response(null, { status: 204, headers: { allow } });
+        if (methods.has('PATCH'))
+          response.headers.set('accept-patch', 'application/merge-patch+json, application/json');
+        return response;
+      }
+      const error = new SwitchboardError(
+        'method_not_allowed',
+        `${request.method} is not served at ${pathname}; use ${allow}.`,
+      );
+      return renderProblem(error, { headers: { allow } });
+    },
+    finish(request, response) {
+      const { cors, deprecation } = options;
+      const result =
+        cors || deprecation
+          ? withHeaders(response, (answer) => {
+              if (cors) applyCors(request, answer, cors);
+              if (deprecation) applyDeprecation(answer, deprecation);
+            })
+          : response;
+      if (request.method === 'HEAD' && result.body) {
+        return new Response(null, { status: result.status, headers: result.headers });
+      }
+      return result;
+    },
+    async openapiJson(request) {
+      const response = new Response(openapiText, {
+        headers: { 'content-type': 'application/json; charset=utf-8' },
+      });
+      return cacheable(request, response, 'public, max-age=300');
+    },
+    docsPage() {
+      docsHtml ??= renderReferencePage(options.openapi);
+      return new Response(docsHtml, {
+        headers: {
+          'content-type': 'text/html; charset=utf-8',
+          'cache-control': 'public, max-age=300',
+          'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'",
+        },
+      });
+    },
+  };
+}
+
+function parseParamsOrNotFound(route: AnyRoute, request: IRequest): unknown {
+  const params = decodeParams(request.params ?? {}, request.url);
+  if (!route.params) return params;
+  try {
+    return validate(route.params, params);
+  } catch {
+    throw routeNotFound(new URL(request.url).pathname);
+  }
+}
+
+/** A route's context; the URL is parsed on demand (a GET by id never needs it; itty-router parsed it once). */
+class Context implements RouteContext {
+  query: unknown = {};
+  body: unknown = undefined;
+  readonly basePath: string;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  #url: URL | undefined;
+
+  constructor(
+    readonly request: Request,
+    readonly principal: Principal,
+    readonly params: unknown,
+    options: PipelineOptions,
+  ) {
+    this.basePath = options.basePath;
+    this.clock = options.clock;
+    this.logger = options.logger;
+  }
+
+  get url(): URL {
+    this.#url ??= new URL(this.request.url);
+    return this.#url;
+  }
+}
+
+/**
+ * Gives a successful GET its validators: an ETag (hashed from the body when the route set none), a
+ * `Cache-Control` (private: answers depend on the caller), and 304 when `If-None-Match` matches.
+ */
+function cacheable(
+  request: Request,
+  response: Response,
+  cacheControl = 'private, no-cache',
+): Response | Promise<Response> {
+  if (response.status !== 200) return response;
+  const etag = response.headers.get('etag');
+  if (etag !== null) return validators(request, response, etag, cacheControl);
+  const text = jsonTextOf(response);
+  if (text !== undefined) {
+    // Made by json(), so its headers are ours to change.
+    const tag = textTag(text);
+    response.headers.set('etag', tag);
+    return validators(request, response, tag, cacheControl);
+  }
+  return (async () => {
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    const tag = await bodyTag(bytes);
+    const copy = new Response(bytes, { status: 200, headers: response.headers });
+    copy.headers.set('etag', tag);
+    return validators(request, copy, tag, cacheControl);
+  })();
+}
+
+function validators(request: Request, answer: Response, etag: string, cacheControl: string): Response {
+  const response = withHeaders(answer, (target) => {
+    if (!target.headers.has('cache-control')) target.headers.set('cache-control', cacheControl);
+    if (cacheControl.startsWith('private')) target.headers.append('vary', 'Authorization');
+  });
+  if (!noneMatch(request.headers.get('if-none-match'), etag)) return response;
+  const headers = new Headers();
+  for (const name of ['etag', 'cache-control', 'vary', 'link']) {
+    const value = response.headers.get(name);
+    if (value !== null) headers.set(name, value);
+  }
+  return new Response(null, { status: 304, headers });
+}
+
+/**
+ * Applies header edits to an answer. A route may return a response whose headers are immutable
+ * (`Response.redirect`, a proxied `fetch`); it is copied first rather than failing.
+ */
+function withHeaders(response: Response, edit: (response: Response) => void): Response {
+  try {
+    edit(response);
+    return response;
+  } catch {
+    const copy = new Response(response.body, response);
+    edit(copy);
+    return copy;
+  }
+}

@@ -1,0 +1,76 @@
+/** Reading a request's parts: path params, query and body, each checked before a route runs. */
+
+import type { z } from 'zod';
+import { SwitchboardError } from '../core/errors.js';
+import { validate } from '../core/validation.js';
+import { readBody } from '../internal/body.js';
+
+/** Decodes itty-router's raw path params; a malformed escape cannot name any record, so it is a 404. */
+export function decodeParams(raw: Record<string, string>, url: string): Record<string, string> {
+  const params: Record<string, string> = {};
+  for (const key in raw) {
+    const value = raw[key]!;
+    try {
+      params[key] = value.includes('%') ? decodeURIComponent(value) : value;
+    } catch {
+      throw new SwitchboardError('not_found', `Nothing is served at ${new URL(url).pathname}.`);
+    }
+  }
+  return params;
+}
+
+/** Validates the query string; a bad parameter is a 400 naming every failing one. */
+export function parseQuery<S extends z.ZodType>(schema: S, url: URL): z.output<S> {
+  const query: Record<string, string> = {};
+  for (const [key, value] of url.searchParams) query[key] = value;
+  return asBadRequest(() => validate(schema, query));
+}
+
+/** The media type of a `Content-Type` header, lower-cased, without parameters. */
+export function mediaTypeOf(request: Request): string | null {
+  const header = request.headers.get('content-type');
+  if (!header) return null;
+  return header.split(';')[0]!.trim().toLowerCase();
+}
+
+/**
+ * Reads the body within `maxBytes` and parses it as JSON after checking its media type (415) and
+ * charset. Returns the raw bytes too: idempotency keys fingerprint them.
+ */
+export async function readJsonBody(
+  request: Request,
+  options: { maxBytes: number; contentTypes: readonly string[] },
+): Promise<{ value: unknown; bytes: Uint8Array }> {
+  const type = mediaTypeOf(request);
+  const charset = /;\s*charset="?([^";\s]+)/i.exec(request.headers.get('content-type') ?? '')?.[1];
+  if (type === null || !options.contentTypes.includes(type) || (charset && !/^utf-?8$/i.test(charset))) {
+    throw new SwitchboardError(
+      'unsupported_media_type',
+      `Send the body as ${options.contentTypes.join(' or ')} (UTF-8).`,
+      { details: [{ field: 'Content-Type', code: 'unsupported', message: `Got ${type ?? 'none'}.` }] },
+    );
+  }
+  const bytes = await readBody(request, options.maxBytes);
+  try {
+    const text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    return { value: JSON.parse(text), bytes };
+  } catch {
+    throw new SwitchboardError('bad_request', 'The body is not valid JSON.', {
+      details: [{ field: 'body', code: 'malformed_json', message: 'Send a UTF-8 JSON document.' }],
+    });
+  }
+}
+
+function asBadRequest<T>(work: () => T): T {
+  try {
+    return work();
+  } catch (error) {
+    if (error instanceof SwitchboardError && error.code === 'validation_failed') {
+      throw new SwitchboardError('validation_failed', error.message.replace('input', 'query'), {
+        details: error.details,
+        status: 400,
+      });
+    }
+    throw error;
+  }
+}

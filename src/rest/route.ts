@@ -1,0 +1,92 @@
+/**
+ * Route definitions are data: method, path, scope, schemas and summary. The handler set turns them into
+ * itty-router routes AND into the OpenAPI document, so what is documented is what is served.
+ */
+import type { z } from 'zod';
+import type { Principal, Scope } from '../core/auth.js';
+import type { Clock, Logger } from '../core/runtime.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** What a route handler receives: the checked principal, and its params, query and body validated. */
+export interface RouteContext<P = unknown, Q = unknown, B = unknown> {
+  readonly request: Request;
+  readonly url: URL;
+  readonly principal: Principal;
+  readonly params: P;
+  readonly query: Q;
+  readonly body: B;
+  /** Where the handler set is mounted, e.g. `/api/v1`; build `Location` and links from it. */
+  readonly basePath: string;
+  readonly clock: Clock;
+  readonly logger: Logger;
+}
+
+export interface RouteBody<S extends z.ZodType = z.ZodType> {
+  readonly schema: S;
+  /** Media types accepted (415 otherwise). Default `application/json`. */
+  readonly contentTypes?: readonly string[];
+  /** Component name in the OpenAPI document; default `<operationId>Body`. */
+  readonly name?: string;
+}
+
+export interface RouteResponse {
+  readonly description: string;
+  /** Omit for bodiless responses (204). */
+  readonly schema?: z.ZodType;
+  /** Component name in the OpenAPI document; default `<operationId><status>`. */
+  readonly name?: string;
+  /** Response headers worth documenting, name → description. */
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/**
+ * One operation of the interface. `handle` returns a `Response` (see `json`, `created`, `noContent`,
+ * `paginated`) or throws a `SwitchboardError`, which is rendered as problem+json.
+ */
+export interface RouteDefinition<
+  P extends z.ZodType = z.ZodType,
+  Q extends z.ZodType = z.ZodType,
+  B extends z.ZodType = z.ZodType,
+> {
+  readonly method: HttpMethod;
+  /** Relative to the base path, OpenAPI style: `/clients/{id}`. Lowercase plural nouns, hyphens. */
+  readonly path: string;
+  readonly operationId: string;
+  readonly summary: string;
+  readonly description?: string;
+  readonly tags?: readonly string[];
+  /**
+   * The scope a caller needs (checked with `requireScope`). `null` serves any authenticated caller;
+   * `'public'` skips authentication entirely.
+   */
+  readonly scope: Scope | null | 'public';
+  readonly params?: P;
+  readonly query?: Q;
+  readonly body?: RouteBody<B>;
+  readonly responses: Readonly<Record<number, RouteResponse>>;
+  readonly handle: (context: RouteContext<z.output<P>, z.output<Q>, z.output<B>>) => Promise<Response>;
+}
+
+/** Any route, whatever its schemas: what lists of routes hold. */
+// biome-ignore lint/suspicious/noExplicitAny: a heterogeneous list needs the widest parameter types.
+export type AnyRoute = RouteDefinition<any, any, any>;
+
+/**
+ * Declares a route with its schemas inferred into the handler's context.
+ *
+ * @example
+ * const listEndpoints = defineRoute({
+ *   method: 'GET', path: '/webhook-endpoints', operationId: 'listWebhookEndpoints',
+ *   summary: 'List webhook endpoints', scope: 'admin.webhooks.read', query: pageQuery(),
+ *   responses: { 200: { description: 'A page of endpoints', schema: pageOf(EndpointSchema) } },
+ *   handle: async ({ query }) => paginated(await store.list(query), query, ctx),
+ * });
+ */
+export function defineRoute<
+  P extends z.ZodType = z.ZodType,
+  Q extends z.ZodType = z.ZodType,
+  B extends z.ZodType = z.ZodType,
+>(route: RouteDefinition<P, Q, B>): AnyRoute {
+  return route as AnyRoute;
+}

@@ -1,0 +1,17 @@
+import type { AnyRoute } from '../route.js';
+import { clientRoutes } from './clients.js';
+import type { ResourceRouteOptions } from './context.js';
+import { messageRoutes } from './messages.js';
+import { orderRoutes } from './orders.js';
+
+export type { ApiVersion, ResourceRouteOptions } from './context.js';
+
+/**
+ * The built-in resource routes of spec section 4.2: clients, orders, messages.
+ *
+ * @example
+ * const routes = resourceRoutes({ domain, apiVersion: 2 });
+ */
+export function resourceRoutes(options: ResourceRouteOptions): AnyRoute[] {
+  return [...clientRoutes(options), ...orderRoutes(options), ...messageRoutes(options)];
+}

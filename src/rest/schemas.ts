@@ -1,0 +1,76 @@
+/**
+ * The wire shapes of the resource interface as zod schemas. The same objects document responses in
+ * the OpenAPI document and check real responses in the tests, so the reference cannot drift.
+ */
+import { z } from 'zod';
+import { ORDER_STATUSES } from '../core/records.js';
+
+const timestamp = z.string().meta({ format: 'date-time', description: 'ISO-8601 UTC time' });
+
+export const ClientSchema = z.object({
+  id: z.string().meta({ description: 'Assigned by the service on creation', example: 'cli_1' }),
+  name: z.string(),
+  email: z.string().meta({ format: 'email', description: 'Lower-cased; unique across clients' }),
+  phone: z.string().nullable(),
+  city: z.string().nullable(),
+  createdAt: timestamp,
+  updatedAt: timestamp,
+  version: z.number().int().meta({ description: 'Increases on every change; the ETag carries it' }),
+});
+
+const orderFields = {
+  id: z.string(),
+  clientId: z.string(),
+  status: z.enum(ORDER_STATUSES as [string, ...string[]]),
+  createdAt: timestamp,
+  updatedAt: timestamp,
+  version: z.number().int(),
+};
+
+const amount = z.string().meta({ description: 'Exact decimal amount as text', example: '129.90' });
+const currency = z.string().meta({ description: 'ISO 4217 code', example: 'EUR' });
+
+/** v1 order: `total` and `currency` side by side. */
+export const OrderV1Schema = z.object({ ...orderFields, total: amount, currency });
+
+/** v2 order: `total` is a money object, `{ amount, currency }` (the one breaking change of v2). */
+export const MoneySchema = z.object({ amount, currency });
+export const OrderV2Schema = z.object({ ...orderFields, total: MoneySchema });
+
+export const MessageSchema = z.object({
+  id: z.string(),
+  chatbotId: z.string(),
+  visitorId: z.string(),
+  content: z.string(),
+  timestamp,
+});
+
+/** One failing field of a problem document. */
+export const FieldErrorSchema = z.object({ field: z.string(), code: z.string(), message: z.string() });
+
+/** RFC 9457 problem details, as every error of this interface is answered. */
+export const ProblemSchema = z.object({
+  type: z.string().meta({ format: 'uri' }),
+  title: z.string(),
+  status: z.number().int(),
+  detail: z.string(),
+  code: z.string().meta({ description: 'Stable machine-readable error code' }),
+  errors: z.array(FieldErrorSchema).optional(),
+});
+
+/**
+ * A page of items as every list route answers it, with the total that matches the filter.
+ *
+ * @example
+ * const ClientPage = pageOf(ClientSchema);
+ */
+export function pageOf<T extends z.ZodType>(
+  item: T,
+): z.ZodObject<{ items: z.ZodArray<T>; page: z.ZodNumber; limit: z.ZodNumber; total: z.ZodNumber }> {
+  return z.object({
+    items: z.array(item),
+    page: z.number().int().min(1),
+    limit: z.number().int().min(1),
+    total: z.number().int().min(0),
+  });
+}

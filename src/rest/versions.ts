@@ -1,0 +1,73 @@
+/**
+ * Versions in the path (spec section 9): several handler sets side by side, e.g. a deprecated `/api/v1`
+ * beside `/api/v2`, each a mount `createSwitchboard` serves.
+ */
+import type { DeprecationNotice } from './deprecation.js';
+import { createRestHandler, type RestHandler, type RestHandlerOptions } from './handler.js';
+import type { OpenApiInfo } from './openapi.js';
+import type { AnyRoute } from './route.js';
+import type { ApiVersion } from './routes/index.js';
+
+/** One version of the interface: where it lives, which representation it speaks, whether it is on its way out. */
+export interface RestVersion {
+  readonly basePath: string;
+  readonly apiVersion?: ApiVersion;
+  readonly deprecation?: DeprecationNotice;
+  /** Extra routes of this version only (added to the shared ones). */
+  readonly routes?: readonly AnyRoute[];
+  readonly info?: OpenApiInfo;
+}
+
+/** A handler set and the path prefix it answers under. */
+export interface RestMount {
+  readonly prefix: string;
+  readonly handle: RestHandler;
+}
+
+/** Route sets served on mounts of their own whose routes still belong in a version's document. */
+export interface MountedRouteSets {
+  /**
+   * E.g. the webhook admin handler on `/api/v1/webhook-endpoints`: its routes are listed in the
+   * OpenAPI document of the version with the same base path.
+   */
+  readonly mounted?: readonly RestHandler[];
+}
+
+/**
+ * How `createSwitchboard` takes the REST block: handler options (domain, storage, authenticate default
+ * to its own) and the versions to mount.
+ */
+export interface RestOptions
+  extends Partial<Omit<RestHandlerOptions, 'basePath' | 'apiVersion' | 'deprecation'>>,
+    MountedRouteSets {
+  /** Default: `/api/v1` only. */
+  readonly versions?: readonly RestVersion[];
+}
+
+/** The default: the current interface at `/api/v1`. */
+export const DEFAULT_VERSIONS: readonly RestVersion[] = [{ basePath: '/api/v1', apiVersion: 1 }];
+
+/**
+ * @example
+ * const mounts = createRestVersions({ domain, storage, authenticate }, [
+ *   { basePath: '/api/v1', apiVersion: 1, deprecation: { deprecatedAt: new Date('2026-01-01'), successor: '/api/v2' } },
+ *   { basePath: '/api/v2', apiVersion: 2 },
+ * ]);
+ */
+export function createRestVersions(
+  shared: Omit<RestHandlerOptions, 'basePath' | 'apiVersion' | 'deprecation'> & MountedRouteSets,
+  versions: readonly RestVersion[] = DEFAULT_VERSIONS,
+): RestMount[] {
+  const { mounted = [], ...options } = shared;
+  return versions.map((version) => {
+    const basePath = version.basePath.replace(/\/+$/, '');
+    const neighbours = mounted.filter((set) => set.basePath === basePath).flatMap((set) => set.routes);
+    const handle = createRestHandler({
+      ...options,
+      ...version,
+      info: version.info ?? options.info,
+      routes: [...neighbours, ...(options.routes ?? []), ...(version.routes ?? [])],
+    });
+    return { prefix: handle.basePath, handle };
+  });
+}
