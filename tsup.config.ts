@@ -9,6 +9,11 @@ export const entries = {
   'node/index': 'src/node/index.ts',
   'storage/memory/index': 'src/storage/memory/index.ts',
   'storage/testing/index': 'src/storage/testing/index.ts',
+  'storage/postgres/index': 'src/storage/postgres/index.ts',
+  'graphql/index': 'src/graphql/index.ts',
+  'rest/index': 'src/rest/index.ts',
+  'oauth/index': 'src/oauth/index.ts',
+  'webhooks/index': 'src/webhooks/index.ts',
 };
 
 export default defineConfig({

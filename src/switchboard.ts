@@ -1,4 +1,4 @@
-import { type Authenticate, trustEveryone } from './core/auth.js';
+import type { Authenticate } from './core/auth.js';
 import { createDomain, type Domain } from './core/domain/index.js';
 import { SwitchboardError } from './core/errors.js';
 import { createMemoryEventBus, type EventBus } from './core/event-bus.js';
@@ -11,10 +11,26 @@ import {
   silentLogger,
   systemClock,
 } from './core/runtime.js';
+import {
+  createGraphQLHandler,
+  createGraphQLWebSocketServer,
+  createSchema,
+  type GraphQLHandlerOptions,
+  type GraphQLWebSocketOptions,
+  type GraphQLWebSocketServer,
+} from './graphql/index.js';
 import { jsonResponse } from './internal/json.js';
 import { problemResponse } from './internal/problem.js';
+import {
+  type AuthorizationServer,
+  type AuthorizationServerOptions,
+  createAuthorizationServer,
+  createGuard,
+} from './oauth/index.js';
+import { createRestVersions, type RestOptions } from './rest/index.js';
 import type { Storage } from './storage/contract/index.js';
 import { createMemoryStorage } from './storage/memory/index.js';
+import { createWebhooks, type Webhooks, type WebhooksOptions } from './webhooks/index.js';
 
 export type FetchHandler = (request: Request) => Promise<Response>;
 
@@ -27,12 +43,39 @@ export interface SwitchboardOptions {
   readonly ids?: IdGenerator;
   readonly logger?: Logger;
   /**
-   * How callers are identified on every interface. Until the OAuth guard is wired in (issue 5) the
-   * default trusts everyone.
+   * How callers are identified on every interface. Default: the OAuth guard (`Authorization: Bearer`
+   * with an OAuth access token or an `sbk_` API key). Pass `trustEveryone` only behind a gateway that
+   * authenticates for you.
    */
   readonly authenticate?: Authenticate;
+  /**
+   * The OAuth 2.0 authorization server (`switchboard-kit/oauth`) on `/oauth` and `/.well-known`:
+   * `signIn`, `issuer`, `adminApiKey`, lifetimes, ID tokens. Storage, clock, ids and logger come from
+   * the switchboard. `false` leaves the endpoints out; the guard still checks API keys and tokens.
+   */
+  readonly oauth?: Partial<AuthorizationServerOptions> | false;
   /** How often the outbox relay polls for events left by crashed or other instances (default 1 s). */
   readonly relayIntervalMs?: number;
+  /** How often `storage.sweep` deletes expired records, when the adapter has it (default 5 minutes). */
+  readonly sweepIntervalMs?: number;
+  /**
+   * The REST interface (`switchboard-kit/rest`): `/api/v1` by default; pass `versions` to mount several
+   * (e.g. a deprecated v1 beside v2), `routes` to add routes, `false` to leave it out.
+   */
+  readonly rest?: RestOptions | false;
+  /**
+   * Signed webhooks (`switchboard-kit/webhooks`): admin routes on `/api/v1/webhook-endpoints`, a
+   * delivery per matching endpoint for every committed event, and the retry dispatcher started by
+   * `start()`. Pass `outbound.resolveHost` (from `switchboard-kit/node` on Node) so receiver host names
+   * can be checked; `false` leaves webhooks out. Storage, clock, ids, logger and `authenticate` come
+   * from the switchboard.
+   */
+  readonly webhooks?: Partial<WebhooksOptions> | false;
+  /**
+   * The GraphQL interface (`switchboard-kit/graphql`) on `/graphql`: schema, introspection, limits;
+   * `false` to leave it out. Domain, bus and `authenticate` come from the switchboard.
+   */
+  readonly graphql?: Partial<GraphQLHandlerOptions & GraphQLWebSocketOptions> | false;
 }
 
 /** Everything assembled: one fetch handler plus the parts, each also usable on its own. */
@@ -43,6 +86,16 @@ export interface Switchboard {
   readonly storage: Storage;
   readonly bus: EventBus;
   readonly relay: OutboxRelay;
+  /**
+   * The GraphQL subscription server (graphql-ws core), to hook into a runtime's WebSockets, e.g.
+   * `serve({ websockets: [graphqlWebSocketRoute(switchboard.graphqlWebSocket)] })` on Node.
+   * Undefined when GraphQL is turned off.
+   */
+  readonly graphqlWebSocket: GraphQLWebSocketServer | undefined;
+  /** The authorization server: register clients, create API keys, rotate ID-token keys. Undefined when OAuth is off. */
+  readonly oauth: AuthorizationServer | undefined;
+  /** The webhook sender: admin service, dispatcher. Undefined when webhooks are off. */
+  readonly webhooks: Webhooks | undefined;
   /** Starts background work (the outbox relay's polling). Idempotent. */
   start(): void;
   /** Stops background work after finishing what is in flight; the storage stays open (the host owns it). */
@@ -77,9 +130,19 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
     onCommit: () => relay.kick(),
   });
 
-  // Replaced by the OAuth guard (bearer tokens and API keys) when the OAuth module lands.
-  const authenticate: Authenticate = options.authenticate ?? trustEveryone;
-  void authenticate;
+  const oauth =
+    options.oauth === false
+      ? undefined
+      : createAuthorizationServer({
+          logger,
+          ...options.oauth,
+          storage,
+          clock,
+          ids: options.ids ?? randomIds,
+          ...(options.authenticate ? { authenticate: options.authenticate } : {}),
+        });
+  const authenticate: Authenticate =
+    options.authenticate ?? oauth?.authenticate ?? createGuard({ storage, clock });
 
   // Most specific prefix first: the first mount whose prefix matches serves the request.
   const mounts: Mount[] = [
@@ -89,6 +152,44 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
     },
     { prefix: '/readyz', handle: () => readiness(storage, logger) },
   ];
+  if (oauth) {
+    mounts.push({ prefix: '/oauth', handle: oauth.fetch }, { prefix: '/.well-known', handle: oauth.fetch });
+  }
+
+  let graphqlWebSocket: GraphQLWebSocketServer | undefined;
+  if (options.graphql !== false) {
+    // One schema for HTTP and WebSocket: built once, and resolvers wrapped with scope checks once.
+    const schema = options.graphql?.schema ?? createSchema();
+    const graphql = { logger, authenticate, ...options.graphql, schema, domain, bus };
+    mounts.push({ prefix: '/graphql', handle: createGraphQLHandler(graphql) });
+    graphqlWebSocket = createGraphQLWebSocketServer(graphql);
+  }
+
+  const webhooks =
+    options.webhooks === false
+      ? undefined
+      : createWebhooks({
+          logger,
+          authenticate,
+          ...options.webhooks,
+          storage,
+          clock,
+          ids: options.ids ?? randomIds,
+          onCommit: () => relay.kick(),
+        });
+  if (webhooks) {
+    relay.use(webhooks.fanOut);
+    for (const prefix of webhooks.prefixes) mounts.push({ prefix, handle: webhooks.fetch });
+  }
+
+  // REST last: more specific prefixes (e.g. /api/v1/webhook-endpoints) must come before /api/v1.
+  if (options.rest !== false) {
+    const { versions, ...rest } = options.rest ?? {};
+    // Admin routes served on their own mounts are listed in the same OpenAPI document too.
+    const mounted = [...(webhooks ? [webhooks.fetch] : []), ...(rest.mounted ?? [])];
+    const shared = { domain, storage, authenticate, clock, logger, ...rest, mounted };
+    for (const { prefix, handle } of createRestVersions(shared, versions)) mounts.push({ prefix, handle });
+  }
 
   async function route(request: Request): Promise<Response> {
     const { pathname } = new URL(request.url);
@@ -119,21 +220,35 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
   }
 
   let running = false;
+  let sweeper: ReturnType<typeof setInterval> | undefined;
+  const sweep = (): void => {
+    storage.sweep?.({ now: clock.now() }).catch((error) => {
+      logger.log('warn', 'storage sweep failed; will try again', { error: String(error) });
+    });
+  };
   return {
     fetch,
     domain,
     storage,
     bus,
     relay,
+    graphqlWebSocket,
+    oauth,
+    webhooks,
     start() {
       if (running) return;
       running = true;
       relay.start({ intervalMs: options.relayIntervalMs ?? 1_000 });
+      webhooks?.dispatcher.start();
       relay.kick();
+      if (storage.sweep) sweeper = setInterval(sweep, options.sweepIntervalMs ?? 300_000);
     },
     async close() {
+      clearInterval(sweeper);
       await relay.stop();
       await relay.flush().catch(() => 0);
+      // After the relay: its last flush may have created deliveries, which stay due in storage.
+      await webhooks?.dispatcher.stop();
     },
   };
 }

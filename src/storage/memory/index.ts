@@ -7,15 +7,21 @@
  * const storage = createMemoryStorage();
  */
 import type { Storage, Stores } from '../contract/index.js';
+import { createApiKeyState, memoryApiKeyStore } from './api-keys.js';
 import { createIdempotencyState, memoryIdempotencyStore } from './idempotency.js';
 import { type Journal, Mutex, noJournal } from './journal.js';
+import { createOAuthState, memoryOAuthStores } from './oauth.js';
 import { memoryOutboxStore, type OutboxState } from './outbox.js';
 import { createRecordState, memoryClientStore, memoryMessageStore, memoryOrderStore } from './records.js';
+import { createWebhookState, memoryWebhookStores } from './webhooks.js';
 
 export function createMemoryStorage(): Storage {
   const records = createRecordState();
   const outbox: OutboxState = new Map();
   const idempotency = createIdempotencyState();
+  const apiKeys = createApiKeyState();
+  const oauth = createOAuthState();
+  const webhooks = createWebhookState();
   const mutex = new Mutex();
 
   const stores = (journal: Journal): Stores => ({
@@ -24,9 +30,9 @@ export function createMemoryStorage(): Storage {
     messages: memoryMessageStore(records, journal),
     outbox: memoryOutboxStore(outbox, journal),
     idempotency: memoryIdempotencyStore(idempotency),
-    apiKeys: {},
-    oauth: {},
-    webhooks: {},
+    apiKeys: memoryApiKeyStore(apiKeys, journal),
+    oauth: memoryOAuthStores(oauth, journal),
+    webhooks: memoryWebhookStores(webhooks, journal),
   });
 
   return {

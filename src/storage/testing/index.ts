@@ -9,11 +9,15 @@
  */
 import { afterEach, beforeEach, describe } from 'vitest';
 import type { Storage } from '../contract/index.js';
+import { apiKeyContract } from './api-keys.js';
 import type { StorageFactory } from './fixtures.js';
 import { idempotencyContract } from './idempotency.js';
+import { oauthContract } from './oauth.js';
 import { outboxContract } from './outbox.js';
 import { clientContract, messageContract, orderContract } from './records.js';
 import { transactionContract } from './transactions.js';
+import { webhookDeliveryContract } from './webhook-deliveries.js';
+import { webhookEndpointContract } from './webhook-endpoints.js';
 
 export type { StorageFactory } from './fixtures.js';
 
@@ -39,5 +43,9 @@ export function describeStorageContract(name: string, factory: StorageFactory): 
     describe('outbox', () => outboxContract(storage));
     describe('idempotency', () => idempotencyContract(storage));
     describe('transactions', () => transactionContract(storage));
+    describe('oauth', () => oauthContract(storage));
+    describe('api keys', () => apiKeyContract(storage));
+    describe('webhook endpoints', () => webhookEndpointContract(storage));
+    describe('webhook deliveries', () => webhookDeliveryContract(storage));
   });
 }
