@@ -21,6 +21,22 @@ async function main(config: ServerConfig): Promise<void> {
     logger,
     ...(database ? { storage: database.storage, bus: database.bus } : {}),
     oauth: { issuer: config.publicUrl, adminApiKey, idTokens: {}, signIn: users.signIn },
+    // v1 stays served but is deprecated (Deprecation, Sunset and a Link to v2 on every response); v2 is
+    // the same API where an order's total is one { amount, currency } object.
+    rest: {
+      versions: [
+        {
+          basePath: '/api/v1',
+          apiVersion: 1,
+          deprecation: {
+            deprecatedAt: new Date('2026-06-01T00:00:00Z'),
+            sunsetAt: new Date('2027-06-01T00:00:00Z'),
+            successor: '/api/v2',
+          },
+        },
+        { basePath: '/api/v2', apiVersion: 2 },
+      ],
+    },
     webhooks: {
       outbound: {
         resolveHost,
@@ -56,6 +72,8 @@ async function main(config: ServerConfig): Promise<void> {
     `Switchboard example server listening on ${server.url}`,
     '',
     'Interfaces',
+    `  REST v2          ${base}/api/v2  (reference: ${base}/api/v2/docs, OpenAPI: ${base}/api/v2/openapi.json)`,
+    `  REST v1          ${base}/api/v1  (deprecated, sunset 2027-06-01; reference: ${base}/api/v1/docs)`,
     `  GraphQL          ${base}/graphql  (GraphiQL in a browser; subscriptions on ${base.replace(/^http/, 'ws')}/graphql)`,
     `  OAuth metadata   ${base}/.well-known/oauth-authorization-server`,
     `  Authorize        ${base}/oauth/authorize`,

@@ -14,10 +14,48 @@ describe('example server', () => {
     await server?.stop();
   });
 
-  it('prints the URL of every interface it serves', () => {
+  it('prints the URL of every interface it serves, and the demo credentials', () => {
+    for (const path of [
+      '/api/v2',
+      '/api/v1',
+      '/graphql',
+      '/.well-known/oauth-authorization-server',
+      '/oauth/authorize',
+    ]) {
+      expect(server.output()).toContain(`${server.url}${path}`);
+    }
+    expect(server.output()).toContain(`${server.url}/api/v1/webhook-endpoints`);
     expect(server.output()).toContain(`${server.url}/healthz`);
-    expect(server.output()).toContain(`${server.url}/readyz`);
     expect(server.output()).toContain('in-memory (demo data loaded)');
+    expect(server.output()).toMatch(/Admin API key {4}sbk_\w{40,}/);
+    expect(server.output()).toContain('demo-bot (confidential)  secret: sbcs_');
+    expect(server.output()).toContain('ada@example.com / demo-password-ada');
+  });
+
+  it('serves the demo data over REST and GraphQL to the printed admin key, and nothing without it', async () => {
+    const key = /Admin API key {4}(sbk_\w+)/.exec(server.output())![1];
+    const auth = { authorization: `Bearer ${key}` };
+    const list = await fetch(`${server.url}/api/v2/clients?city=London`, { headers: auth });
+    expect(list.status).toBe(200);
+    expect((await list.json()).items.map((c: { name: string }) => c.name)).toEqual([
+      'Ada Lovelace',
+      'Alan Turing',
+    ]);
+
+    const v1 = await fetch(`${server.url}/api/v1/clients`, { headers: auth });
+    expect(v1.headers.get('deprecation')).toBeTruthy();
+    expect(v1.headers.get('link')).toContain('rel="successor-version"');
+
+    const graphql = await fetch(`${server.url}/graphql`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ clients(limit: 1) { name orders { status } } }' }),
+    });
+    expect(await graphql.json()).toEqual({
+      data: { clients: [{ name: 'Ada Lovelace', orders: [{ status: 'SHIPPED' }, { status: 'PENDING' }] }] },
+    });
+
+    expect((await fetch(`${server.url}/api/v2/clients`)).status).toBe(401);
   });
 
   it('is live and ready', async () => {
