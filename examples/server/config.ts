@@ -17,6 +17,12 @@ export interface ServerConfig {
   readonly demoRedirectUris: readonly string[];
   /** Dev mode for webhooks: allow http:// and loopback/private receiver addresses (default true). */
   readonly allowLocalWebhooks: boolean;
+  /** How often the outbox relay and the webhook dispatcher look for work left by other instances. */
+  readonly pollIntervalMs: number | undefined;
+  /** Webhook retry delays (ms after the previous attempt); the default schedule spans about 32 hours. */
+  readonly webhookRetryDelaysMs: readonly number[] | undefined;
+  /** How long a claimed webhook delivery stays with its worker before another may take it over. */
+  readonly webhookLeaseMs: number | undefined;
   /** Seed demo clients, orders and messages (default: only with in-memory storage). */
   readonly seed: boolean;
 }
@@ -73,6 +79,16 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): S
     if (!URL.canParse(uri)) problems.push(`DEMO_REDIRECT_URIS has "${uri}", which is not an absolute URL.`);
   }
 
+  const pollIntervalMs = milliseconds(env, 'POLL_INTERVAL_MS', problems);
+  const webhookLeaseMs = milliseconds(env, 'WEBHOOK_LEASE_MS', problems);
+  const delays = env.WEBHOOK_RETRY_DELAYS_MS?.split(',').map((d) => Number(d.trim()));
+  if (
+    delays &&
+    (delays.length < 3 || delays.length > 10 || delays.some((d) => !Number.isInteger(d) || d < 0))
+  ) {
+    problems.push('WEBHOOK_RETRY_DELAYS_MS must be 3 to 10 comma-separated whole numbers of milliseconds.');
+  }
+
   const seedSetting = flag(env, 'SEED_DEMO_DATA', problems);
   const allowLocalWebhooks = flag(env, 'ALLOW_LOCAL_WEBHOOKS', problems) ?? true;
 
@@ -87,6 +103,9 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): S
     demoClientSecret,
     demoRedirectUris,
     allowLocalWebhooks,
+    pollIntervalMs,
+    webhookRetryDelaysMs: delays,
+    webhookLeaseMs,
     seed: seedSetting ?? databaseUrl === undefined,
   };
 }
@@ -100,5 +119,18 @@ function flag(
   if (value === undefined || value === '') return undefined;
   if (value === 'true' || value === 'false') return value === 'true';
   problems.push(`${name} must be true or false (got "${value}").`);
+  return undefined;
+}
+
+function milliseconds(
+  env: Readonly<Record<string, string | undefined>>,
+  name: string,
+  problems: string[],
+): number | undefined {
+  const value = env[name];
+  if (value === undefined || value === '') return undefined;
+  const ms = Number(value);
+  if (Number.isInteger(ms) && ms > 0) return ms;
+  problems.push(`${name} must be a positive whole number of milliseconds (got "${value}").`);
   return undefined;
 }

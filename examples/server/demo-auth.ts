@@ -1,5 +1,5 @@
 import { argon2id, argon2Verify } from 'hash-wasm';
-import type { Switchboard } from 'switchboard-kit';
+import { isSwitchboardError, type Switchboard } from 'switchboard-kit';
 import { createPasswordSignIn, type PasswordUser, randomSecret, type SignIn } from 'switchboard-kit/oauth';
 
 /** Demo sign-in: users are clients who can sign in; passwords are hashed with argon2id (OWASP settings). */
@@ -54,24 +54,40 @@ export async function registerDemoClients(
   let botSecret: string | undefined;
   if (!(await switchboard.storage.oauth.clients.get('demo-bot'))) {
     botSecret = options.secret ?? randomSecret('sbcs_');
-    await oauth.registerClient({
-      id: 'demo-bot',
-      name: 'Demo support bot',
-      type: 'confidential',
-      secret: botSecret,
-      redirectUris,
-      grantTypes: ['authorization_code', 'refresh_token', 'client_credentials'],
-      scopes: [...scopes, 'crm.clients.write', 'crm.orders.write'],
-    });
+    const registered = await registerOnce(
+      oauth.registerClient({
+        id: 'demo-bot',
+        name: 'Demo support bot',
+        type: 'confidential',
+        secret: botSecret,
+        redirectUris,
+        grantTypes: ['authorization_code', 'refresh_token', 'client_credentials'],
+        scopes: [...scopes, 'crm.clients.write', 'crm.orders.write'],
+      }),
+    );
+    if (!registered) botSecret = undefined;
   }
   if (!(await switchboard.storage.oauth.clients.get('demo-widget'))) {
-    await oauth.registerClient({
-      id: 'demo-widget',
-      name: 'Demo chat widget (PKCE)',
-      type: 'public',
-      redirectUris,
-      scopes,
-    });
+    await registerOnce(
+      oauth.registerClient({
+        id: 'demo-widget',
+        name: 'Demo chat widget (PKCE)',
+        type: 'public',
+        redirectUris,
+        scopes,
+      }),
+    );
   }
   return { botId: 'demo-bot', botSecret, widgetId: 'demo-widget', redirectUris };
+}
+
+/** Several instances starting at once race to register; losing the race (a conflict) is fine. */
+async function registerOnce(registration: Promise<unknown>): Promise<boolean> {
+  try {
+    await registration;
+    return true;
+  } catch (error) {
+    if (isSwitchboardError(error) && error.code === 'conflict') return false;
+    throw error;
+  }
 }

@@ -43,7 +43,11 @@ async function main(config: ServerConfig): Promise<void> {
         allowHttp: config.allowLocalWebhooks,
         allowPrivateAddresses: config.allowLocalWebhooks,
       },
+      ...(config.webhookRetryDelaysMs ? { delaysMs: config.webhookRetryDelaysMs } : {}),
+      ...(config.webhookLeaseMs ? { leaseMs: config.webhookLeaseMs } : {}),
+      ...(config.pollIntervalMs ? { pollIntervalMs: config.pollIntervalMs } : {}),
     },
+    ...(config.pollIntervalMs ? { relayIntervalMs: config.pollIntervalMs } : {}),
   });
   if (config.seed) await seedDemoData(switchboard.domain);
   for (const [email, password] of Object.entries(DEMO_PASSWORDS))
@@ -89,6 +93,7 @@ async function main(config: ServerConfig): Promise<void> {
     `  Redirect URIs    ${demo.redirectUris.join(', ')}`,
     ...Object.entries(DEMO_PASSWORDS).map(([email, password]) => `  Demo user        ${email} / ${password}`),
     '',
+    `Webhook worker     ${switchboard.webhooks?.dispatcher.workerId ?? '(webhooks off)'}`,
     `Storage            ${config.databaseUrl ? 'PostgreSQL' : 'in-memory'}${config.seed ? ' (demo data loaded)' : ''}`,
     '',
     'Press Ctrl+C to stop (in-flight requests finish first).',

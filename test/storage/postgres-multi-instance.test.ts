@@ -13,7 +13,9 @@ import WebSocket from 'ws';
 import { createTestDatabase, type TestDatabase } from '../setup/database.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const TOKEN = 'Bearer multi-instance-test';
+/** The admin API key every instance is started with (SWITCHBOARD_API_KEY). */
+const ADMIN_KEY = 'sbk_multi_instance_test_key_0123456789abcdefghij';
+const TOKEN = `Bearer ${ADMIN_KEY}`;
 const LEASE_MS = 4_000;
 
 interface Instance {
@@ -23,10 +25,20 @@ interface Instance {
   readonly exited: Promise<number | null>;
 }
 
+/** One example server (`npm start`) on the shared database, with short webhook timings. */
 async function startInstance(databaseUrl: string): Promise<Instance> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/storage/postgres-instance.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'examples/server/main.ts'], {
     cwd: root,
-    env: { ...process.env, DATABASE_URL: databaseUrl, LEASE_MS: String(LEASE_MS) },
+    env: {
+      ...process.env,
+      PORT: '0',
+      LOG_LEVEL: 'warn',
+      DATABASE_URL: databaseUrl,
+      SWITCHBOARD_API_KEY: ADMIN_KEY,
+      POLL_INTERVAL_MS: '100',
+      WEBHOOK_LEASE_MS: String(LEASE_MS),
+      WEBHOOK_RETRY_DELAYS_MS: '0,100,200,300,400,500,600,700',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -39,8 +51,9 @@ async function startInstance(databaseUrl: string): Promise<Instance> {
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const [url, worker] = await new Promise<[string, string]>((resolve, reject) => {
     child.stdout.on('data', () => {
-      const match = /listening on (http:\/\/\S+) worker (\S+)/.exec(output);
-      if (match) resolve([match[1]!, match[2]!]);
+      const url = /listening on (http:\/\/\S+)/.exec(output);
+      const worker = /Webhook worker +(\S+)/.exec(output);
+      if (url && worker) resolve([url[1]!, worker[1]!]);
     });
     exited.then((code) => reject(new Error(`instance exited with ${code}:\n${output}`)));
   });
