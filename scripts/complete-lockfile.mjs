@@ -1,0 +1,65 @@
+// Completes package-lock.json with the platform-specific optional packages (other operating systems and
+// CPUs) that this machine's registry mirror does not serve, so npm could not record them. Without them
+// `npm ci` refuses the lock file as "out of sync". Each added entry carries the os/cpu read from its
+// name, so npm skips it on every other platform and never tries to download it.
+//
+//   node scripts/complete-lockfile.mjs     (after any `npm install` that changes the lock file)
+import { readFileSync, writeFileSync } from 'node:fs';
+
+const path = new URL('../package-lock.json', import.meta.url);
+const lock = JSON.parse(readFileSync(path, 'utf8'));
+const packages = lock.packages;
+const OS = [
+  'android',
+  'darwin',
+  'freebsd',
+  'linux',
+  'netbsd',
+  'openbsd',
+  'sunos',
+  'win32',
+  'aix',
+  'openharmony',
+  'cygwin',
+];
+const CPU = ['arm64', 'x64', 'ia32', 'arm', 'ppc64', 's390x', 'riscv64', 'loong64', 'mips64el', 'wasm32'];
+
+function platformOf(name) {
+  const parts = name.split('/').pop().split('-');
+  const os = parts.find((p) => OS.includes(p) || p === 'win' || p === 'macos' || p === 'mac');
+  const cpu = parts.find(
+    (p) => CPU.includes(p) || p === 'x86_64' || p === 'aarch64' || p === 'armv7' || p === 'gnueabihf',
+  );
+  const entry = {};
+  if (os) entry.os = [{ win: 'win32', macos: 'darwin', mac: 'darwin' }[os] ?? os];
+  if (cpu) entry.cpu = [{ x86_64: 'x64', aarch64: 'arm64', armv7: 'arm', gnueabihf: 'arm' }[cpu] ?? cpu];
+  if (parts.includes('musl')) entry.libc = ['musl'];
+  else if (parts.includes('gnu') || parts.includes('glibc')) entry.libc = ['glibc'];
+  return entry;
+}
+
+let added = 0;
+for (const [location, pkg] of Object.entries(packages)) {
+  for (const [name, version] of Object.entries(pkg.optionalDependencies ?? {})) {
+    const nested = `${location ? `${location}/` : ''}node_modules/${name}`;
+    if (packages[nested] || packages[`node_modules/${name}`]) continue;
+    const platform = platformOf(name);
+    if (!platform.os && !platform.cpu) continue; // not a platform build: npm must resolve it for real
+    if (!/^\d+\.\d+\.\d+(-[\w.]+)?$/.test(version)) {
+      console.warn(`skipped ${name}@${version}: not an exact version`);
+      continue;
+    }
+    packages[`node_modules/${name}`] = {
+      version,
+      ...(pkg.dev ? { dev: true } : {}),
+      optional: true,
+      ...platform,
+    };
+    added++;
+  }
+}
+lock.packages = Object.fromEntries(
+  Object.entries(packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a < b ? -1 : 1)),
+);
+writeFileSync(path, `${JSON.stringify(lock, null, 2)}\n`);
+console.log(`package-lock.json: added ${added} platform-specific optional package entries`);
