@@ -18,6 +18,7 @@ import {
   type GraphQLHandlerOptions,
   type GraphQLWebSocketOptions,
   type GraphQLWebSocketServer,
+  webhookAdminSchema,
 } from './graphql/index.js';
 import { jsonResponse } from './internal/json.js';
 import { problemResponse } from './internal/problem.js';
@@ -156,15 +157,6 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
     mounts.push({ prefix: '/oauth', handle: oauth.fetch }, { prefix: '/.well-known', handle: oauth.fetch });
   }
 
-  let graphqlWebSocket: GraphQLWebSocketServer | undefined;
-  if (options.graphql !== false) {
-    // One schema for HTTP and WebSocket: built once, and resolvers wrapped with scope checks once.
-    const schema = options.graphql?.schema ?? createSchema();
-    const graphql = { logger, authenticate, ...options.graphql, schema, domain, bus };
-    mounts.push({ prefix: '/graphql', handle: createGraphQLHandler(graphql) });
-    graphqlWebSocket = createGraphQLWebSocketServer(graphql);
-  }
-
   const webhooks =
     options.webhooks === false
       ? undefined
@@ -177,6 +169,18 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
           ids: options.ids ?? randomIds,
           onCommit: () => relay.kick(),
         });
+
+  let graphqlWebSocket: GraphQLWebSocketServer | undefined;
+  if (options.graphql !== false) {
+    // One schema for HTTP and WebSocket: built once, and resolvers wrapped with scope checks once.
+    // Webhook management joins it unless the host brings a schema of its own.
+    const schema =
+      options.graphql?.schema ?? createSchema(webhooks ? webhookAdminSchema(webhooks.admin) : {});
+    const graphql = { logger, authenticate, ...options.graphql, schema, domain, bus };
+    mounts.push({ prefix: '/graphql', handle: createGraphQLHandler(graphql) });
+    graphqlWebSocket = createGraphQLWebSocketServer(graphql);
+  }
+
   if (webhooks) {
     relay.use(webhooks.fanOut);
     for (const prefix of webhooks.prefixes) mounts.push({ prefix, handle: webhooks.fetch });

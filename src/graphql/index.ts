@@ -16,12 +16,13 @@ export type { GraphQLOptions } from './engine.js';
 export { createGraphQLHandler, type GraphQLHandlerOptions } from './handler.js';
 export { PREFLIGHT_HEADERS } from './http/multipart.js';
 export { DEFAULT_LIMITS, type GraphQLLimits } from './limits.js';
-export type { GraphQLResolvers } from './resolvers.js';
+export { type GraphQLResolvers, listRange, type Paging } from './resolvers.js';
 export { type CreateSchemaOptions, createSchema } from './schema.js';
 export { FIELD_SCOPES } from './scopes.js';
 export { typeDefs } from './type-defs.js';
 export type { Upload } from './upload.js';
 export { type AcceptWebSocketOptions, acceptWebSocket, type UpgradedWebSocket } from './web-socket.js';
+export { webhookAdminSchema } from './webhook-admin.js';
 export {
   createGraphQLWebSocketServer,
   type GraphQLWebSocketExtra,

@@ -8,7 +8,7 @@ import { messageStream } from './message-stream.js';
 import { DateTimeScalar, UploadScalar } from './scalars.js';
 import type { Upload } from './upload.js';
 
-interface Paging {
+export interface Paging {
   readonly limit?: number | null;
   readonly offset?: number | null;
 }
@@ -44,7 +44,7 @@ export const resolvers: GraphQLResolvers = {
       return ctx.domain.clients.find(args.id);
     },
     async clients(_, args: Paging, ctx) {
-      const range = paging(args, ctx);
+      const range = listRange(args, ctx);
       const { userId } = ctx.principal;
       if (userId !== undefined) {
         // A user sees only their own record: a one-item list at most.
@@ -59,7 +59,7 @@ export const resolvers: GraphQLResolvers = {
     },
     async messages(_, args: Paging & { chatbotId: string; visitorId?: string | null }, ctx) {
       const filter = { chatbotId: args.chatbotId, ...(args.visitorId ? { visitorId: args.visitorId } : {}) };
-      return (await ctx.domain.messages.list(filter, paging(args, ctx))).items;
+      return (await ctx.domain.messages.list(filter, listRange(args, ctx))).items;
     },
   },
   Mutation: {
@@ -120,8 +120,11 @@ export const resolvers: GraphQLResolvers = {
   },
 };
 
-/** Validates `limit`/`offset`: out of range is an error naming the bound, never a silent clamp. */
-function paging(args: Paging, ctx: GraphQLContext): { limit: number; offset: number } {
+/**
+ * Validates `limit`/`offset` of a list field against the limits: out of range is an error naming the
+ * bound, never a silent clamp. Host resolvers of added list fields use it too.
+ */
+export function listRange(args: Paging, ctx: GraphQLContext): { limit: number; offset: number } {
   const { defaultListLimit, maxListLimit } = ctx.limits;
   const limit = args.limit ?? defaultListLimit;
   const offset = args.offset ?? 0;

@@ -1,0 +1,189 @@
+import { SwitchboardError } from '../core/errors.js';
+import type { WebhookDeliveryStatus } from '../storage/contract/webhooks.js';
+import type { WebhookAdmin, WebhookDelivery, WebhookEndpoint } from '../webhooks/admin-service.js';
+import type { GraphQLContext } from './context.js';
+import { type GraphQLResolvers, listRange, type Paging } from './resolvers.js';
+import type { CreateSchemaOptions } from './schema.js';
+
+const typeDefs = /* GraphQL */ `
+  "Whether a delivery still has attempts ahead, arrived, or was given up on."
+  enum WebhookDeliveryStatus {
+    PENDING
+    SUCCEEDED
+    DEAD
+  }
+
+  "A receiver URL that is sent the events it subscribed to, signed with its secret."
+  type WebhookEndpoint {
+    id: ID!
+    url: String!
+    description: String!
+    "Event kinds, with wildcards: order.*, *"
+    eventTypes: [String!]!
+    "switchboard (X-Signature) or standard (Standard Webhooks headers)"
+    scheme: String!
+    enabled: Boolean!
+    "manual, gone (the receiver answered 410) or failing"
+    disabledReason: String
+    failingSince: DateTime
+    createdAt: DateTime!
+    updatedAt: DateTime!
+    "Deliveries to this endpoint, newest first."
+    deliveries(status: WebhookDeliveryStatus, limit: Int, offset: Int): [WebhookDelivery!]!
+  }
+
+  "An endpoint with its new signing secret: shown this once, never readable again."
+  type WebhookEndpointWithSecret {
+    endpoint: WebhookEndpoint!
+    secret: String!
+  }
+
+  "One event on its way to one endpoint, with the same event_id and body on every attempt."
+  type WebhookDelivery {
+    id: ID!
+    endpointId: ID!
+    eventId: ID!
+    eventType: String!
+    status: WebhookDeliveryStatus!
+    attempts: Int!
+    nextAttemptAt: DateTime
+    lastStatusCode: Int
+    lastError: String
+    createdAt: DateTime!
+    "Every attempt: when, how long, the answer or the error."
+    attemptLog: [WebhookAttempt!]!
+  }
+
+  type WebhookAttempt {
+    number: Int!
+    startedAt: DateTime!
+    durationMs: Int!
+    statusCode: Int
+    responseExcerpt: String
+    error: String
+    succeeded: Boolean!
+  }
+
+  input CreateWebhookEndpointInput {
+    url: String!
+    eventTypes: [String!]!
+    description: String
+    scheme: String
+    enabled: Boolean
+  }
+
+  input UpdateWebhookEndpointInput {
+    url: String
+    eventTypes: [String!]
+    description: String
+    scheme: String
+    enabled: Boolean
+  }
+
+  extend type Query {
+    webhookEndpoints(limit: Int, offset: Int): [WebhookEndpoint!]!
+    webhookEndpoint(id: ID!): WebhookEndpoint
+    webhookDeliveries(endpointId: ID, status: WebhookDeliveryStatus, limit: Int, offset: Int): [WebhookDelivery!]!
+    "Every event kind an endpoint can subscribe to."
+    webhookEventTypes: [String!]!
+  }
+
+  extend type Mutation {
+    "Registers a receiver; the answer carries its signing secret, shown this once."
+    createWebhookEndpoint(input: CreateWebhookEndpointInput!): WebhookEndpointWithSecret!
+    updateWebhookEndpoint(id: ID!, input: UpdateWebhookEndpointInput!): WebhookEndpoint!
+    deleteWebhookEndpoint(id: ID!): Boolean!
+    "A new secret; the previous one keeps signing alongside it for overlapSeconds (default 24 h)."
+    rotateWebhookSecret(id: ID!, overlapSeconds: Int): WebhookEndpointWithSecret!
+    "Sends a finished delivery again, with a fresh retry schedule."
+    resendWebhookDelivery(id: ID!): WebhookDelivery!
+  }
+`;
+
+/** GraphQL input objects carry explicit nulls for fields left empty; the admin's schemas want them absent. */
+function present(input: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(input).filter(([, value]) => value !== null && value !== undefined),
+  );
+}
+
+function deliveries(
+  admin: WebhookAdmin,
+  filter: { endpointId?: string | null; status?: WebhookDeliveryStatus | null },
+  args: Paging,
+  ctx: GraphQLContext,
+): Promise<WebhookDelivery[]> {
+  const range = listRange(args, ctx);
+  return admin.listDeliveries(present(filter), range).then((page) => [...page.items]);
+}
+
+function resolvers(admin: WebhookAdmin): GraphQLResolvers {
+  return {
+    WebhookDeliveryStatus: { PENDING: 'pending', SUCCEEDED: 'succeeded', DEAD: 'dead' },
+    WebhookEndpoint: {
+      deliveries: (endpoint: WebhookEndpoint, args: Paging & { status?: WebhookDeliveryStatus }, ctx) =>
+        deliveries(admin, { endpointId: endpoint.id, status: args.status }, args, ctx),
+    },
+    WebhookDelivery: {
+      attemptLog: (delivery: WebhookDelivery) => admin.listAttempts(delivery.id),
+    },
+    Query: {
+      webhookEndpoints: async (_, args: Paging, ctx) => [
+        ...(await admin.listEndpoints(listRange(args, ctx))).items,
+      ],
+      async webhookEndpoint(_, args: { id: string }) {
+        try {
+          return await admin.getEndpoint(args.id);
+        } catch (error) {
+          if (error instanceof SwitchboardError && error.code === 'not_found') return null;
+          throw error;
+        }
+      },
+      webhookDeliveries: (
+        _,
+        args: Paging & { endpointId?: string | null; status?: WebhookDeliveryStatus | null },
+        ctx,
+      ) => deliveries(admin, { endpointId: args.endpointId, status: args.status }, args, ctx),
+      webhookEventTypes: () => admin.eventTypes(),
+    },
+    Mutation: {
+      createWebhookEndpoint: (_, args: { input: Record<string, unknown> }) =>
+        admin.createEndpoint(present(args.input)),
+      updateWebhookEndpoint: (_, args: { id: string; input: Record<string, unknown> }) =>
+        admin.updateEndpoint(args.id, present(args.input)),
+      async deleteWebhookEndpoint(_, args: { id: string }) {
+        await admin.deleteEndpoint(args.id);
+        return true;
+      },
+      rotateWebhookSecret: (_, args: { id: string; overlapSeconds?: number | null }) =>
+        admin.rotateSecret(args.id, present({ overlapSeconds: args.overlapSeconds })),
+      resendWebhookDelivery: (_, args: { id: string }) => admin.resendDelivery(args.id),
+    },
+  };
+}
+
+/**
+ * Webhook management over GraphQL, as a schema extension: the same operations as the REST routes under
+ * `/api/v1/webhook-endpoints`, behind the `admin.webhooks.read` / `admin.webhooks.write` scopes.
+ * `createSwitchboard` adds it when both blocks are on.
+ *
+ * @example
+ * const schema = createSchema(webhookAdminSchema(webhooks.admin));
+ */
+export function webhookAdminSchema(admin: WebhookAdmin): CreateSchemaOptions {
+  return {
+    typeDefs,
+    resolvers: resolvers(admin),
+    scopes: {
+      'Query.webhookEndpoints': 'admin.webhooks.read',
+      'Query.webhookEndpoint': 'admin.webhooks.read',
+      'Query.webhookDeliveries': 'admin.webhooks.read',
+      'Query.webhookEventTypes': 'admin.webhooks.read',
+      'Mutation.createWebhookEndpoint': 'admin.webhooks.write',
+      'Mutation.updateWebhookEndpoint': 'admin.webhooks.write',
+      'Mutation.deleteWebhookEndpoint': 'admin.webhooks.write',
+      'Mutation.rotateWebhookSecret': 'admin.webhooks.write',
+      'Mutation.resendWebhookDelivery': 'admin.webhooks.write',
+    },
+  };
+}
