@@ -37,7 +37,7 @@ describe('scopes on GraphQL and WebSocket', () => {
   const subscribe = (token: string) =>
     new Promise<{ error?: unknown; closeCode?: number; data?: unknown }>((resolve) => {
       const client = createClient({
-        url: demo.base.replace('http', 'ws') + '/graphql',
+        url: `${demo.base.replace('http', 'ws')}/graphql`,
         webSocketImpl: WebSocket,
         connectionParams: { Authorization: `Bearer ${token}` },
         retryAttempts: 0,
