@@ -20,14 +20,14 @@ describe('PostgreSQL migrations', () => {
     await Promise.all(instances.map((s) => s.close()));
     const appliers = results.filter((r) => r.applied.length > 0);
     expect(appliers).toHaveLength(1);
-    expect(appliers[0]?.applied).toEqual([1, 2, 3]);
-    expect(new Set(results.map((r) => r.version))).toEqual(new Set([3]));
+    expect(appliers[0]?.applied).toEqual([1, 2, 3, 4]);
+    expect(new Set(results.map((r) => r.version))).toEqual(new Set([4]));
     const { rows } = await db.pool.query('SELECT version FROM switchboard_migrations ORDER BY version');
-    expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
+    expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
   });
 
   it('do nothing when the schema is current', async () => {
-    expect(await storage.migrate()).toEqual({ applied: [], version: 3 });
+    expect(await storage.migrate()).toEqual({ applied: [], version: 4 });
   });
 
   it('create an index for every query path', async () => {
@@ -93,7 +93,7 @@ describe('PostgreSQL storage', () => {
     await expect(borrowed.ping()).resolves.toBeUndefined();
   });
 
-  it('sweeps expired idempotency keys and OAuth records', async () => {
+  it('sweeps expired idempotency keys, OAuth records and old finished deliveries', async () => {
     const now = Date.UTC(2030, 0, 1);
     await storage.idempotency.claim('sweep:done', { now, lockMs: 1000 });
     await storage.idempotency.complete('sweep:done', 'x', now + 10);
@@ -110,6 +110,7 @@ describe('PostgreSQL storage', () => {
     const swept = await storage.sweep({ now: now + 10 });
     expect(swept.idempotencyKeys).toBeGreaterThanOrEqual(1);
     expect(swept.oauthRecords).toBe(1);
+    expect(swept.webhookDeliveries).toBe(0);
     expect(await storage.oauth.accessTokens.get('a'.repeat(64))).toBeNull();
     expect(await storage.idempotency.claim('sweep:kept', { now: now + 20, lockMs: 1 })).toEqual({
       state: 'completed',

@@ -146,6 +146,11 @@ export interface WebhookDeliveryStore {
    * Deliveries already pending are left alone. Returns how many were re-queued.
    */
   requeue(filter: WebhookDeliveryFilter & { readonly ids?: readonly string[] }, now: number): Promise<number>;
+  /**
+   * Deletes finished (succeeded or dead) deliveries last updated before `before` (ISO), with their
+   * attempts, so the delivery log stays bounded; pending ones are never touched. Returns how many.
+   */
+  prune(before: string): Promise<number>;
 }
 
 export interface WebhookAttemptRecord {

@@ -6,6 +6,7 @@
  * import { createMemoryStorage } from 'switchboard-kit/storage/memory';
  * const storage = createMemoryStorage();
  */
+import { isoAt } from '../../core/runtime.js';
 import type { Storage, Stores } from '../contract/index.js';
 import { createApiKeyState, memoryApiKeyStore } from './api-keys.js';
 import { createIdempotencyState, memoryIdempotencyStore } from './idempotency.js';
@@ -15,7 +16,12 @@ import { memoryOutboxStore, type OutboxState } from './outbox.js';
 import { createRecordState, memoryClientStore, memoryMessageStore, memoryOrderStore } from './records.js';
 import { createWebhookState, memoryWebhookStores } from './webhooks.js';
 
-export function createMemoryStorage(): Storage {
+export interface MemoryStorageOptions {
+  /** How long `sweep` keeps finished webhook deliveries (default 30 days). */
+  readonly deliveryRetentionMs?: number;
+}
+
+export function createMemoryStorage(options: MemoryStorageOptions = {}): Storage {
   const records = createRecordState();
   const outbox: OutboxState = new Map();
   const idempotency = createIdempotencyState();
@@ -49,6 +55,14 @@ export function createMemoryStorage(): Storage {
       });
     },
     async ping() {},
+    /** Expired OAuth records and old finished webhook deliveries; idempotency keys sweep themselves. */
+    async sweep({ now }) {
+      const base = stores(noJournal);
+      const oauthRecords = await base.oauth.deleteExpired(now);
+      const retention = options.deliveryRetentionMs ?? 30 * 86_400_000;
+      const webhookDeliveries = await base.webhooks.deliveries.prune(isoAt(now - retention));
+      return { oauthRecords, webhookDeliveries };
+    },
     async close() {},
   };
 }

@@ -203,6 +203,17 @@ function deliveryStore(state: WebhookState, journal: Journal): WebhookDeliverySt
       }
       return count;
     },
+    async prune(before) {
+      let count = 0;
+      for (const d of [...state.deliveries.values()]) {
+        if (d.status === 'pending' || d.updatedAt >= before) continue;
+        remove(journal, state.deliveries, d.id);
+        remove(journal, state.byEventAndEndpoint, uniqueKey(d.eventId, d.endpointId));
+        remove(journal, state.attempts, d.id);
+        count++;
+      }
+      return count;
+    },
   };
 }
 

@@ -227,4 +227,10 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'core records, outbox, idempotency, bus', sql: core },
   { version: 2, name: 'oauth and api keys', sql: oauth },
   { version: 3, name: 'webhooks', sql: webhooks },
+  {
+    version: 4,
+    name: 'webhook delivery log pruning',
+    sql: `CREATE INDEX switchboard_webhook_deliveries_finished_idx
+            ON switchboard_webhook_deliveries (updated_at) WHERE status <> 'pending';`,
+  },
 ];

@@ -11,11 +11,13 @@ import { type MigrationResult, runMigrations } from './migrate.js';
 import { postgresOAuthStores } from './oauth.js';
 import { postgresOrderStore } from './orders.js';
 import { postgresOutboxStore } from './outbox.js';
-import { type SweepResult, sweepExpired } from './sweep.js';
+import { DEFAULT_DELIVERY_RETENTION_MS, type SweepResult, sweepExpired } from './sweep.js';
 import { postgresWebhookStores } from './webhooks.js';
 
 export type PostgresStorageOptions = PostgresConnectionOptions & {
   readonly logger?: Logger;
+  /** How long `sweep` keeps finished webhook deliveries (default 30 days). */
+  readonly deliveryRetentionMs?: number;
 };
 
 /** The PostgreSQL adapter: the storage contract plus schema migrations and housekeeping. */
@@ -89,7 +91,8 @@ export function createPostgresStorage(options: PostgresStorageOptions): Postgres
       await outer.rows('SELECT 1');
     },
     migrate: () => runMigrations(pool),
-    sweep: ({ now }) => sweepExpired(outer, now),
+    sweep: ({ now }) =>
+      sweepExpired(outer, now, options.deliveryRetentionMs ?? DEFAULT_DELIVERY_RETENTION_MS),
     close: () => connection.end(),
   };
 }

@@ -1,19 +1,31 @@
+import { isoAt } from '../../core/runtime.js';
 import type { Database } from './database.js';
 import { postgresOAuthStores } from './oauth.js';
+import { postgresWebhookDeliveryStore } from './webhook-deliveries.js';
 
 /** How many expired rows `sweep` deleted, per kind. */
 export interface SweepResult {
   readonly idempotencyKeys: number;
   /** Authorization codes, grants, refresh and access tokens (and the tokens of expired grants). */
   readonly oauthRecords: number;
+  /** Finished webhook deliveries (with their attempts) older than the retention. */
+  readonly webhookDeliveries: number;
 }
+
+/** How long finished webhook deliveries stay viewable (and re-sendable by time range): 30 days. */
+export const DEFAULT_DELIVERY_RETENTION_MS = 30 * 86_400_000;
 
 /**
  * Deletes every record that has expired by `now`; indexes on the expiry columns keep this cheap, and
  * concurrent sweeps from several instances are harmless.
  */
-export async function sweepExpired(db: Database, now: number): Promise<SweepResult> {
+export async function sweepExpired(
+  db: Database,
+  now: number,
+  deliveryRetentionMs: number,
+): Promise<SweepResult> {
   const keys = await db.rows('DELETE FROM switchboard_idempotency WHERE until_ms <= $1 RETURNING 1', [now]);
   const oauthRecords = await postgresOAuthStores(db).deleteExpired(now);
-  return { idempotencyKeys: keys.length, oauthRecords };
+  const webhookDeliveries = await postgresWebhookDeliveryStore(db).prune(isoAt(now - deliveryRetentionMs));
+  return { idempotencyKeys: keys.length, oauthRecords, webhookDeliveries };
 }

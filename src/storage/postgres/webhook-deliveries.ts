@@ -208,5 +208,19 @@ export function postgresWebhookDeliveryStore(db: Database): WebhookDeliveryStore
       );
       return rows.length;
     },
+
+    async prune(before) {
+      // One statement: the deliveries and their attempts go together, even with concurrent sweepers.
+      const row = await db.row<{ n: number }>(
+        `WITH gone AS (
+           DELETE FROM ${TABLE} WHERE status <> 'pending' AND updated_at < $1 RETURNING id
+         ), attempts AS (
+           DELETE FROM switchboard_webhook_attempts WHERE delivery_id IN (SELECT id FROM gone)
+         )
+         SELECT count(*)::int AS n FROM gone`,
+        [before],
+      );
+      return row?.n ?? 0;
+    },
   };
 }

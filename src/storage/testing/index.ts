@@ -16,7 +16,7 @@ import { oauthContract } from './oauth.js';
 import { outboxContract } from './outbox.js';
 import { clientContract, messageContract, orderContract } from './records.js';
 import { transactionContract } from './transactions.js';
-import { webhookDeliveryContract } from './webhook-deliveries.js';
+import { webhookDeliveryContract, webhookPruneContract } from './webhook-deliveries.js';
 import { webhookEndpointContract } from './webhook-endpoints.js';
 
 export type { StorageFactory } from './fixtures.js';
@@ -46,6 +46,9 @@ export function describeStorageContract(name: string, factory: StorageFactory): 
     describe('oauth', () => oauthContract(storage));
     describe('api keys', () => apiKeyContract(storage));
     describe('webhook endpoints', () => webhookEndpointContract(storage));
-    describe('webhook deliveries', () => webhookDeliveryContract(storage));
+    describe('webhook deliveries', () => {
+      webhookDeliveryContract(storage);
+      webhookPruneContract(storage);
+    });
   });
 }

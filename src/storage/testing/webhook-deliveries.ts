@@ -216,3 +216,40 @@ export function webhookDeliveryContract(storage: () => Storage): void {
     expect(await s.webhooks.attempts.listByDelivery(delivery.id)).toEqual([attempt(1), attempt(2)]);
   });
 }
+
+export function webhookPruneContract(storage: () => Storage): void {
+  it('prunes finished deliveries older than the cut-off, with their attempts, and never pending ones', async () => {
+    const s = storage();
+    const endpointId = await withEndpoint(s);
+    const oldDead = aDelivery(endpointId, { status: 'dead', nextAttemptAt: null, updatedAt: at(10) });
+    const oldDone = aDelivery(endpointId, { status: 'succeeded', nextAttemptAt: null, updatedAt: at(11) });
+    const recentDone = aDelivery(endpointId, {
+      status: 'succeeded',
+      nextAttemptAt: null,
+      updatedAt: at(100),
+    });
+    const oldPending = aDelivery(endpointId, { status: 'pending', nextAttemptAt: at(5), updatedAt: at(5) });
+    for (const d of [oldDead, oldDone, recentDone, oldPending]) await s.webhooks.deliveries.createIfAbsent(d);
+    await s.webhooks.attempts.insert({
+      id: `wha_prune_${oldDead.id}`,
+      deliveryId: oldDead.id,
+      endpointId,
+      number: 1,
+      startedAt: at(10),
+      durationMs: 5,
+      statusCode: 500,
+      responseExcerpt: 'no',
+      error: null,
+      succeeded: false,
+    });
+    expect(await s.webhooks.deliveries.prune(at(50))).toBe(2);
+    expect(await s.webhooks.deliveries.get(oldDead.id)).toBeNull();
+    expect(await s.webhooks.deliveries.get(oldDone.id)).toBeNull();
+    expect(await s.webhooks.attempts.listByDelivery(oldDead.id)).toEqual([]);
+    expect(await s.webhooks.deliveries.get(recentDone.id)).toEqual(recentDone);
+    expect(await s.webhooks.deliveries.get(oldPending.id)).toEqual(oldPending);
+    expect(await s.webhooks.deliveries.prune(at(50))).toBe(0);
+    // The (event_id, endpoint) slot is free again only because the old delivery is gone for good.
+    expect(await s.webhooks.deliveries.createIfAbsent({ ...oldDead, id: `${oldDead.id}_again` })).toBe(true);
+  });
+}
