@@ -16,6 +16,20 @@ interface ClientRow {
 
 const COLUMNS = 'id, name, email, phone, city, created_at, updated_at, version';
 
+/** A client's values in {@link COLUMNS} order: `$1`…`$8` of an insert or update. */
+function valuesOf(client: Client): unknown[] {
+  return [
+    client.id,
+    client.name,
+    client.email,
+    client.phone,
+    client.city,
+    client.createdAt,
+    client.updatedAt,
+    client.version,
+  ];
+}
+
 function toClient(row: ClientRow): Client {
   return {
     id: row.id,
@@ -81,16 +95,7 @@ export function postgresClientStore(db: Database): ClientStore {
       const inserted = await db.row(
         `INSERT INTO switchboard_clients (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
          ON CONFLICT DO NOTHING RETURNING id`,
-        [
-          client.id,
-          client.name,
-          client.email,
-          client.phone,
-          client.city,
-          client.createdAt,
-          client.updatedAt,
-          client.version,
-        ],
+        valuesOf(client),
       );
       if (inserted) return;
       const sameId = await db.row('SELECT 1 FROM switchboard_clients WHERE id = $1', [client.id]);
@@ -115,17 +120,7 @@ export function postgresClientStore(db: Database): ClientStore {
                 )
            SELECT (SELECT version FROM current) AS current, (SELECT t FROM taken) AS taken,
                   (SELECT count(*) FROM changed) AS updated`,
-          [
-            client.id,
-            client.name,
-            client.email,
-            client.phone,
-            client.city,
-            client.createdAt,
-            client.updatedAt,
-            client.version,
-            expectedVersion,
-          ],
+          [...valuesOf(client), expectedVersion],
         ),
       );
       if (!result || result.current !== expectedVersion) return false;

@@ -18,6 +18,20 @@ const COLUMNS = 'id, client_id, status, total, currency, created_at, updated_at,
 
 // `total` is `numeric` without a fixed scale, which keeps the digits it was given ("10.00" stays
 // "10.00"), and the driver returns numeric as text, so money never passes through a float.
+/** An order's values in {@link COLUMNS} order: `$1`…`$8` of an insert or update. */
+function valuesOf(order: Order): unknown[] {
+  return [
+    order.id,
+    order.clientId,
+    order.status,
+    order.total,
+    order.currency,
+    order.createdAt,
+    order.updatedAt,
+    order.version,
+  ];
+}
+
 function toOrder(row: OrderRow): Order {
   return {
     id: row.id,
@@ -69,16 +83,7 @@ export function postgresOrderStore(db: Database): OrderStore {
       const inserted = await db.row(
         `INSERT INTO switchboard_orders (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
          ON CONFLICT DO NOTHING RETURNING id`,
-        [
-          order.id,
-          order.clientId,
-          order.status,
-          order.total,
-          order.currency,
-          order.createdAt,
-          order.updatedAt,
-          order.version,
-        ],
+        valuesOf(order),
       );
       if (!inserted) throw new SwitchboardError('conflict', `Order ${order.id} already exists.`);
     },
@@ -89,17 +94,7 @@ export function postgresOrderStore(db: Database): OrderStore {
          SET status = $3, total = $4, currency = $5, created_at = $6, updated_at = $7, version = $8
          WHERE id = $1 AND client_id = $2 AND version = $9
          RETURNING id`,
-        [
-          order.id,
-          order.clientId,
-          order.status,
-          order.total,
-          order.currency,
-          order.createdAt,
-          order.updatedAt,
-          order.version,
-          expectedVersion,
-        ],
+        [...valuesOf(order), expectedVersion],
       );
       return updated !== undefined;
     },
