@@ -1,11 +1,8 @@
-import { SwitchboardError } from '../core/errors.js';
 import { jsonResponse } from '../internal/json.js';
 import type { GrantRecord } from '../storage/contract/index.js';
-import { authenticateClient } from './client-auth.js';
-import { readForm, single } from './form.js';
-import { oauthError, oauthErrorResponse } from './oauth-error.js';
-import { hashSecret } from './secrets.js';
+import { oauthErrorResponse } from './oauth-error.js';
 import type { ServerContext } from './server-options.js';
+import { readTokenRequest } from './token-request.js';
 
 /**
  * Token introspection (RFC 7662 §2). The caller authenticates as a client and learns about its own
@@ -14,12 +11,7 @@ import type { ServerContext } from './server-options.js';
 export function introspectEndpoint(ctx: ServerContext): (request: Request) => Promise<Response> {
   return async (request) => {
     try {
-      if (request.method !== 'POST') throw new SwitchboardError('method_not_allowed', 'Use POST.');
-      const params = await readForm(request, ctx.maxBodyBytes);
-      const client = await authenticateClient(ctx, request, params);
-      const token = single(params, 'token');
-      if (!token) throw oauthError('invalid_request', 'The token is missing.');
-      const hash = hashSecret(token);
+      const { client, tokenHash: hash } = await readTokenRequest(ctx, request);
       const now = ctx.clock.now();
       const inactive = jsonResponse(200, { active: false }, { 'cache-control': 'no-store' });
       const live = (grant: GrantRecord | null): grant is GrantRecord =>

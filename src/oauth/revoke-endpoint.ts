@@ -1,9 +1,6 @@
-import { SwitchboardError } from '../core/errors.js';
-import { authenticateClient } from './client-auth.js';
-import { readForm, single } from './form.js';
-import { oauthError, oauthErrorResponse } from './oauth-error.js';
-import { hashSecret } from './secrets.js';
+import { oauthErrorResponse } from './oauth-error.js';
 import type { ServerContext } from './server-options.js';
+import { readTokenRequest } from './token-request.js';
 
 /**
  * Token revocation (RFC 7009 §2). Revoking a refresh token revokes its whole grant, so the access
@@ -13,12 +10,7 @@ import type { ServerContext } from './server-options.js';
 export function revokeEndpoint(ctx: ServerContext): (request: Request) => Promise<Response> {
   return async (request) => {
     try {
-      if (request.method !== 'POST') throw new SwitchboardError('method_not_allowed', 'Use POST.');
-      const params = await readForm(request, ctx.maxBodyBytes);
-      const client = await authenticateClient(ctx, request, params);
-      const token = single(params, 'token');
-      if (!token) throw oauthError('invalid_request', 'The token is missing.');
-      const hash = hashSecret(token);
+      const { client, tokenHash: hash } = await readTokenRequest(ctx, request);
       const now = ctx.clock.now();
       const access = await ctx.storage.oauth.accessTokens.get(hash);
       if (access) {

@@ -1,0 +1,27 @@
+import { SwitchboardError } from '../core/errors.js';
+import type { OAuthClientRecord } from '../storage/contract/index.js';
+import { authenticateClient } from './client-auth.js';
+import { readForm, single } from './form.js';
+import { oauthError } from './oauth-error.js';
+import { hashSecret } from './secrets.js';
+import type { ServerContext } from './server-options.js';
+
+export interface TokenRequest {
+  /** The authenticated client asking. */
+  readonly client: OAuthClientRecord;
+  /** The hash of the `token` parameter: tokens are looked up by hash, never stored in plain. */
+  readonly tokenHash: string;
+}
+
+/**
+ * Reads what revocation (RFC 7009 §2.1) and introspection (RFC 7662 §2.1) requests share: a POSTed
+ * form with client authentication and a `token` parameter.
+ */
+export async function readTokenRequest(ctx: ServerContext, request: Request): Promise<TokenRequest> {
+  if (request.method !== 'POST') throw new SwitchboardError('method_not_allowed', 'Use POST.');
+  const params = await readForm(request, ctx.maxBodyBytes);
+  const client = await authenticateClient(ctx, request, params);
+  const token = single(params, 'token');
+  if (!token) throw oauthError('invalid_request', 'The token is missing.');
+  return { client, tokenHash: hashSecret(token) };
+}
