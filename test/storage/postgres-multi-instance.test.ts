@@ -3,61 +3,36 @@
  * across instances, 1,000 webhook events through a flaky receiver, and an instance killed with SIGKILL
  * while it holds deliveries.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { createTestDatabase, type TestDatabase } from '../setup/database.js';
+import { type RunningExample, startExampleServer } from '../support/example-server.js';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
 /** The admin API key every instance is started with (SWITCHBOARD_API_KEY). */
 const ADMIN_KEY = 'sbk_multi_instance_test_key_0123456789abcdefghij';
 const TOKEN = `Bearer ${ADMIN_KEY}`;
 const LEASE_MS = 4_000;
 
-interface Instance {
-  readonly url: string;
+interface Instance extends RunningExample {
+  /** The webhook worker id the instance printed. */
   readonly worker: string;
-  readonly process: ChildProcess;
-  readonly exited: Promise<number | null>;
 }
 
 /** One example server (`npm start`) on the shared database, with short webhook timings. */
 async function startInstance(databaseUrl: string): Promise<Instance> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'examples/server/main.ts'], {
-    cwd: root,
-    env: {
-      ...process.env,
-      PORT: '0',
-      LOG_LEVEL: 'warn',
-      DATABASE_URL: databaseUrl,
-      SWITCHBOARD_API_KEY: ADMIN_KEY,
-      POLL_INTERVAL_MS: '100',
-      WEBHOOK_LEASE_MS: String(LEASE_MS),
-      WEBHOOK_RETRY_DELAYS_MS: '0,100,200,300,400,500,600,700',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const server = await startExampleServer({
+    DATABASE_URL: databaseUrl,
+    SWITCHBOARD_API_KEY: ADMIN_KEY,
+    POLL_INTERVAL_MS: '100',
+    WEBHOOK_LEASE_MS: String(LEASE_MS),
+    WEBHOOK_RETRY_DELAYS_MS: '0,100,200,300,400,500,600,700',
   });
-  let output = '';
-  child.stdout.on('data', (chunk) => {
-    output += chunk;
-  });
-  child.stderr.on('data', (chunk) => {
-    output += chunk;
-  });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const [url, worker] = await new Promise<[string, string]>((resolve, reject) => {
-    child.stdout.on('data', () => {
-      const url = /listening on (http:\/\/\S+)/.exec(output);
-      const worker = /Webhook worker +(\S+)/.exec(output);
-      if (url && worker) resolve([url[1]!, worker[1]!]);
-    });
-    exited.then((code) => reject(new Error(`instance exited with ${code}:\n${output}`)));
-  });
-  return { url, worker, process: child, exited };
+  const worker = /Webhook worker +(\S+)/.exec(server.output())?.[1];
+  if (!worker) throw new Error(`the instance printed no webhook worker id:\n${server.output()}`);
+  return { ...server, worker };
 }
 
 /**
