@@ -195,8 +195,7 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
     for (const { prefix, handle } of createRestVersions(shared, versions)) mounts.push({ prefix, handle });
   }
 
-  async function route(request: Request): Promise<Response> {
-    const { pathname } = new URL(request.url);
+  async function route(request: Request, pathname: string): Promise<Response> {
     const mount = mounts.find(({ prefix }) => pathname === prefix || pathname.startsWith(`${prefix}/`));
     if (!mount) throw new SwitchboardError('not_found', `Nothing is served at ${pathname}.`);
     return mount.handle(request);
@@ -204,16 +203,16 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
 
   async function fetch(request: Request): Promise<Response> {
     const started = clock.now();
+    const { pathname } = new URL(request.url);
     let response: Response;
     try {
-      response = await route(request);
+      response = await route(request, pathname);
     } catch (error) {
       if (!(error instanceof SwitchboardError)) {
         logger.log('error', 'unhandled error', { error: String(error), stack: (error as Error)?.stack });
       }
       response = problemResponse(error);
     }
-    const { pathname } = new URL(request.url);
     logger.log('info', 'request', {
       method: request.method,
       path: pathname,

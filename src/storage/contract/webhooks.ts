@@ -180,3 +180,9 @@ export interface WebhookStores {
   readonly deliveries: WebhookDeliveryStore;
   readonly attempts: WebhookAttemptStore;
 }
+
+/**
+ * How long an adapter's `sweep` keeps finished webhook deliveries (viewable, re-sendable by time range)
+ * unless told otherwise: 30 days, far beyond the retry horizon of about 32 hours.
+ */
+export const DEFAULT_DELIVERY_RETENTION_MS = 30 * 86_400_000;

@@ -8,6 +8,7 @@
  */
 import { isoAt } from '../../core/runtime.js';
 import type { Storage, Stores } from '../contract/index.js';
+import { DEFAULT_DELIVERY_RETENTION_MS } from '../contract/webhooks.js';
 import { createApiKeyState, memoryApiKeyStore } from './api-keys.js';
 import { createIdempotencyState, memoryIdempotencyStore } from './idempotency.js';
 import { type Journal, Mutex, noJournal } from './journal.js';
@@ -41,8 +42,10 @@ export function createMemoryStorage(options: MemoryStorageOptions = {}): Storage
     webhooks: memoryWebhookStores(webhooks, journal),
   });
 
+  // The stores outside any transaction: writes are final at once.
+  const outside = stores(noJournal);
   return {
-    ...stores(noJournal),
+    ...outside,
     transaction(work) {
       return mutex.run(async () => {
         const undo: (() => void)[] = [];
@@ -57,10 +60,9 @@ export function createMemoryStorage(options: MemoryStorageOptions = {}): Storage
     async ping() {},
     /** Expired OAuth records and old finished webhook deliveries; idempotency keys sweep themselves. */
     async sweep({ now }) {
-      const base = stores(noJournal);
-      const oauthRecords = await base.oauth.deleteExpired(now);
-      const retention = options.deliveryRetentionMs ?? 30 * 86_400_000;
-      const webhookDeliveries = await base.webhooks.deliveries.prune(isoAt(now - retention));
+      const oauthRecords = await outside.oauth.deleteExpired(now);
+      const retention = options.deliveryRetentionMs ?? DEFAULT_DELIVERY_RETENTION_MS;
+      const webhookDeliveries = await outside.webhooks.deliveries.prune(isoAt(now - retention));
       return { oauthRecords, webhookDeliveries };
     },
     async close() {},

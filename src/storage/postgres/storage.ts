@@ -1,6 +1,7 @@
 import type { Pool, PoolClient } from 'pg';
 import { type Logger, silentLogger } from '../../core/runtime.js';
 import type { Storage, Stores } from '../contract/index.js';
+import { DEFAULT_DELIVERY_RETENTION_MS } from '../contract/webhooks.js';
 import { postgresApiKeyStore } from './api-keys.js';
 import { postgresClientStore } from './clients.js';
 import { connect, type PostgresConnectionOptions } from './connection.js';
@@ -11,7 +12,7 @@ import { type MigrationResult, runMigrations } from './migrate.js';
 import { postgresOAuthStores } from './oauth.js';
 import { postgresOrderStore } from './orders.js';
 import { postgresOutboxStore } from './outbox.js';
-import { DEFAULT_DELIVERY_RETENTION_MS, type SweepResult, sweepExpired } from './sweep.js';
+import { type SweepResult, sweepExpired } from './sweep.js';
 import { postgresWebhookStores } from './webhooks.js';
 
 export type PostgresStorageOptions = PostgresConnectionOptions & {

@@ -12,9 +12,6 @@ export interface SweepResult {
   readonly webhookDeliveries: number;
 }
 
-/** How long finished webhook deliveries stay viewable (and re-sendable by time range): 30 days. */
-export const DEFAULT_DELIVERY_RETENTION_MS = 30 * 86_400_000;
-
 /**
  * Deletes every record that has expired by `now`; indexes on the expiry columns keep this cheap, and
  * concurrent sweeps from several instances are harmless.
