@@ -1,0 +1,71 @@
+/** The runner's command line. */
+import { parseArgs } from 'node:util';
+import { SCENARIO_IDS, type ScenarioId } from './scenarios.js';
+
+export interface BenchOptions {
+  /** Seconds per counted round. */
+  readonly duration: number;
+  readonly rounds: number;
+  /** Seconds of the uncounted warm-up round per server and scenario. */
+  readonly warmUp: number;
+  readonly connections: number;
+  readonly only: readonly ScenarioId[];
+  /** Also compare Switchboard on PostgreSQL with Switchboard in memory. */
+  readonly postgres: boolean;
+  /** The PostgreSQL server to make a throwaway database on; a throwaway cluster when absent. */
+  readonly databaseUrl: string | undefined;
+  readonly json: string | undefined;
+}
+
+export const USAGE = `usage: npm run bench:http -- [options]
+  --duration <s>      seconds per counted round (default 5)
+  --rounds <n>        counted rounds per server and scenario, at least 3 (default 5)
+  --warmup <s>        seconds of the uncounted warm-up round (default: --duration)
+  --connections <n>   autocannon connections (default 10)
+  --only <ids>        comma-separated: ${SCENARIO_IDS.join(', ')} (default all)
+  --pg                also Switchboard on PostgreSQL vs in memory (on when DATABASE_URL is set)
+  --json <path>       write the results as JSON there`;
+
+export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): BenchOptions {
+  const { values } = parseArgs({
+    args: [...argv],
+    options: {
+      duration: { type: 'string', default: '5' },
+      rounds: { type: 'string', default: '5' },
+      warmup: { type: 'string' },
+      connections: { type: 'string', default: '10' },
+      only: { type: 'string', default: SCENARIO_IDS.join(',') },
+      pg: { type: 'boolean', default: false },
+      json: { type: 'string' },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) throw new UsageError('');
+  const duration = positive('--duration', values.duration);
+  const rounds = positive('--rounds', values.rounds);
+  if (!Number.isInteger(rounds) || rounds < 3)
+    throw new UsageError('--rounds must be a whole number, at least 3.');
+  const only = values.only.split(',').map((id) => id.trim());
+  const unknown = only.filter((id) => !(SCENARIO_IDS as readonly string[]).includes(id));
+  if (unknown.length) throw new UsageError(`--only does not know ${unknown.join(', ')}.`);
+  const databaseUrl = env.DATABASE_URL || undefined;
+  return {
+    duration,
+    rounds,
+    warmUp: values.warmup === undefined ? duration : positive('--warmup', values.warmup),
+    connections: positive('--connections', values.connections),
+    only: only as ScenarioId[],
+    postgres: values.pg || databaseUrl !== undefined,
+    databaseUrl,
+    json: values.json,
+  };
+}
+
+/** A command line that cannot run; its message (empty for --help) is shown above the usage. */
+export class UsageError extends Error {}
+
+function positive(flag: string, value: string): number {
+  const number = Number(value);
+  if (!(number > 0)) throw new UsageError(`${flag} must be a positive number (got "${value}").`);
+  return number;
+}

@@ -1,0 +1,83 @@
+/**
+ * Benchmark servers as child processes: each is started with `node --import tsx <script>`, announces
+ * `READY <port>` on stdout, and leaves when its stdin closes (so it also goes when the runner dies).
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+export interface ServerSpec {
+  /** The name the report uses, e.g. `hono`. */
+  readonly name: string;
+  /** A script in this folder, e.g. `hono.ts`. */
+  readonly script: string;
+  readonly env?: Readonly<Record<string, string>>;
+  /** Whether it checks the bearer key (the raw server answers anyone). */
+  readonly authenticates: boolean;
+  /** Whether it serves Switchboard's REST API, so the runner can read its seeded client ids. */
+  readonly listsClients: boolean;
+}
+
+export interface RunningServer {
+  readonly spec: ServerSpec;
+  /** e.g. `http://127.0.0.1:41234` */
+  readonly url: string;
+  stop(): Promise<void>;
+}
+
+const root = fileURLToPath(new URL('../../..', import.meta.url));
+const running = new Set<() => Promise<void>>();
+
+/** Our settings for the servers would leak into every child through the environment otherwise. */
+const INHERITED = Object.fromEntries(
+  Object.entries(process.env).filter(([name]) => name !== 'DATABASE_URL' && !name.startsWith('BENCH_')),
+);
+
+export async function startServer(spec: ServerSpec, timeoutMs = 60_000): Promise<RunningServer> {
+  const script = fileURLToPath(new URL(spec.script, import.meta.url));
+  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+    cwd: root,
+    env: { ...INHERITED, ...spec.env },
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stop = async (): Promise<void> => {
+    running.delete(stop);
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.stdin?.end();
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    await exited;
+    clearTimeout(timer);
+  };
+  // Registered before READY, so an interruption during start-up stops this one too.
+  running.add(stop);
+  const port = await readyPort(child, spec, timeoutMs);
+  return { spec, url: `http://127.0.0.1:${port}`, stop };
+}
+
+/** Stops every server still running (on error or interruption as well as at the end). */
+export async function stopAll(): Promise<void> {
+  await Promise.all([...running].map((stop) => stop()));
+}
+
+function readyPort(child: ChildProcess, spec: ServerSpec, timeoutMs: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const fail = (why: string): void => {
+      clearTimeout(timer);
+      child.kill('SIGKILL');
+      reject(new Error(`${spec.name} (${spec.script}) ${why}`));
+    };
+    const onExit = (code: number | null, signal: string | null): void =>
+      fail(`exited before READY (${signal ?? `code ${code}`})`);
+    const timer = setTimeout(() => fail(`did not print READY within ${timeoutMs} ms`), timeoutMs);
+    child.once('exit', onExit);
+    // Keeps reading after READY too, so a chatty server never blocks on a full pipe.
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      const port = /^READY (\d+)$/.exec(line)?.[1];
+      if (!port) return;
+      clearTimeout(timer);
+      child.off('exit', onExit);
+      resolve(Number(port));
+    });
+  });
+}

@@ -1,0 +1,102 @@
+/**
+ * What a run found: per server the median rate and its spread over the counted rounds, and the
+ * reference's rate over each peer's, as the median (and spread) of per-round ratios — rounds run side
+ * by side, so each ratio compares servers under the same machine conditions.
+ */
+import type { Round } from './load.js';
+import type { GroupResult, ScenarioResult, ServerResult } from './measure.js';
+
+export interface Spread {
+  readonly median: number;
+  readonly min: number;
+  readonly max: number;
+}
+
+export interface ServerSummary {
+  readonly name: string;
+  /** Requests per second over the counted rounds. */
+  readonly rps: Spread;
+  readonly rounds: readonly number[];
+  readonly latencyP50Ms: number;
+  readonly latencyP99Ms: number;
+  /** Non-2xx answers by status, errors and timeouts, warm-up included. */
+  readonly unexpected: Readonly<Record<string, number>>;
+  readonly errors: number;
+  readonly timeouts: number;
+}
+
+export interface RatioSummary extends Spread {
+  /** The peer the reference is divided by. */
+  readonly vs: string;
+  readonly rounds: readonly number[];
+}
+
+export interface ScenarioSummary {
+  readonly id: string;
+  readonly label: string;
+  readonly servers: readonly ServerSummary[];
+  readonly ratios: readonly RatioSummary[];
+}
+
+export function spread(values: readonly number[]): Spread {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  const median = sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  return { median, min: sorted[0]!, max: sorted[sorted.length - 1]! };
+}
+
+export function summarize(result: ScenarioResult): ScenarioSummary {
+  const [reference, ...peers] = result.servers;
+  const servers = result.servers.map(serverSummary);
+  const ratios = peers.map((peer) => {
+    const rounds = reference!.rounds.map((round, i) => round.rps / peer.rounds[i]!.rps);
+    return { vs: peer.name, rounds, ...spread(rounds) };
+  });
+  return { id: result.id, label: result.label, servers, ratios };
+}
+
+/** One line per scenario (and one per server that answered anything but 2xx or lost connections). */
+export function formatGroup(group: GroupResult): string[] {
+  const lines = [group.title];
+  const width = Math.max(...group.scenarios.map((s) => s.label.length)) + 3;
+  for (const summary of group.scenarios.map(summarize)) {
+    const [reference, ...peers] = summary.servers;
+    const cells = [
+      `${reference!.name} ${rate(reference!.rps.median)} req/s ${range(reference!.rps, rate)}`,
+      ...peers.map((peer) => `${peer.name} ${rate(peer.rps.median)} ${range(peer.rps, rate)}`),
+      ...summary.ratios.map((ratio) => `vs ${ratio.vs} ${factor(ratio.median)}× ${range(ratio, factor)}`),
+    ];
+    lines.push(`${summary.label.padEnd(width)}${cells.join(' | ')}`);
+    for (const server of summary.servers) {
+      const problems = Object.entries(server.unexpected).map(([status, count]) => `${count} × ${status}`);
+      if (server.rps.min === 0) problems.push('a round completed no request');
+      if (server.errors) problems.push(`${server.errors} connection errors (${server.timeouts} timeouts)`);
+      if (problems.length) lines.push(`${''.padEnd(width)}! ${server.name}: ${problems.join(', ')}`);
+    }
+  }
+  return lines;
+}
+
+function serverSummary(server: ServerResult): ServerSummary {
+  const all: readonly Round[] = [server.warmUp, ...server.rounds];
+  const unexpected: Record<string, number> = {};
+  for (const round of all) {
+    for (const [status, count] of Object.entries(round.unexpected))
+      unexpected[status] = (unexpected[status] ?? 0) + count;
+  }
+  const rounds = server.rounds.map((round) => round.rps);
+  return {
+    name: server.name,
+    rps: spread(rounds),
+    rounds,
+    latencyP50Ms: spread(server.rounds.map((round) => round.latencyP50Ms)).median,
+    latencyP99Ms: spread(server.rounds.map((round) => round.latencyP99Ms)).median,
+    unexpected,
+    errors: all.reduce((sum, round) => sum + round.errors, 0),
+    timeouts: all.reduce((sum, round) => sum + round.timeouts, 0),
+  };
+}
+
+const rate = (value: number): string => Math.round(value).toLocaleString('en-US');
+const factor = (value: number): string => value.toFixed(2);
+const range = (s: Spread, format: (value: number) => string): string => `(${format(s.min)}–${format(s.max)})`;

@@ -1,0 +1,118 @@
+/**
+ * Switchboard measured over the wire: every server in its own process, load from autocannon in this
+ * one, over loopback. Run on demand, never by `npm test`:
+ *
+ *   npm run bench:http                              # every scenario, 5 rounds of 5 s
+ *   npm run bench:http -- --duration 2 --rounds 3   # quicker
+ *   npm run bench:http -- --only graphql,rest-get   # some scenarios
+ *   npm run bench:http -- --pg                      # also PostgreSQL vs memory (throwaway cluster)
+ *   DATABASE_URL=postgres://… npm run bench:http    # same, on a throwaway database of that server
+ *   npm run bench:http -- --json results.json
+ *
+ * Groups: GraphQL (Switchboard, graphql-yoga, raw node:http), REST (Switchboard, Hono, raw node:http)
+ * and, with PostgreSQL, Switchboard on PostgreSQL vs in memory. The load generator takes a core of its
+ * own, so on a small machine the absolute rates are low: the ratios are the result.
+ */
+import { writeFile } from 'node:fs/promises';
+import { arch, cpus, platform } from 'node:os';
+import { type GroupPlan, type GroupResult, runGroup } from './measure.js';
+import { type BenchOptions, parseOptions, USAGE, UsageError } from './options.js';
+import { type BenchDatabase, openBenchDatabase } from './postgres.js';
+import { type ServerSpec, stopAll } from './processes.js';
+import { formatGroup, summarize } from './report.js';
+import { SCENARIOS } from './scenarios.js';
+
+const switchboard: ServerSpec = {
+  name: 'switchboard',
+  script: 'switchboard.ts',
+  authenticates: true,
+  listsClients: true,
+};
+const raw: ServerSpec = { name: 'raw', script: 'raw.ts', authenticates: false, listsClients: false };
+
+function plans(options: BenchOptions, database: BenchDatabase | undefined): GroupPlan[] {
+  const chosen = SCENARIOS.filter((s) => options.only.includes(s.id));
+  const graphql = chosen.filter((s) => s.id === 'graphql');
+  const rest = chosen.filter((s) => s.id !== 'graphql');
+  const groups: GroupPlan[] = [];
+  if (graphql.length) {
+    const yoga = { name: 'yoga', script: 'yoga.ts', authenticates: true, listsClients: false };
+    groups.push({
+      id: 'graphql',
+      title: 'GraphQL: Switchboard vs graphql-yoga vs raw node:http',
+      servers: [switchboard, yoga, raw],
+      scenarios: graphql,
+    });
+  }
+  if (rest.length) {
+    const hono = { name: 'hono', script: 'hono.ts', authenticates: true, listsClients: false };
+    groups.push({
+      id: 'rest',
+      title: 'REST: Switchboard vs Hono vs raw node:http',
+      servers: [switchboard, hono, raw],
+      scenarios: rest,
+    });
+  }
+  if (database) {
+    const postgres = { ...switchboard, name: 'postgres', env: { DATABASE_URL: database.url } };
+    groups.push({
+      id: 'postgres',
+      title: 'Switchboard on PostgreSQL vs in memory',
+      servers: [postgres, { ...switchboard, name: 'memory' }],
+      scenarios: chosen,
+    });
+  }
+  return groups;
+}
+
+function machine(): string {
+  const cores = cpus();
+  return `${cores[0]?.model.trim() ?? 'unknown CPU'}, ${cores.length} cores, Node ${process.version} (${platform()} ${arch()})`;
+}
+
+// Module-wide, so an interruption can drop it too.
+let database: BenchDatabase | undefined;
+
+async function main(options: BenchOptions): Promise<void> {
+  const log = (line: string): void => void process.stderr.write(`${line}\n`);
+  process.stdout.write(`Switchboard over the wire: ${machine()}\n`);
+  process.stdout.write(
+    `autocannon in the runner process, ${options.connections} connections, pipelining 1; per scenario a ` +
+      `${options.warmUp} s warm-up per server, then ${options.rounds} interleaved rounds of ${options.duration} s\n\n`,
+  );
+  const results: GroupResult[] = [];
+  try {
+    if (options.postgres) database = await openBenchDatabase(options.databaseUrl);
+    for (const plan of plans(options, database)) {
+      const result = await runGroup(plan, options, log);
+      results.push(result);
+      process.stdout.write(`${formatGroup(result).join('\n')}\n\n`);
+    }
+  } finally {
+    await stopAll();
+    await database?.close();
+  }
+  if (options.json) {
+    const groups = results.map((g) => ({ id: g.id, title: g.title, scenarios: g.scenarios.map(summarize) }));
+    const settings = { ...options, databaseUrl: undefined };
+    await writeFile(options.json, `${JSON.stringify({ machine: machine(), settings, groups }, null, 2)}\n`);
+    process.stdout.write(`Results written to ${options.json}\n`);
+  }
+}
+
+// Ctrl+C stops the servers (and the throwaway database) instead of leaving them behind.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    void stopAll()
+      .then(() => database?.close())
+      .finally(() => process.exit(130));
+  });
+}
+
+try {
+  await main(parseOptions(process.argv.slice(2), process.env));
+} catch (error) {
+  if (!(error instanceof UsageError)) throw error;
+  process.stderr.write(`${error.message ? `${error.message}\n` : ''}${USAGE}\n`);
+  process.exitCode = error.message ? 64 : 0;
+}
