@@ -11,5 +11,10 @@
  */
 export { toWebRequest, writeWebResponse } from './convert.js';
 export { type GraphQLWebSocketRouteOptions, graphqlWebSocketRoute } from './graphql-ws.js';
+export {
+  createRequestListener,
+  type RequestListener,
+  type RequestListenerOptions,
+} from './listener.js';
 export { resolveHost } from './resolve-host.js';
 export { type NodeServer, type ServeOptions, serve, type WebSocketRoute } from './serve.js';

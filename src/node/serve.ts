@@ -1,10 +1,11 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { type WebSocket, WebSocketServer } from 'ws';
 import type { Logger } from '../core/runtime.js';
 import { silentLogger } from '../core/runtime.js';
-import { toWebRequest, writeWebResponse } from './convert.js';
+import type { RequestListenerOptions } from './listener.js';
+import { createRequestListener, type RequestListener } from './listener.js';
 
 /** A WebSocket endpoint: connections upgraded on `path` are handed to `onConnection`. */
 export interface WebSocketRoute {
@@ -30,6 +31,8 @@ export interface ServeOptions {
   /** How long in-flight requests may take to finish before their connections are cut (default 10 s). */
   readonly drainTimeoutMs?: number;
   readonly logger?: Logger;
+  /** See {@link RequestListenerOptions.overrideGlobals}. Default true. */
+  readonly overrideGlobals?: boolean;
 }
 
 export interface NodeServer {
@@ -56,6 +59,8 @@ export async function serve(options: ServeOptions): Promise<NodeServer> {
   let closing: Promise<void> | null = null;
   const idle = new Set<() => void>();
 
+  // Made once the port is known: a request without a Host header (HTTP/1.0) is taken to be for us.
+  let listener: RequestListener = async () => {};
   const server = createServer((req, res) => {
     inFlight++;
     if (closing) res.setHeader('connection', 'close');
@@ -63,28 +68,11 @@ export async function serve(options: ServeOptions): Promise<NodeServer> {
       inFlight--;
       if (inFlight === 0) for (const resolve of idle) resolve();
     });
-    handle(req, res).catch((error) => {
+    listener(req, res).catch((error) => {
       logger.log('error', 'failed to write response', { error: String(error) });
       res.destroy();
     });
   });
-
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    let response: Response;
-    try {
-      response = await options.fetch(toWebRequest(req, res, origin));
-    } catch (error) {
-      logger.log('error', 'fetch handler threw', { error: String(error) });
-      response = new Response(
-        JSON.stringify({ code: 'internal', message: 'Something went wrong on our side.' }),
-        {
-          status: 500,
-          headers: { 'content-type': 'application/json' },
-        },
-      );
-    }
-    await writeWebResponse(response, res);
-  }
 
   const routeOf = (req: IncomingMessage): WebSocketRoute | undefined => {
     const path = new URL(req.url ?? '/', origin).pathname;
@@ -126,6 +114,11 @@ export async function serve(options: ServeOptions): Promise<NodeServer> {
   });
   const { port } = server.address() as AddressInfo;
   origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  listener = createRequestListener(options.fetch, {
+    logger,
+    hostname: origin.slice('http://'.length),
+    overrideGlobals: options.overrideGlobals,
+  });
 
   async function shutdown(): Promise<void> {
     server.close();
