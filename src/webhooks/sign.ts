@@ -1,5 +1,5 @@
 import { encodeBase64, encodeHexLowerCase } from '@oslojs/encoding';
-import { hmac, hmacKey, signedBytes, toBytes } from './hmac.js';
+import { hmacKey, signedBytes, toBytes } from './hmac.js';
 
 /**
  * Which headers and bytes a signature uses:
@@ -75,7 +75,7 @@ async function signAll(
     secrets.map(async (secret) => {
       const key = await hmacKey(secret, format);
       if (!key) throw new TypeError('A webhook secret is empty or not valid for this scheme.');
-      return hmac(key, data);
+      return key.sign(data);
     }),
   );
 }
