@@ -22,6 +22,7 @@ import {
 } from './graphql/index.js';
 import { jsonResponse } from './internal/json.js';
 import { problemResponse } from './internal/problem.js';
+import { pathnameOf } from './internal/url.js';
 import {
   type AuthorizationServer,
   type AuthorizationServerOptions,
@@ -203,7 +204,7 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
 
   async function fetch(request: Request): Promise<Response> {
     const started = clock.now();
-    const { pathname } = new URL(request.url);
+    const pathname = pathnameOf(request.url);
     let response: Response;
     try {
       response = await route(request, pathname);
@@ -213,12 +214,14 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
       }
       response = problemResponse(error);
     }
-    logger.log('info', 'request', {
-      method: request.method,
-      path: pathname,
-      status: response.status,
-      durationMs: clock.now() - started,
-    });
+    // A host without a logger pays nothing for the request line.
+    if (logger !== silentLogger)
+      logger.log('info', 'request', {
+        method: request.method,
+        path: pathname,
+        status: response.status,
+        durationMs: clock.now() - started,
+      });
     return response;
   }
 

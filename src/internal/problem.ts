@@ -36,7 +36,5 @@ export function problemResponse(error: unknown, headers: HeadersInit = {}): Resp
     code: known.code,
     ...(known.details.length ? { errors: known.details } : {}),
   };
-  const response = jsonResponse(known.status, body, headers);
-  response.headers.set('content-type', 'application/problem+json');
-  return response;
+  return jsonResponse(known.status, body, headers, 'application/problem+json');
 }

@@ -1,6 +1,7 @@
-import type { Authenticate, Principal } from '../core/auth.js';
+import type { Authenticate, Principal, Scope } from '../core/auth.js';
 import { SwitchboardError } from '../core/errors.js';
 import { type Clock, isoAt, systemClock } from '../core/runtime.js';
+import { hasQueryParam } from '../internal/url.js';
 import type { Stores } from '../storage/contract/index.js';
 import { ACCESS_TOKEN_PREFIX, hashSecret } from './secrets.js';
 import type { BearerErrorCode } from './www-authenticate.js';
@@ -30,9 +31,19 @@ export function createGuard(options: GuardOptions): Authenticate {
   const { storage } = options;
   const clock = options.clock ?? systemClock;
   const touchEveryMs = options.touchEveryMs ?? 60_000;
+  let ready = options.ready === undefined;
+  // One scope set per stored key record, not one per request (records are immutable snapshots).
+  const scopeSets = new WeakMap<object, ReadonlySet<Scope>>();
+  const scopesOf = (record: { readonly scopes: readonly Scope[] }): ReadonlySet<Scope> => {
+    const known = scopeSets.get(record);
+    if (known) return known;
+    const scopes = new Set(record.scopes);
+    scopeSets.set(record, scopes);
+    return scopes;
+  };
 
   return async function authenticate(request: Request): Promise<Principal> {
-    if (new URL(request.url).searchParams.has('access_token')) {
+    if (hasQueryParam(request.url, 'access_token')) {
       throw failure('invalid_request', 'Send the token in the Authorization header, not in the URL.', 400);
     }
     const header = request.headers.get('authorization');
@@ -41,7 +52,10 @@ export function createGuard(options: GuardOptions): Authenticate {
     const match = /^Bearer +([\x21-\x7e]+) *$/i.exec(header);
     if (!match) throw failure('invalid_request', 'The Authorization header must be "Bearer <token>".', 400);
     const token = match[1]!;
-    await options.ready;
+    if (!ready) {
+      await options.ready;
+      ready = true;
+    }
     const now = clock.now();
     const hash = hashSecret(token);
 
@@ -52,7 +66,7 @@ export function createGuard(options: GuardOptions): Authenticate {
       if (key.lastUsedAt === null || Date.parse(key.lastUsedAt) + touchEveryMs <= now) {
         await storage.apiKeys.touch(key.id, isoAt(now));
       }
-      return { kind: 'service', subject: key.id, scopes: new Set(key.scopes) };
+      return { kind: 'service', subject: key.id, scopes: scopesOf(key) };
     }
 
     const access = await storage.oauth.accessTokens.get(hash);
@@ -61,7 +75,7 @@ export function createGuard(options: GuardOptions): Authenticate {
     const grant = await storage.oauth.grants.get(access.grantId);
     if (!grant || grant.revokedAt !== null)
       throw failure('invalid_token', 'The access token has been revoked.');
-    const scopes = new Set(access.scopes);
+    const scopes = scopesOf(access);
     if (access.userId === null) {
       return { kind: 'service', subject: access.clientId, scopes, clientId: access.clientId };
     }

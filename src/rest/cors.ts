@@ -1,5 +1,8 @@
 /** Cross-origin access (the Fetch standard's CORS protocol) for browser-based chat widgets. */
 
+/** Where the finishing steps write headers: a `Headers`, or a draft's record. */
+export type HeaderTarget = Pick<Headers, 'has' | 'set' | 'append'>;
+
 export interface CorsOptions {
   /** Allowed origins: a list (`https://chat.example.com`), `'*'` for any, or a predicate. */
   readonly origins: readonly string[] | '*' | ((origin: string) => boolean);
@@ -30,7 +33,7 @@ export function isPreflight(request: Request): boolean {
 /** The answer to a preflight for a path that serves `methods`. */
 export function preflightResponse(request: Request, cors: CorsOptions, methods: readonly string[]): Response {
   const response = new Response(null, { status: 204 });
-  applyCors(request, response, cors);
+  applyCors(request, response.headers, cors);
   if (response.headers.has('access-control-allow-origin')) {
     response.headers.set('access-control-allow-methods', methods.join(', '));
     response.headers.set('access-control-allow-headers', ALLOW_HEADERS);
@@ -40,12 +43,12 @@ export function preflightResponse(request: Request, cors: CorsOptions, methods: 
 }
 
 /** Adds the CORS headers of an allowed origin to an answer (and `Vary: Origin` for caches). */
-export function applyCors(request: Request, response: Response, cors: CorsOptions): void {
+export function applyCors(request: Request, headers: HeaderTarget, cors: CorsOptions): void {
   const origin = request.headers.get('origin');
-  response.headers.append('vary', 'Origin');
+  headers.append('vary', 'Origin');
   if (origin === null || !allowed(cors, origin)) return;
   const echo = cors.origins !== '*' || cors.credentials;
-  response.headers.set('access-control-allow-origin', echo ? origin : '*');
-  if (cors.credentials) response.headers.set('access-control-allow-credentials', 'true');
-  response.headers.set('access-control-expose-headers', EXPOSE_HEADERS);
+  headers.set('access-control-allow-origin', echo ? origin : '*');
+  if (cors.credentials) headers.set('access-control-allow-credentials', 'true');
+  headers.set('access-control-expose-headers', EXPOSE_HEADERS);
 }

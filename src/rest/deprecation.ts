@@ -3,6 +3,8 @@
  * and a `Link` to the successor version (`rel="successor-version"`, RFC 5829).
  */
 
+import type { HeaderTarget } from './cors.js';
+
 export interface DeprecationNotice {
   /** When the version was (or will be) deprecated. */
   readonly deprecatedAt: Date;
@@ -15,10 +17,10 @@ export interface DeprecationNotice {
 }
 
 /** Adds the deprecation headers to an answer. */
-export function applyDeprecation(response: Response, notice: DeprecationNotice): void {
+export function applyDeprecation(headers: HeaderTarget, notice: DeprecationNotice): void {
   // RFC 9745 §2.1: a Structured Field Date, `@` + Unix seconds.
-  response.headers.set('deprecation', `@${Math.floor(notice.deprecatedAt.getTime() / 1000)}`);
-  if (notice.sunsetAt) response.headers.set('sunset', notice.sunsetAt.toUTCString());
-  if (notice.successor) response.headers.append('link', `<${notice.successor}>; rel="successor-version"`);
-  if (notice.documentation) response.headers.append('link', `<${notice.documentation}>; rel="deprecation"`);
+  headers.set('deprecation', `@${Math.floor(notice.deprecatedAt.getTime() / 1000)}`);
+  if (notice.sunsetAt) headers.set('sunset', notice.sunsetAt.toUTCString());
+  if (notice.successor) headers.append('link', `<${notice.successor}>; rel="successor-version"`);
+  if (notice.documentation) headers.append('link', `<${notice.documentation}>; rel="deprecation"`);
 }

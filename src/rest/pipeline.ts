@@ -16,10 +16,12 @@ import { idempotencyKeyOf, runIdempotent } from './idempotency.js';
 import type { OpenApiDocument } from './openapi.js';
 import { renderProblem, routeNotFound } from './problems.js';
 import { decodeParams, parseQuery, readJsonBody } from './request.js';
-import { jsonTextOf } from './responses.js';
+import { type Draft, draftOf, fromDraft, RecordHeaders } from './responses.js';
 import type { AnyRoute, RouteContext } from './route.js';
 
 const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
+/** Answers depend on the caller: a shared cache must not keep them, a private one must revalidate. */
+const PRIVATE = 'private, no-cache';
 const anonymous: Principal = { kind: 'service', subject: 'anonymous', scopes: new Set() };
 
 export interface PipelineOptions {
@@ -55,7 +57,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
       if (route.scope !== null && route.scope !== 'public') requireScope(principal, route.scope);
       const params = parseParamsOrNotFound(route, request);
       const context = new Context(request, principal, params, options);
-      if (route.query) context.query = parseQuery(route.query, context.url);
+      if (route.query) context.query = parseQuery(route.query, request.query);
       let bytes: Uint8Array | undefined;
       if (route.body) {
         const read = await readJsonBody(request, {
@@ -76,7 +78,8 @@ export function createPipeline(options: PipelineOptions): Pipeline {
               now: options.clock.now(),
               run: () => route.handle(context),
             });
-      return route.method === 'GET' ? cacheable(request, response) : response;
+      // Answers made by json() get their validators when finish() builds them.
+      return route.method === 'GET' && !draftOf(response) ? cacheable(request, response) : response;
     } catch (error) {
       return problem(error, request, route);
     }
@@ -126,11 +129,13 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     },
     finish(request, response) {
       const { cors, deprecation } = options;
+      const draft = draftOf(response);
+      if (draft) return finishDraft(request, response, draft, options);
       const result =
         cors || deprecation
           ? withHeaders(response, (answer) => {
-              if (cors) applyCors(request, answer, cors);
-              if (deprecation) applyDeprecation(answer, deprecation);
+              if (cors) applyCors(request, answer.headers, cors);
+              if (deprecation) applyDeprecation(answer.headers, deprecation);
             })
           : response;
       if (request.method === 'HEAD' && result.body) {
@@ -194,24 +199,39 @@ class Context implements RouteContext {
 }
 
 /**
+ * Builds an answer made by json() once, with every header the handler set adds: for a successful GET
+ * its validators (or 304), then CORS and deprecation. The route's own Response is not read.
+ */
+function finishDraft(request: Request, response: Response, draft: Draft, options: PipelineOptions): Response {
+  const { cors, deprecation } = options;
+  const read = request.method === 'GET' || request.method === 'HEAD';
+  // Nothing to add (a write without CORS or deprecation): the route's answer is already what its draft says.
+  if (!read && !cors && !deprecation) return response;
+  const headers = new RecordHeaders(draft.headers);
+  if (read && draft.status === 200) {
+    draft.headers.etag ??= textTag(draft.text);
+    const etag = draft.headers.etag;
+    draft.headers['cache-control'] ??= PRIVATE;
+    headers.append('vary', 'Authorization');
+    if (noneMatch(request.headers.get('if-none-match'), etag)) return notModified(draft.headers);
+  }
+  if (cors) applyCors(request, headers, cors);
+  if (deprecation) applyDeprecation(headers, deprecation);
+  return fromDraft(draft, { head: request.method === 'HEAD' });
+}
+
+/**
  * Gives a successful GET its validators: an ETag (hashed from the body when the route set none), a
  * `Cache-Control` (private: answers depend on the caller), and 304 when `If-None-Match` matches.
  */
 function cacheable(
   request: Request,
   response: Response,
-  cacheControl = 'private, no-cache',
+  cacheControl = PRIVATE,
 ): Response | Promise<Response> {
   if (response.status !== 200) return response;
   const etag = response.headers.get('etag');
   if (etag !== null) return validators(request, response, etag, cacheControl);
-  const text = jsonTextOf(response);
-  if (text !== undefined) {
-    // Made by json(), so its headers are ours to change.
-    const tag = textTag(text);
-    response.headers.set('etag', tag);
-    return validators(request, response, tag, cacheControl);
-  }
   return (async () => {
     const bytes = new Uint8Array(await response.arrayBuffer());
     const tag = await bodyTag(bytes);
@@ -227,12 +247,17 @@ function validators(request: Request, answer: Response, etag: string, cacheContr
     if (cacheControl.startsWith('private')) target.headers.append('vary', 'Authorization');
   });
   if (!noneMatch(request.headers.get('if-none-match'), etag)) return response;
-  const headers = new Headers();
+  return notModified(Object.fromEntries(response.headers));
+}
+
+/** 304 keeps the validators and what caches need of the 200 (RFC 9110 §15.4.5). */
+function notModified(headers: Readonly<Record<string, string>>): Response {
+  const kept: Record<string, string> = {};
   for (const name of ['etag', 'cache-control', 'vary', 'link']) {
-    const value = response.headers.get(name);
-    if (value !== null) headers.set(name, value);
+    const value = headers[name];
+    if (value !== undefined) kept[name] = value;
   }
-  return new Response(null, { status: 304, headers });
+  return new Response(null, { status: 304, headers: kept });
 }
 
 /**

@@ -3,6 +3,7 @@
  * Authentication failures also carry the RFC 6750 §3 `WWW-Authenticate` challenge.
  */
 import { isSwitchboardError, SwitchboardError } from '../core/errors.js';
+import { headerRecord } from '../internal/json.js';
 import { problemResponse } from '../internal/problem.js';
 
 export interface ProblemOptions {
@@ -21,23 +22,28 @@ export interface ProblemOptions {
  * catch (error) { return renderProblem(error); }
  */
 export function renderProblem(error: unknown, options: ProblemOptions = {}): Response {
-  const response = problemResponse(error, options.headers);
-  if (!isSwitchboardError(error)) return response;
+  const challenge = isSwitchboardError(error) ? challengeFor(error, options) : undefined;
+  return problemResponse(
+    error,
+    challenge ? headerRecord(options.headers, { 'www-authenticate': challenge }) : options.headers,
+  );
+}
+
+/** The RFC 6750 §3 challenge a 401, or a 403 for a missing scope, carries. */
+function challengeFor(error: SwitchboardError, options: ProblemOptions): string | undefined {
   if (error.status === 401) {
-    const challenge = options.hadCredentials
+    return options.hadCredentials
       ? `Bearer realm="switchboard", error="invalid_token", error_description="${quoted(error.message)}"`
       : 'Bearer realm="switchboard"';
-    response.headers.set('www-authenticate', challenge);
-  } else if (error.status === 403) {
-    const scope = options.scope;
-    if (scope !== undefined && error.details.some((d) => d.code === 'insufficient_scope')) {
-      response.headers.set(
-        'www-authenticate',
-        `Bearer realm="switchboard", error="insufficient_scope", scope="${quoted(scope)}"`,
-      );
-    }
   }
-  return response;
+  const scope = options.scope;
+  if (
+    error.status === 403 &&
+    scope !== undefined &&
+    error.details.some((d) => d.code === 'insufficient_scope')
+  )
+    return `Bearer realm="switchboard", error="insufficient_scope", scope="${quoted(scope)}"`;
+  return undefined;
 }
 
 /** A 404 for a path nothing is served at. */

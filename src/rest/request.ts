@@ -19,10 +19,19 @@ export function decodeParams(raw: Record<string, string>, url: string): Record<s
   return params;
 }
 
-/** Validates the query string; a bad parameter is a 400 naming every failing one. */
-export function parseQuery<S extends z.ZodType>(schema: S, url: URL): z.output<S> {
+/**
+ * Validates the query string, as itty-router parsed it (a repeated parameter is an array: the last value
+ * counts); a bad parameter is a 400 naming every failing one.
+ */
+export function parseQuery<S extends z.ZodType>(
+  schema: S,
+  parsed: Readonly<Record<string, string | string[] | undefined>>,
+): z.output<S> {
   const query: Record<string, string> = {};
-  for (const [key, value] of url.searchParams) query[key] = value;
+  for (const key in parsed) {
+    const value = parsed[key];
+    if (value !== undefined) query[key] = Array.isArray(value) ? value[value.length - 1]! : value;
+  }
   return asBadRequest(() => validate(schema, query));
 }
 

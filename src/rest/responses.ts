@@ -1,4 +1,5 @@
 /** Response builders every route uses, so success answers look alike across the interface. */
+import { type HeaderRecord, headerRecord } from '../internal/json.js';
 
 export interface JsonOptions {
   readonly status?: number;
@@ -11,19 +12,24 @@ export interface JsonOptions {
 }
 
 /**
- * A JSON answer (200 unless told otherwise).
+ * A JSON answer (200 unless told otherwise). The handler set finishes it (ETag, Cache-Control, CORS,
+ * deprecation) from what is passed here, building the final headers once: give extra headers in
+ * `options.headers` rather than changing `response.headers` afterwards.
  *
  * @example
  * return json(client, { version: client.version });
  */
 export function json(body: unknown, options: JsonOptions = {}): Response {
   const text = JSON.stringify(body);
-  const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8' };
+  const headers: HeaderRecord = { 'content-type': 'application/json; charset=utf-8' };
   if (options.version !== undefined) headers.etag = versionTag(options.version);
-  const response = new Response(text, { status: options.status ?? 200, headers });
-  if (options.headers)
-    for (const [name, value] of new Headers(options.headers)) response.headers.set(name, value);
-  (response as TextCarrier)[JSON_TEXT] = text;
+  const draft: Draft = {
+    text,
+    status: options.status ?? 200,
+    headers: headerRecord(options.headers, headers),
+  };
+  const response = new Response(text, { status: draft.status, headers: { ...draft.headers } });
+  (response as DraftCarrier)[DRAFT] = draft;
   return response;
 }
 
@@ -34,9 +40,7 @@ export function json(body: unknown, options: JsonOptions = {}): Response {
  * return created(client, `${basePath}/clients/${client.id}`, { version: client.version });
  */
 export function created(body: unknown, location: string, options: JsonOptions = {}): Response {
-  const response = json(body, { ...options, status: 201 });
-  response.headers.set('location', location);
-  return response;
+  return json(body, { ...options, status: 201, headers: headerRecord(options.headers, { location }) });
 }
 
 /** `204 No Content`: no body, no content type (RFC 9110 §15.3.5). */
@@ -49,15 +53,48 @@ export function versionTag(version: number): string {
   return `"${version}"`;
 }
 
-// The text of each JSON answer built here rides on the response, so an ETag can be hashed without
-// reading the body back (a symbol property: cheaper for the GC than a WeakMap entry per response).
-const JSON_TEXT = Symbol('switchboard.jsonText');
-
-interface TextCarrier {
-  [JSON_TEXT]?: string;
+/** What {@link json} made a response from: the handler set adds its headers here and builds it once. */
+export interface Draft {
+  readonly text: string;
+  readonly status: number;
+  readonly headers: HeaderRecord;
 }
 
-/** The serialised body of a response made by {@link json}, if it was. */
-export function jsonTextOf(response: Response): string | undefined {
-  return (response as TextCarrier)[JSON_TEXT];
+// A symbol property rides on the response: cheaper for the GC than a WeakMap entry per response.
+const DRAFT = Symbol('switchboard.draft');
+
+interface DraftCarrier {
+  [DRAFT]?: Draft;
+}
+
+/** The draft of a response made by {@link json}, if it was. */
+export function draftOf(response: Response): Draft | undefined {
+  return (response as DraftCarrier)[DRAFT];
+}
+
+/** The response a draft describes now, built in one step (no body for HEAD). */
+export function fromDraft(draft: Draft, options: { head?: boolean } = {}): Response {
+  return new Response(options.head ? null : draft.text, { status: draft.status, headers: draft.headers });
+}
+
+/**
+ * A header record seen through the three `Headers` methods the finishing steps use, so that CORS and
+ * deprecation headers land in a draft without a `Headers` object. Names are lower case.
+ */
+export class RecordHeaders implements Pick<Headers, 'has' | 'set' | 'append'> {
+  constructor(private readonly record: HeaderRecord) {}
+
+  has(name: string): boolean {
+    return this.record[name.toLowerCase()] !== undefined;
+  }
+
+  set(name: string, value: string): void {
+    this.record[name.toLowerCase()] = value;
+  }
+
+  append(name: string, value: string): void {
+    const key = name.toLowerCase();
+    const current = this.record[key];
+    this.record[key] = current === undefined ? value : `${current}, ${value}`;
+  }
 }

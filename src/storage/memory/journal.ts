@@ -45,3 +45,13 @@ export function byTimeThenId<T extends { id: string }>(time: (record: T) => stri
     return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
   };
 }
+
+/**
+ * Sorts in place, unless the items are in order already: records are kept in insertion order, which is
+ * creation order whenever the clock does not go back, so the usual list costs one pass, not a sort.
+ */
+export function inOrder<T>(items: T[], compare: (a: T, b: T) => number): T[] {
+  for (let i = 1; i < items.length; i++)
+    if (compare(items[i - 1]!, items[i]!) > 0) return items.sort(compare);
+  return items;
+}

@@ -9,7 +9,7 @@ import type {
   OrderStore,
   Range,
 } from '../contract/index.js';
-import { byTimeThenId, type Journal, put, remove } from './journal.js';
+import { byTimeThenId, inOrder, type Journal, put, remove } from './journal.js';
 
 export interface RecordState {
   readonly clients: Map<string, Client>;
@@ -59,7 +59,7 @@ export function memoryClientStore(state: RecordState, journal: Journal): ClientS
           (filter.email === undefined || c.email === filter.email) &&
           (needle === undefined || c.name.toLowerCase().includes(needle)),
       );
-      return page(matches.sort(byCreation), range);
+      return page(inOrder(matches, byCreation), range);
     },
     async insert(client) {
       if (state.clients.has(client.id))
@@ -101,7 +101,7 @@ export function memoryOrderStore(state: RecordState, journal: Journal): OrderSto
       return state.orders.get(id) ?? null;
     },
     async listByClient(clientId, filter, range) {
-      return page(ordersOf(clientId, filter).sort(byCreation), range);
+      return page(inOrder(ordersOf(clientId, filter), byCreation), range);
     },
     async listByClients(clientIds, filter) {
       return [...new Set(clientIds)].flatMap((id) => ordersOf(id, filter)).sort(byCreation);
@@ -141,7 +141,7 @@ export function memoryMessageStore(state: RecordState, journal: Journal): Messag
           m.chatbotId === filter.chatbotId &&
           (filter.visitorId === undefined || m.visitorId === filter.visitorId),
       );
-      return page(matches.sort(byTimestamp), range);
+      return page(inOrder(matches, byTimestamp), range);
     },
     async insert(message) {
       if (state.messages.has(message.id))
