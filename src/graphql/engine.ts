@@ -1,9 +1,11 @@
-import type { GraphQLError, GraphQLFormattedError, GraphQLSchema } from 'graphql';
+import type { ExecutionResult, GraphQLError, GraphQLFormattedError, GraphQLSchema } from 'graphql';
 import { type Authenticate, type Principal, trustEveryone } from '../core/auth.js';
 import type { Domain } from '../core/domain/index.js';
 import type { EventBus } from '../core/event-bus.js';
 import { type Logger, silentLogger } from '../core/runtime.js';
+import { createCompiler } from './compile.js';
 import { createContext, type GraphQLContext } from './context.js';
+import { executeOperation, type OperationRun } from './execute.js';
 import { formatError } from './format-error.js';
 import { type GraphQLLimits, resolveLimits } from './limits.js';
 import { createPreparer, type Prepared } from './prepare.js';
@@ -23,6 +25,11 @@ export interface GraphQLOptions {
   readonly introspection?: boolean;
   /** Overrides of {@link DEFAULT_LIMITS}. */
   readonly limits?: Partial<GraphQLLimits>;
+  /**
+   * Compile queries and mutations with graphql-jit, once per cached document. Default true; where the
+   * runtime refuses code generation (`new Function`) graphql-js runs them anyway, as it does with false.
+   */
+  readonly compile?: boolean;
 }
 
 export interface Engine {
@@ -32,6 +39,8 @@ export interface Engine {
   readonly introspection: boolean;
   readonly authenticate: Authenticate;
   prepare(query: string): Prepared;
+  /** Runs a query or mutation (compiled when it can be); subscriptions go through graphql-ws. */
+  execute(run: OperationRun): Promise<ExecutionResult>;
   format(errors: readonly GraphQLError[]): GraphQLFormattedError[];
   context(
     principal: Principal,
@@ -44,7 +53,8 @@ export function createEngine(options: GraphQLOptions): Engine {
   const limits = resolveLimits(options.limits);
   const logger = options.logger ?? silentLogger;
   const introspection = options.introspection ?? true;
-  const prepare = createPreparer(schema, { limits, introspection });
+  const compile = options.compile === false ? undefined : createCompiler(schema, { logger });
+  const prepare = createPreparer(schema, { limits, introspection, compile });
   const formatOptions = { logger, hideSuggestions: !introspection };
   return {
     schema,
@@ -53,6 +63,7 @@ export function createEngine(options: GraphQLOptions): Engine {
     introspection,
     authenticate: options.authenticate ?? trustEveryone,
     prepare,
+    execute: (run) => executeOperation(schema, run),
     format: (errors) => errors.map((error) => formatError(error, formatOptions)),
     context: (principal, extra = {}) =>
       createContext({ principal, domain: options.domain, bus: options.bus, limits, logger, ...extra }),

@@ -1,7 +1,8 @@
-import { execute, type GraphQLFormattedError, getOperationAST, OperationTypeNode } from 'graphql';
+import { type GraphQLFormattedError, getOperationAST, OperationTypeNode } from 'graphql';
 import { anonymousPrincipal, type Principal } from '../core/auth.js';
 import { isSwitchboardError, SwitchboardError } from '../core/errors.js';
 import { readJson } from '../internal/body.js';
+import { hasQueryParam } from '../internal/url.js';
 import { createEngine, type Engine, type GraphQLOptions } from './engine.js';
 import { type MediaType, namesExplicitly, negotiate } from './http/accept.js';
 import { graphiqlPage } from './http/graphiql.js';
@@ -69,8 +70,7 @@ async function authenticateOrAnonymous(engine: Engine, request: Request): Promis
   try {
     return await engine.authenticate(request);
   } catch (error) {
-    const missing =
-      !request.headers.has('authorization') && !new URL(request.url).searchParams.has('access_token');
+    const missing = !request.headers.has('authorization') && !hasQueryParam(request.url, 'access_token');
     if (missing && isSwitchboardError(error) && error.code === 'unauthorized') return anonymousPrincipal;
     throw error;
   }
@@ -133,12 +133,12 @@ async function run(
       details: [{ field: 'method', code: 'post_required', message: 'Only queries may use GET.' }],
     });
 
-  const result = await execute({
-    schema: engine.schema,
-    document: prepared.document,
-    contextValue: engine.context(principal, { request }),
-    variableValues: params.variables,
+  const result = await engine.execute({
+    prepared,
+    operation,
     operationName: params.operationName,
+    variables: params.variables,
+    context: engine.context(principal, { request }),
   });
   const body: { data?: unknown; errors?: GraphQLFormattedError[] } = {};
   if ('data' in result) body.data = result.data;
@@ -154,20 +154,25 @@ function resultResponse(
   body: { data?: unknown; errors?: readonly GraphQLFormattedError[] },
   media: MediaType,
   status?: number,
-  headers: Record<string, string> = {},
+  extra?: Readonly<Record<string, string>>,
 ): Response {
   const requestError = !('data' in body);
   const code = status ?? (requestError && media === 'application/graphql-response+json' ? 400 : 200);
-  return new Response(JSON.stringify(body), {
-    status: code,
-    headers: {
-      'content-type': `${media}; charset=utf-8`,
-      'cache-control': 'private, no-store',
-      vary: 'Accept, Authorization',
-      ...headers,
-    },
-  });
+  // One plain header object per response; the rare extra headers are added to it, never copied.
+  const headers: Record<string, string> = {
+    'content-type': CONTENT_TYPES[media],
+    'cache-control': 'private, no-store',
+    vary: 'Accept, Authorization',
+  };
+  if (extra) Object.assign(headers, extra);
+  return new Response(JSON.stringify(body), { status: code, headers });
 }
+
+const CONTENT_TYPES: Readonly<Record<MediaType, string>> = {
+  'application/graphql-response+json': 'application/graphql-response+json; charset=utf-8',
+  'application/json': 'application/json; charset=utf-8',
+  'text/html': 'text/html; charset=utf-8',
+};
 
 function errorResponse(engine: Engine, error: unknown, media: MediaType): Response {
   if (!isSwitchboardError(error)) {

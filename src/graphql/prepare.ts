@@ -3,27 +3,45 @@ import {
   GraphQLError,
   type GraphQLSchema,
   NoSchemaIntrospectionCustomRule,
+  type OperationDefinitionNode,
   parse,
   specifiedRules,
   validate,
 } from 'graphql';
+import type { CompiledQuery } from 'graphql-jit';
 import { LRUCache } from 'lru-cache';
+import type { Compiler } from './compile.js';
 import { checkDocumentLimits } from './document-limits.js';
 import type { GraphQLLimits } from './limits.js';
 
-/** A document ready to execute, or the errors that refused it (a request error: no `data`). */
-export type Prepared =
-  | { readonly ok: true; readonly document: DocumentNode }
-  | { readonly ok: false; readonly errors: readonly GraphQLError[] };
+/** A document that passed parsing, validation and the limits. */
+export interface PreparedDocument {
+  readonly ok: true;
+  readonly document: DocumentNode;
+  /** The operation compiled by graphql-jit (on first use, then kept), or `undefined`: run graphql-js. */
+  compiled(operation: OperationDefinitionNode): CompiledQuery | undefined;
+}
+
+/** The errors that refused a document (a request error: no `data`). */
+export interface RefusedDocument {
+  readonly ok: false;
+  readonly errors: readonly GraphQLError[];
+}
+
+/** A document ready to execute, or the errors that refused it. */
+export type Prepared = PreparedDocument | RefusedDocument;
 
 export interface PrepareOptions {
   readonly limits: GraphQLLimits;
   readonly introspection: boolean;
+  /** Compiles accepted operations; without it every operation runs through graphql-js. */
+  readonly compile?: Compiler | undefined;
 }
 
 /**
  * Parse, validate and check limits, with an LRU cache keyed by the query text: a repeated query skips
- * all three. Refusals are cached too, so repeating a bad query costs nothing either.
+ * all three, and its operations are compiled once. Refusals are cached too, so repeating a bad query
+ * costs nothing either.
  */
 export function createPreparer(schema: GraphQLSchema, options: PrepareOptions): (query: string) => Prepared {
   const { limits } = options;
@@ -47,7 +65,7 @@ export function createPreparer(schema: GraphQLSchema, options: PrepareOptions): 
       return { ok: false, errors: errors.map((e) => withCode(e, 'graphql_validation_failed')) };
     const limited = checkDocumentLimits(document, limits);
     if (limited.length) return { ok: false, errors: limited };
-    return { ok: true, document };
+    return accepted(document, options.compile);
   }
 
   return (query) => {
@@ -56,6 +74,24 @@ export function createPreparer(schema: GraphQLSchema, options: PrepareOptions): 
     const prepared = prepare(query);
     cache.set(query, prepared);
     return prepared;
+  };
+}
+
+const NOT_COMPILED = (): undefined => undefined;
+
+function accepted(document: DocumentNode, compile: Compiler | undefined): PreparedDocument {
+  if (!compile) return { ok: true, document, compiled: NOT_COMPILED };
+  // Compiled lazily and per operation: a document may hold several, and most requests run only one.
+  const compiled = new Map<OperationDefinitionNode, CompiledQuery | undefined>();
+  return {
+    ok: true,
+    document,
+    compiled(operation) {
+      if (compiled.has(operation)) return compiled.get(operation);
+      const query = compile(document, operation);
+      compiled.set(operation, query);
+      return query;
+    },
   };
 }
 

@@ -38,7 +38,8 @@ export const SLOW_SUBSCRIBER_CLOSE_CODE = 1013;
  * serve({ fetch, websockets: [graphqlWebSocketRoute(server)] }); // switchboard-kit/node
  */
 export function createGraphQLWebSocketServer(options: GraphQLWebSocketOptions): GraphQLWebSocketServer {
-  const engine = createEngine(options);
+  // graphql-ws runs every operation itself through graphql-js: nothing here would use a compilation.
+  const engine = createEngine({ ...options, compile: false });
   const principals = new WeakMap<object, Principal>();
   const operations = new WeakMap<object, Set<string>>();
 
