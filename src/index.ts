@@ -64,6 +64,7 @@ export {
   type LogLevel,
   randomIds,
   silentLogger,
+  sortableIds,
   systemClock,
 } from './core/runtime.js';
 export {

@@ -7,8 +7,8 @@ import {
   type Clock,
   type IdGenerator,
   type Logger,
-  randomIds,
   silentLogger,
+  sortableIds,
   systemClock,
 } from './core/runtime.js';
 import {
@@ -128,7 +128,7 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
   const domain = createDomain({
     storage,
     clock,
-    ids: options.ids ?? randomIds,
+    ids: options.ids ?? sortableIds,
     onCommit: () => relay.kick(),
   });
 
@@ -140,7 +140,7 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
           ...options.oauth,
           storage,
           clock,
-          ids: options.ids ?? randomIds,
+          ids: options.ids ?? sortableIds,
           ...(options.authenticate ? { authenticate: options.authenticate } : {}),
         });
   const authenticate: Authenticate =
@@ -167,7 +167,7 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
           ...options.webhooks,
           storage,
           clock,
-          ids: options.ids ?? randomIds,
+          ids: options.ids ?? sortableIds,
           onCommit: () => relay.kick(),
         });
 

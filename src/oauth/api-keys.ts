@@ -29,7 +29,7 @@ export interface ApiKeyOptions {
  *
  * @example
  * const { key } = await createApiKey(storage, { name: 'CRM sync', scopes: ['crm.clients.read'] },
- *   { clock: systemClock, ids: randomIds });
+ *   { clock: systemClock, ids: sortableIds });
  */
 export async function createApiKey(
   stores: Pick<Stores, 'apiKeys'>,

@@ -40,7 +40,7 @@ export interface RegisterClientOptions {
  * const { client, secret } = await registerOAuthClient(storage, {
  *   name: 'Support bot', type: 'confidential', redirectUris: ['https://bot.example.com/callback'],
  *   scopes: ['crm.clients.read'],
- * }, { clock: systemClock, ids: randomIds, knownScopes: SCOPES });
+ * }, { clock: systemClock, ids: sortableIds, knownScopes: SCOPES });
  */
 export async function registerOAuthClient(
   stores: Pick<Stores, 'oauth'>,

@@ -4,8 +4,8 @@ import {
   type Clock,
   type IdGenerator,
   type Logger,
-  randomIds,
   silentLogger,
+  sortableIds,
   systemClock,
 } from '../core/runtime.js';
 import type { Storage } from '../storage/contract/index.js';
@@ -109,7 +109,7 @@ export function resolveOptions(options: OAuthOptions): ServerContext {
   return {
     storage: options.storage,
     clock: options.clock ?? systemClock,
-    ids: options.ids ?? randomIds,
+    ids: options.ids ?? sortableIds,
     logger: options.logger ?? silentLogger,
     signIn: options.signIn ?? {},
     renderConsent: options.renderConsent,

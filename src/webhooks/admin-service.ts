@@ -1,7 +1,7 @@
 import { SwitchboardError } from '../core/errors.js';
 import { EVENT_TYPES } from '../core/events.js';
 import type { Page } from '../core/records.js';
-import { type Clock, type IdGenerator, isoAt, randomIds, systemClock } from '../core/runtime.js';
+import { type Clock, type IdGenerator, isoAt, sortableIds, systemClock } from '../core/runtime.js';
 import { validate } from '../core/validation.js';
 import type {
   Range,
@@ -84,7 +84,7 @@ export interface WebhookAdmin {
 export function createWebhookAdmin(options: WebhookAdminOptions): WebhookAdmin {
   const { storage } = options;
   const clock = options.clock ?? systemClock;
-  const ids = options.ids ?? randomIds;
+  const ids = options.ids ?? sortableIds;
   const outbound = options.outbound ?? {};
   const overlapMs = options.rotationOverlapMs ?? 86_400_000;
   const endpoints = storage.webhooks.endpoints;

@@ -1,4 +1,4 @@
-import { isoAt, randomIds, silentLogger, systemClock } from '../core/runtime.js';
+import { isoAt, silentLogger, sortableIds, systemClock } from '../core/runtime.js';
 import type { WebhookDeliveryRecord, WebhookEndpointRecord } from '../storage/contract/index.js';
 import { decide } from './decide.js';
 import type { WebhookDispatcherOptions } from './dispatcher-options.js';
@@ -33,7 +33,7 @@ export interface WebhookDispatcher {
 export function createWebhookDispatcher(options: WebhookDispatcherOptions): WebhookDispatcher {
   const { storage } = options;
   const clock = options.clock ?? systemClock;
-  const ids = options.ids ?? randomIds;
+  const ids = options.ids ?? sortableIds;
   const logger = options.logger ?? silentLogger;
   const doFetch = options.fetch ?? ((input, init) => fetch(input, init));
   const outbound = options.outbound ?? {};

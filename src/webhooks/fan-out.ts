@@ -1,6 +1,6 @@
 import { matchesEventType } from '../core/events.js';
 import type { OutboxHandler } from '../core/outbox-relay.js';
-import { type Clock, type IdGenerator, isoAt, randomIds, systemClock } from '../core/runtime.js';
+import { type Clock, type IdGenerator, isoAt, sortableIds, systemClock } from '../core/runtime.js';
 import type { Storage } from '../storage/contract/index.js';
 import { webhookPayload } from './payload.js';
 
@@ -23,7 +23,7 @@ export interface WebhookFanOutOptions {
 export function createWebhookFanOut(options: WebhookFanOutOptions): OutboxHandler {
   const { storage } = options;
   const clock = options.clock ?? systemClock;
-  const ids = options.ids ?? randomIds;
+  const ids = options.ids ?? sortableIds;
   return async (event) => {
     const endpoints = await storage.webhooks.endpoints.listEnabled();
     let created = 0;

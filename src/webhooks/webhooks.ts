@@ -4,8 +4,8 @@ import {
   type Clock,
   type IdGenerator,
   type Logger,
-  randomIds,
   silentLogger,
+  sortableIds,
   systemClock,
 } from '../core/runtime.js';
 import type { RestHandler } from '../rest/handler.js';
@@ -53,7 +53,7 @@ export interface Webhooks {
  */
 export function createWebhooks(options: WebhooksOptions): Webhooks {
   const clock = options.clock ?? systemClock;
-  const ids = options.ids ?? randomIds;
+  const ids = options.ids ?? sortableIds;
   const logger = options.logger ?? silentLogger;
   const basePath = (options.basePath ?? '/api/v1').replace(/\/+$/, '');
   const outbound = options.outbound ?? {};

@@ -1,5 +1,5 @@
 import type { Storage } from '../../storage/contract/index.js';
-import { type Clock, type IdGenerator, randomIds, systemClock } from '../runtime.js';
+import { type Clock, type IdGenerator, sortableIds, systemClock } from '../runtime.js';
 import { type ClientService, clientService } from './clients.js';
 import { type MessageService, messageService } from './messages.js';
 import { type OrderService, orderService } from './orders.js';
@@ -33,7 +33,7 @@ export function createDomain(options: DomainOptions): Domain {
   const ctx = {
     storage: options.storage,
     clock: options.clock ?? systemClock,
-    ids: options.ids ?? randomIds,
+    ids: options.ids ?? sortableIds,
     onCommit: options.onCommit ?? (() => {}),
   };
   return { clients: clientService(ctx), orders: orderService(ctx), messages: messageService(ctx) };
