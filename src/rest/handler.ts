@@ -1,8 +1,7 @@
 /**
- * The handler set: route definitions → itty-router routes, with the conventions every answer keeps
+ * The handler set: route definitions → a route table, with the conventions every answer keeps
  * (authentication, scopes, validated input, problem+json, ETags, idempotency, CORS, deprecation).
  */
-import { type IRequest, Router } from 'itty-router';
 import type { Authenticate } from '../core/auth.js';
 import type { Domain } from '../core/domain/index.js';
 import { type Clock, type Logger, silentLogger, systemClock } from '../core/runtime.js';
@@ -11,8 +10,9 @@ import type { CorsOptions } from './cors.js';
 import type { DeprecationNotice } from './deprecation.js';
 import { buildOpenApiDocument, type OpenApiDocument, type OpenApiInfo } from './openapi.js';
 import type { PageLimits } from './pagination.js';
-import { createPipeline } from './pipeline.js';
+import { createPipeline, type Served } from './pipeline.js';
 import type { AnyRoute } from './route.js';
+import { createRouteTable, routePathOf } from './route-table.js';
 import { type ApiVersion, resourceRoutes } from './routes/index.js';
 
 export interface RestLimits extends PageLimits {
@@ -94,24 +94,26 @@ export function createRouteHandler(options: RouteHandlerOptions): RestHandler {
     logger: options.logger ?? silentLogger,
     openapi,
   });
-  // itty-router's own hooks: no async layer of ours around every request.
-  const router = Router({
-    base: basePath,
-    catch: (error: unknown, request: IRequest) => pipeline.fail(error, request),
-    finally: [
-      (response: Response | undefined, request: IRequest) =>
-        pipeline.finish(request, response ?? pipeline.unrouted(request, router.routes)),
-    ],
-  });
+  const table = createRouteTable<Served>();
   for (const route of options.routes) {
-    const path = route.path.replace(/\{(\w+)\}/g, ':$1');
-    const run = (request: IRequest) => pipeline.run(route, request);
-    router[route.method.toLowerCase()]!(path, run);
-    if (route.method === 'GET') router.head(path, run);
+    table.add(route.method, route.path, route);
+    if (route.method === 'GET') table.add('HEAD', route.path, route);
   }
-  router.get('/openapi.json', pipeline.openapiJson);
-  router.get('/docs', pipeline.docsPage);
+  table.add('GET', '/openapi.json', pipeline.openapiJson);
+  table.add('GET', '/docs', pipeline.docsPage);
 
-  const handler = (request: Request): Promise<Response> => router.fetch(request) as Promise<Response>;
+  const handler = async (request: Request): Promise<Response> => {
+    let response: Response;
+    try {
+      const path = routePathOf(request.url, basePath);
+      const match = path === undefined ? undefined : table.match(request.method, path);
+      response = match
+        ? await pipeline.serve(match.entry, request, match.params)
+        : pipeline.unrouted(request, path === undefined ? [] : table.methodsAt(path));
+    } catch (error) {
+      response = pipeline.fail(error, request);
+    }
+    return pipeline.finish(request, response);
+  };
   return Object.assign(handler, { basePath, openapi, routes: options.routes });
 }

@@ -1,6 +1,6 @@
 /**
- * `switchboard-kit/rest`: the resource-oriented interface (spec section 4.2) as Web fetch handlers on
- * itty-router. Routes are data; the same definitions serve requests and generate the OpenAPI 3.1
+ * `switchboard-kit/rest`: the resource-oriented interface (spec section 4.2) as Web fetch handlers over
+ * a compiled route table. Routes are data; the same definitions serve requests and generate the OpenAPI 3.1
  * document (`<basePath>/openapi.json`) and the reference page (`<basePath>/docs`).
  *
  * @example

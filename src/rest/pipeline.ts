@@ -2,7 +2,6 @@
  * What happens to every request of a handler set, in order: authenticate → scope → params → query →
  * body → idempotency → route → ETag/304 → CORS and deprecation headers. Errors become problem+json.
  */
-import type { IRequest, RouteEntry } from 'itty-router';
 import { type Authenticate, type Principal, requireScope } from '../core/auth.js';
 import { isSwitchboardError, SwitchboardError } from '../core/errors.js';
 import type { Clock, Logger } from '../core/runtime.js';
@@ -18,6 +17,7 @@ import { renderProblem, routeNotFound } from './problems.js';
 import { decodeParams, parseQuery, readJsonBody } from './request.js';
 import { type Draft, draftOf, fromDraft, RecordHeaders } from './responses.js';
 import type { AnyRoute, RouteContext } from './route.js';
+import { queryOf } from './route-table.js';
 
 const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
 /** Answers depend on the caller: a shared cache must not keep them, a private one must revalidate. */
@@ -36,11 +36,16 @@ export interface PipelineOptions {
   readonly openapi: OpenApiDocument;
 }
 
+/** What a path serves: a route definition, or one of the handler set's own pages. */
+export type Served = AnyRoute | ((request: Request) => Response | Promise<Response>);
+
 export interface Pipeline {
-  run(route: AnyRoute, request: IRequest): Promise<Response>;
+  /** Runs what the route table found, with the raw path params it matched. */
+  serve(served: Served, request: Request, params: Record<string, string>): Promise<Response>;
   /** Renders an error that escaped routing itself. */
   fail(error: unknown, request: Request): Response;
-  unrouted(request: Request, routes: readonly RouteEntry[]): Response;
+  /** The answer when no route matched: 404, or 405 / OPTIONS / preflight when `methods` serve the path. */
+  unrouted(request: Request, methods: readonly string[]): Response;
   finish(request: Request, response: Response): Response;
   openapiJson(request: Request): Promise<Response>;
   docsPage(request: Request): Response;
@@ -51,13 +56,13 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   const openapiText = JSON.stringify(options.openapi);
   let docsHtml: string | undefined;
 
-  async function run(route: AnyRoute, request: IRequest): Promise<Response> {
+  async function run(route: AnyRoute, request: Request, raw: Record<string, string>): Promise<Response> {
     try {
       const principal = route.scope === 'public' ? anonymous : await options.authenticate(request);
       if (route.scope !== null && route.scope !== 'public') requireScope(principal, route.scope);
-      const params = parseParamsOrNotFound(route, request);
+      const params = parseParamsOrNotFound(route, request, raw);
       const context = new Context(request, principal, params, options);
-      if (route.query) context.query = parseQuery(route.query, request.query);
+      if (route.query) context.query = parseQuery(route.query, queryOf(request.url));
       let bytes: Uint8Array | undefined;
       if (route.body) {
         const read = await readJsonBody(request, {
@@ -105,14 +110,13 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   }
 
   return {
-    run,
+    serve: (served, request, params) =>
+      typeof served === 'function' ? Promise.resolve(served(request)) : run(served, request, params),
     fail: (error, request) => problem(error, request),
-    unrouted(request, routes) {
+    unrouted(request, served) {
       const { pathname } = new URL(request.url);
-      const methods = new Set<string>();
-      for (const [method, pattern] of routes) if (method && pattern.test(pathname)) methods.add(method);
-      if (methods.size === 0) return problem(routeNotFound(pathname), request);
-      methods.add('OPTIONS');
+      if (served.length === 0) return problem(routeNotFound(pathname), request);
+      const methods = new Set([...served, 'OPTIONS']);
       const allow = [...methods].join(', ');
       if (isPreflight(request) && options.cors) return preflightResponse(request, options.cors, [...methods]);
       if (request.method === 'OPTIONS') {
@@ -162,8 +166,8 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   };
 }
 
-function parseParamsOrNotFound(route: AnyRoute, request: IRequest): unknown {
-  const params = decodeParams(request.params ?? {}, request.url);
+function parseParamsOrNotFound(route: AnyRoute, request: Request, raw: Record<string, string>): unknown {
+  const params = decodeParams(raw, request.url);
   if (!route.params) return params;
   try {
     return validate(route.params, params);
@@ -172,7 +176,7 @@ function parseParamsOrNotFound(route: AnyRoute, request: IRequest): unknown {
   }
 }
 
-/** A route's context; the URL is parsed on demand (a GET by id never needs it; itty-router parsed it once). */
+/** A route's context; the URL is parsed on demand (a GET by id never needs it). */
 class Context implements RouteContext {
   query: unknown = {};
   body: unknown = undefined;

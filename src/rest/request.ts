@@ -5,7 +5,7 @@ import { SwitchboardError } from '../core/errors.js';
 import { validate } from '../core/validation.js';
 import { readBody } from '../internal/body.js';
 
-/** Decodes itty-router's raw path params; a malformed escape cannot name any record, so it is a 404. */
+/** Decodes the route table's raw path params; a malformed escape cannot name any record, so it is a 404. */
 export function decodeParams(raw: Record<string, string>, url: string): Record<string, string> {
   const params: Record<string, string> = {};
   for (const key in raw) {
@@ -20,7 +20,7 @@ export function decodeParams(raw: Record<string, string>, url: string): Record<s
 }
 
 /**
- * Validates the query string, as itty-router parsed it (a repeated parameter is an array: the last value
+ * Validates the query string, as `queryOf` parsed it (a repeated parameter is an array: the last value
  * counts); a bad parameter is a 400 naming every failing one.
  */
 export function parseQuery<S extends z.ZodType>(

@@ -1,6 +1,6 @@
 /**
  * Route definitions are data: method, path, scope, schemas and summary. The handler set turns them into
- * itty-router routes AND into the OpenAPI document, so what is documented is what is served.
+ * a route table AND into the OpenAPI document, so what is documented is what is served.
  */
 import type { z } from 'zod';
 import type { Principal, Scope } from '../core/auth.js';

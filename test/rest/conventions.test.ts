@@ -92,6 +92,14 @@ describe('errors are RFC 9457 problem documents of one shape', () => {
     await expectProblem(await api.call('/api/v1/clients/a/b/c'), 404, 'not_found');
   });
 
+  it('a trailing slash names the same route, and a repeated query parameter counts by its last value', async () => {
+    api = await startRestServer();
+    const slashed = await api.call('/api/v1/clients/?limit=1&limit=2');
+    expect(slashed.status).toBe(200);
+    expect(((await slashed.json()) as { limit: number }).limit).toBe(2);
+    await expectProblem(await api.call('/api/v1/clients?limit=1&limit=0'), 400, 'validation_failed');
+  });
+
   it('a wrong method is a 405 with Allow', async () => {
     api = await startRestServer();
     const response = await api.call('/api/v1/clients/cli_1', { method: 'POST', json: {} });
