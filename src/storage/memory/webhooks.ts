@@ -10,6 +10,7 @@ import type {
   WebhookEndpointStore,
   WebhookStores,
 } from '../contract/index.js';
+import { createDeliveryQueue, type DeliveryQueue } from './delivery-queue.js';
 import { byTimeThenId, type Journal, put, remove } from './journal.js';
 
 export interface WebhookState {
@@ -18,10 +19,19 @@ export interface WebhookState {
   /** `<eventId> <endpointId>` → delivery id: the unique index. */
   readonly byEventAndEndpoint: Map<string, string>;
   readonly attempts: Map<string, readonly WebhookAttemptRecord[]>;
+  /** The pending deliveries by due time: what claims read instead of every delivery ever made. */
+  readonly queue: DeliveryQueue;
 }
 
 export function createWebhookState(): WebhookState {
-  return { endpoints: new Map(), deliveries: new Map(), byEventAndEndpoint: new Map(), attempts: new Map() };
+  const deliveries = new Map<string, WebhookDeliveryRecord>();
+  return {
+    endpoints: new Map(),
+    deliveries,
+    byEventAndEndpoint: new Map(),
+    attempts: new Map(),
+    queue: createDeliveryQueue(deliveries),
+  };
 }
 
 const byCreation = byTimeThenId<WebhookEndpointRecord>((e) => e.createdAt);
@@ -112,7 +122,12 @@ function matches(filter: WebhookDeliveryFilter, d: WebhookDeliveryRecord): boole
 
 function deliveryStore(state: WebhookState, journal: Journal): WebhookDeliveryStore {
   const save = (delivery: WebhookDeliveryRecord): void => {
-    put(journal, state.deliveries, delivery.id, Object.freeze({ ...delivery }));
+    const previous = state.deliveries.get(delivery.id);
+    // Recorded first, so a rollback re-indexes after the record itself is restored.
+    journal.record(() => (previous ? state.queue.track(previous) : state.queue.forget(delivery.id)));
+    const record = Object.freeze({ ...delivery });
+    put(journal, state.deliveries, delivery.id, record);
+    state.queue.track(record);
   };
   return {
     async createIfAbsent(delivery) {
@@ -134,32 +149,17 @@ function deliveryStore(state: WebhookState, journal: Journal): WebhookDeliverySt
       return { items: found.slice(range.offset, range.offset + range.limit), total: found.length };
     },
     async claimDue({ now, limit, leaseMs, workerId, maxPerEndpoint }) {
-      const nowIso = isoAt(now);
-      const leased = new Map<string, number>();
-      const due: WebhookDeliveryRecord[] = [];
-      for (const d of state.deliveries.values()) {
-        if (d.status !== 'pending') continue;
-        if (d.leaseUntil !== null && d.leaseUntil > nowIso) {
-          leased.set(d.endpointId, (leased.get(d.endpointId) ?? 0) + 1);
-        } else if (d.nextAttemptAt !== null && d.nextAttemptAt <= nowIso) {
-          due.push(d);
-        }
-      }
-      due.sort((a, b) =>
-        a.nextAttemptAt! < b.nextAttemptAt! ? -1 : a.nextAttemptAt! > b.nextAttemptAt! ? 1 : 0,
-      );
-      const claimed: WebhookDeliveryRecord[] = [];
       const leaseUntil = isoAt(now + leaseMs);
-      for (const d of due) {
-        if (claimed.length >= limit) break;
-        const held = leased.get(d.endpointId) ?? 0;
-        if (held >= maxPerEndpoint) continue;
-        leased.set(d.endpointId, held + 1);
-        const next = { ...d, leasedBy: workerId, leaseUntil };
-        save(next);
-        claimed.push(next);
-      }
-      return claimed;
+      return state.queue.claim({
+        now: isoAt(now),
+        limit,
+        maxPerEndpoint,
+        lease: (d) => {
+          const next = { ...d, leasedBy: workerId, leaseUntil };
+          save(next);
+          return next;
+        },
+      });
     },
     async finish(id, lease, outcome) {
       const current = state.deliveries.get(id);
@@ -208,6 +208,7 @@ function deliveryStore(state: WebhookState, journal: Journal): WebhookDeliverySt
       for (const d of [...state.deliveries.values()]) {
         if (d.status === 'pending' || d.updatedAt >= before) continue;
         remove(journal, state.deliveries, d.id);
+        state.queue.forget(d.id);
         remove(journal, state.byEventAndEndpoint, uniqueKey(d.eventId, d.endpointId));
         remove(journal, state.attempts, d.id);
         count++;

@@ -1,0 +1,173 @@
+/**
+ * The memory adapter's index of pending webhook deliveries: per endpoint a min-heap by the time each
+ * delivery is next due (its `nextAttemptAt`, or the end of its lease while one is held), and per endpoint
+ * the deliveries leased now. A claim costs O(log n) per delivery in the *pending* count plus one look at
+ * each endpoint; delivered history is never visited. Entries are checked against the stored record
+ * when they come up, so an entry left behind by a later write (or a rolled-back one) is simply dropped.
+ */
+import type { WebhookDeliveryRecord } from '../contract/index.js';
+
+interface Entry {
+  readonly due: string;
+  readonly id: string;
+}
+
+export interface DeliveryQueue {
+  /** Indexes a delivery's new state (call after every write of one). */
+  track(delivery: WebhookDeliveryRecord): void;
+  /** Forgets a delivery that is gone. */
+  forget(id: string): void;
+  /**
+   * Takes up to `limit` due deliveries, oldest due first, at most `maxPerEndpoint` leased per endpoint
+   * (leases already held count); `lease` writes each one's lease (and tracks it).
+   */
+  claim(options: {
+    readonly now: string;
+    readonly limit: number;
+    readonly maxPerEndpoint: number;
+    readonly lease: (delivery: WebhookDeliveryRecord) => WebhookDeliveryRecord;
+  }): WebhookDeliveryRecord[];
+}
+
+/** When a pending delivery can next be claimed: the end of a lease it holds, else its next attempt. */
+function dueOf(d: WebhookDeliveryRecord): string | null {
+  if (d.leaseUntil !== null && (d.nextAttemptAt === null || d.leaseUntil > d.nextAttemptAt))
+    return d.leaseUntil;
+  return d.nextAttemptAt;
+}
+
+export function createDeliveryQueue(deliveries: ReadonlyMap<string, WebhookDeliveryRecord>): DeliveryQueue {
+  const queues = new Map<string, Heap>();
+  /** id → the due of its latest entry: any other entry of it is stale. */
+  const scheduled = new Map<string, string>();
+  /** endpoint id → ids leased (possibly expired; pruned when counted). */
+  const leases = new Map<string, Set<string>>();
+
+  function forget(id: string): void {
+    scheduled.delete(id);
+  }
+
+  function schedule(endpointId: string, entry: Entry): void {
+    scheduled.set(entry.id, entry.due);
+    let heap = queues.get(endpointId);
+    if (!heap) queues.set(endpointId, (heap = new Heap()));
+    heap.push(entry);
+  }
+
+  function track(d: WebhookDeliveryRecord): void {
+    const due = d.status === 'pending' ? dueOf(d) : null;
+    if (due === null) return forget(d.id);
+    if (scheduled.get(d.id) !== due) schedule(d.endpointId, { due, id: d.id });
+    if (d.leaseUntil !== null) {
+      let held = leases.get(d.endpointId);
+      if (!held) leases.set(d.endpointId, (held = new Set()));
+      held.add(d.id);
+    }
+  }
+
+  function leasedNow(endpointId: string, now: string): number {
+    const held = leases.get(endpointId);
+    if (!held) return 0;
+    for (const id of held) {
+      const d = deliveries.get(id);
+      if (!d || d.status !== 'pending' || d.leaseUntil === null || d.leaseUntil <= now) held.delete(id);
+    }
+    if (held.size === 0) leases.delete(endpointId);
+    return held.size;
+  }
+
+  /** The endpoint's next live entry, dropping stale ones; undefined when its queue is empty. */
+  function head(endpointId: string, heap: Heap): Entry | undefined {
+    for (let top = heap.peek(); top; top = heap.peek()) {
+      const d = deliveries.get(top.id);
+      if (scheduled.get(top.id) === top.due && d?.status === 'pending') return top;
+      heap.pop();
+    }
+    queues.delete(endpointId);
+    return undefined;
+  }
+
+  return {
+    track,
+    forget,
+    claim({ now, limit, maxPerEndpoint, lease }) {
+      // Endpoints with something due and room for another lease.
+      const open: { endpointId: string; heap: Heap; room: number }[] = [];
+      for (const [endpointId, heap] of queues) {
+        const top = head(endpointId, heap);
+        if (!top || top.due > now) continue;
+        const room = maxPerEndpoint - leasedNow(endpointId, now);
+        if (room > 0) open.push({ endpointId, heap, room });
+      }
+      const claimed: WebhookDeliveryRecord[] = [];
+      while (claimed.length < limit && open.length > 0) {
+        let pick = 0;
+        for (let i = 1; i < open.length; i++)
+          if (
+            head(open[i]!.endpointId, open[i]!.heap)!.due <
+            head(open[pick]!.endpointId, open[pick]!.heap)!.due
+          )
+            pick = i;
+        const queue = open[pick]!;
+        const entry = queue.heap.pop()!;
+        const d = deliveries.get(entry.id)!;
+        const due = dueOf(d);
+        if (due !== null && due > now) {
+          // Written behind the index's back (a rollback): file it under its real time.
+          if (due !== entry.due) schedule(queue.endpointId, { due, id: d.id });
+        } else {
+          scheduled.delete(d.id);
+          claimed.push(lease(d));
+          queue.room--;
+        }
+        const next = head(queue.endpointId, queue.heap);
+        if (queue.room === 0 || !next || next.due > now) open.splice(pick, 1);
+      }
+      return claimed;
+    },
+  };
+}
+
+/** A binary min-heap of entries by due time, then id. */
+class Heap {
+  readonly #items: Entry[] = [];
+
+  peek(): Entry | undefined {
+    return this.#items[0];
+  }
+
+  push(entry: Entry): void {
+    const items = this.#items;
+    items.push(entry);
+    let i = items.length - 1;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (!before(items[i]!, items[parent]!)) break;
+      [items[i], items[parent]] = [items[parent]!, items[i]!];
+      i = parent;
+    }
+  }
+
+  pop(): Entry | undefined {
+    const items = this.#items;
+    const top = items[0];
+    const last = items.pop();
+    if (items.length === 0 || last === undefined) return top;
+    items[0] = last;
+    let i = 0;
+    for (;;) {
+      const left = 2 * i + 1;
+      const right = left + 1;
+      let least = i;
+      if (left < items.length && before(items[left]!, items[least]!)) least = left;
+      if (right < items.length && before(items[right]!, items[least]!)) least = right;
+      if (least === i) return top;
+      [items[i], items[least]] = [items[least]!, items[i]!];
+      i = least;
+    }
+  }
+}
+
+function before(a: Entry, b: Entry): boolean {
+  return a.due < b.due || (a.due === b.due && a.id < b.id);
+}
