@@ -17,7 +17,7 @@ export interface NativeCrypto {
 interface NativeDigest {
   update(data: string | Uint8Array): NativeDigest;
   digest(): Uint8Array;
-  digest(encoding: 'hex' | 'base64url'): string;
+  digest(encoding: 'hex' | 'base64' | 'base64url'): string;
 }
 
 interface ProcessWithBuiltins {

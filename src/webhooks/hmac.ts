@@ -1,18 +1,20 @@
-import { decodeBase64 } from '@oslojs/encoding';
+import { decodeBase64, encodeBase64, encodeHexLowerCase } from '@oslojs/encoding';
 import { nativeCrypto } from '../internal/native-crypto.js';
 
 /** How the shared secret becomes HMAC key bytes, per scheme. */
 export type KeyFormat = 'utf8' | 'whsec';
 
+/** How a signature is written in a header: lower-case hex (`sha256=`) or standard base64 (`v1,`). */
+export type SignatureEncoding = 'hex' | 'base64';
+
 /**
- * An HMAC-SHA256 key ready to sign and verify: `node:crypto`'s synchronous HMAC where the runtime has it
- * (Node, Deno, Bun; several times faster than an awaited `crypto.subtle` call per message), Web Crypto
- * elsewhere. Same bytes either way; both compare in constant time.
+ * An HMAC-SHA256 key ready to sign: `node:crypto`'s synchronous HMAC where the runtime has it (Node,
+ * Deno, Bun; several times faster than an awaited `crypto.subtle` call per message), Web Crypto
+ * elsewhere. Same bytes either way. The signed message is given in parts (text is UTF-8), so a prefix
+ * and a body are never copied into one buffer on the fast path.
  */
 export interface HmacKey {
-  sign(data: Uint8Array<ArrayBuffer>): Uint8Array | Promise<Uint8Array>;
-  /** False for a signature of the wrong length too: a forged header can neither crash nor time it. */
-  verify(signature: Uint8Array<ArrayBuffer>, data: Uint8Array<ArrayBuffer>): boolean | Promise<boolean>;
+  sign(parts: readonly (string | Uint8Array)[], encoding: SignatureEncoding): string | Promise<string>;
 }
 
 const encoder = new TextEncoder();
@@ -40,21 +42,32 @@ async function importKey(secret: string, format: KeyFormat): Promise<HmacKey | n
   if (!bytes || bytes.byteLength === 0) return null;
   const native = nativeCrypto;
   if (native) {
-    const sign = (data: Uint8Array): Uint8Array => native.createHmac('sha256', bytes).update(data).digest();
     return {
-      sign,
-      verify: (signature, data) =>
-        signature.byteLength === 32 && native.timingSafeEqual(sign(data), signature),
+      sign(parts, encoding) {
+        const hmac = native.createHmac('sha256', bytes);
+        for (const part of parts) hmac.update(part);
+        return hmac.digest(encoding);
+      },
     };
   }
-  const key = await crypto.subtle.importKey('raw', bytes, { name: 'HMAC', hash: 'SHA-256' }, false, [
-    'sign',
-    'verify',
-  ]);
+  const key = await crypto.subtle.importKey('raw', bytes, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
   return {
-    sign: async (data) => new Uint8Array(await crypto.subtle.sign('HMAC', key, data)),
-    verify: (signature, data) => crypto.subtle.verify('HMAC', key, signature, data),
+    async sign(parts, encoding) {
+      const mac = new Uint8Array(await crypto.subtle.sign('HMAC', key, concat(parts)));
+      return encoding === 'hex' ? encodeHexLowerCase(mac) : encodeBase64(mac);
+    },
   };
+}
+
+/**
+ * Whether two signatures written the same way are equal, in time that depends only on their lengths
+ * (which are public: every signature of a scheme has the same length).
+ */
+export function sameSignature(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let difference = 0;
+  for (let i = 0; i < a.length; i++) difference |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return difference === 0;
 }
 
 function keyBytes(secret: string, format: KeyFormat): Uint8Array<ArrayBuffer> | null {
@@ -66,15 +79,13 @@ function keyBytes(secret: string, format: KeyFormat): Uint8Array<ArrayBuffer> | 
   }
 }
 
-/** The bytes `prefix` (ASCII/UTF-8 text) followed by `body`, without copying `body` twice. */
-export function signedBytes(prefix: string, body: Uint8Array): Uint8Array<ArrayBuffer> {
-  const head = encoder.encode(prefix);
-  const out = new Uint8Array(head.byteLength + body.byteLength);
-  out.set(head, 0);
-  out.set(body, head.byteLength);
+function concat(parts: readonly (string | Uint8Array)[]): Uint8Array<ArrayBuffer> {
+  const bytes = parts.map((part) => (typeof part === 'string' ? encoder.encode(part) : part));
+  const out = new Uint8Array(bytes.reduce((sum, part) => sum + part.byteLength, 0));
+  let at = 0;
+  for (const part of bytes) {
+    out.set(part, at);
+    at += part.byteLength;
+  }
   return out;
-}
-
-export function toBytes(body: string | Uint8Array): Uint8Array<ArrayBuffer> {
-  return typeof body === 'string' ? encoder.encode(body) : new Uint8Array(body);
 }

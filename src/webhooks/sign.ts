@@ -1,5 +1,4 @@
-import { encodeBase64, encodeHexLowerCase } from '@oslojs/encoding';
-import { hmacKey, signedBytes, toBytes } from './hmac.js';
+import { hmacKey, type SignatureEncoding } from './hmac.js';
 
 /**
  * Which headers and bytes a signature uses:
@@ -43,39 +42,40 @@ export interface SignOptions {
  * //   'x-signature': 'sha256=5d41…' }
  */
 export async function signWebhook(options: SignOptions): Promise<Record<string, string>> {
-  const body = toBytes(options.body);
+  const { body } = options;
   const timestamp = String(Math.floor(options.timestamp));
   if (options.scheme === 'standard') {
-    const data = signedBytes(`${options.eventId}.${timestamp}.`, body);
-    const signatures = await signAll(options.secrets, 'whsec', data);
+    const parts = [`${options.eventId}.${timestamp}.`, body];
+    const signatures = await signAll(options.secrets, 'whsec', parts, 'base64');
     return {
       'content-type': 'application/json',
       'webhook-id': options.eventId,
       'webhook-timestamp': timestamp,
-      'webhook-signature': signatures.map((s) => `v1,${encodeBase64(s)}`).join(' '),
+      'webhook-signature': signatures.map((s) => `v1,${s}`).join(' '),
     };
   }
-  const data = options.content === 'body' ? body : signedBytes(`${timestamp}.`, body);
-  const signatures = await signAll(options.secrets, 'utf8', data);
+  const parts = options.content === 'body' ? [body] : [`${timestamp}.`, body];
+  const signatures = await signAll(options.secrets, 'utf8', parts, 'hex');
   return {
     'content-type': 'application/json',
     'x-event-id': options.eventId,
     'x-timestamp': timestamp,
-    'x-signature': signatures.map((s) => `sha256=${encodeHexLowerCase(s)}`).join(','),
+    'x-signature': signatures.map((s) => `sha256=${s}`).join(','),
   };
 }
 
 async function signAll(
   secrets: readonly string[],
   format: 'utf8' | 'whsec',
-  data: Uint8Array<ArrayBuffer>,
-): Promise<Uint8Array[]> {
+  parts: readonly (string | Uint8Array)[],
+  encoding: SignatureEncoding,
+): Promise<string[]> {
   if (secrets.length === 0) throw new TypeError('signWebhook needs at least one secret.');
-  return Promise.all(
-    secrets.map(async (secret) => {
-      const key = await hmacKey(secret, format);
-      if (!key) throw new TypeError('A webhook secret is empty or not valid for this scheme.');
-      return key.sign(data);
-    }),
-  );
+  const signatures: string[] = [];
+  for (const secret of secrets) {
+    const key = await hmacKey(secret, format);
+    if (!key) throw new TypeError('A webhook secret is empty or not valid for this scheme.');
+    signatures.push(await key.sign(parts, encoding));
+  }
+  return signatures;
 }
