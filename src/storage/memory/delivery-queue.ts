@@ -50,18 +50,24 @@ export function createDeliveryQueue(deliveries: ReadonlyMap<string, WebhookDeliv
   function schedule(endpointId: string, entry: Entry): void {
     scheduled.set(entry.id, entry.due);
     let heap = queues.get(endpointId);
-    if (!heap) queues.set(endpointId, (heap = new Heap()));
+    if (!heap) {
+      heap = new Heap();
+      queues.set(endpointId, heap);
+    }
     heap.push(entry);
   }
 
   function track(d: WebhookDeliveryRecord): void {
     const due = d.status === 'pending' ? dueOf(d) : null;
-    if (due === null) return forget(d.id);
+    if (due === null) {
+      forget(d.id);
+      return;
+    }
     if (scheduled.get(d.id) !== due) schedule(d.endpointId, { due, id: d.id });
     if (d.leaseUntil !== null) {
-      let held = leases.get(d.endpointId);
-      if (!held) leases.set(d.endpointId, (held = new Set()));
+      const held = leases.get(d.endpointId) ?? new Set<string>();
       held.add(d.id);
+      leases.set(d.endpointId, held);
     }
   }
 
@@ -70,7 +76,7 @@ export function createDeliveryQueue(deliveries: ReadonlyMap<string, WebhookDeliv
     if (!held) return 0;
     for (const id of held) {
       const d = deliveries.get(id);
-      if (!d || d.status !== 'pending' || d.leaseUntil === null || d.leaseUntil <= now) held.delete(id);
+      if (d?.status !== 'pending' || d.leaseUntil === null || d.leaseUntil <= now) held.delete(id);
     }
     if (held.size === 0) leases.delete(endpointId);
     return held.size;
