@@ -50,6 +50,8 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   let filling: Promise<number> | null = null;
   let timer: ReturnType<typeof setInterval> | undefined;
   let kicked = false;
+  /** A slot freed while a claim was under way: claim again when it ends. */
+  let refill = false;
 
   async function deliver(delivery: WebhookDeliveryRecord): Promise<void> {
     const lease = { workerId, attempts: delivery.attempts };
@@ -207,12 +209,19 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
 
   /** Claims as many due deliveries as there are free slots and starts them; one claim at a time. */
   function fill(): Promise<number> {
-    if (filling) return filling;
+    if (filling) {
+      refill = true;
+      return filling;
+    }
     const free = concurrency - inFlight.size;
     if (free <= 0 || stopping.signal.aborted) return Promise.resolve(0);
     // `.finally` runs after this assignment, so a claim that settles at once cannot leave `filling` stuck.
     const claiming = claimAndLaunch(free).finally(() => {
       filling = null;
+      if (refill) {
+        refill = false;
+        kick();
+      }
     });
     filling = claiming;
     return claiming;
@@ -234,12 +243,14 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     // Only a started dispatcher works in the background; `runOnce` is the manual way.
     if (kicked || timer === undefined) return;
     kicked = true;
-    setTimeout(() => {
+    // A microtask, not a timer: a freed slot is claimed again at once (a timer waits ≥ 1 ms per round),
+    // and finishes in the same turn still share one claim.
+    queueMicrotask(() => {
       kicked = false;
       fill().catch((error) =>
         logger.log('error', 'webhook dispatcher poll failed', { error: String(error) }),
       );
-    }, 0);
+    });
   }
 
   return {
