@@ -1,5 +1,6 @@
 import { decodeBase64urlIgnorePadding, encodeBase64urlNoPadding } from '@oslojs/encoding';
-import { randomUrlSafe, textEquals } from './secrets.js';
+import { textEquals } from '../internal/text-equals.js';
+import { randomUrlSafe } from './secrets.js';
 
 /** The cookie that carries the per-browser CSRF secret of the consent form. */
 export const CSRF_COOKIE = 'sb_oauth_csrf';

@@ -62,13 +62,6 @@ export function secretMatches(secret: string, storedHash: string): boolean {
   return expected.length === actual.length && constantTimeEqual(actual, expected);
 }
 
-/** Constant-time comparison of two strings (lengths may leak; contents do not). */
-export function textEquals(a: string, b: string): boolean {
-  const x = encoder.encode(a);
-  const y = encoder.encode(b);
-  return x.length === y.length && constantTimeEqual(x, y);
-}
-
 /**
  * The S256 PKCE challenge of a verifier: `BASE64URL(SHA256(ASCII(verifier)))` (RFC 7636 §4.2).
  *

@@ -1,11 +1,12 @@
 import { SwitchboardError } from '../core/errors.js';
 import { jsonResponse } from '../internal/json.js';
+import { textEquals } from '../internal/text-equals.js';
 import type { GrantRecord, OAuthClientRecord } from '../storage/contract/index.js';
 import { authenticateClient } from './client-auth.js';
 import { parseScopes, readForm, single } from './form.js';
 import { issueTokens, type TokenResponse } from './issue-tokens.js';
 import { oauthError, oauthErrorResponse } from './oauth-error.js';
-import { hashSecret, pkceChallenge, textEquals } from './secrets.js';
+import { hashSecret, pkceChallenge } from './secrets.js';
 import { OPENID_SCOPE, type ServerContext } from './server-options.js';
 
 const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' };

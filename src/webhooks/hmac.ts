@@ -59,17 +59,6 @@ async function importKey(secret: string, format: KeyFormat): Promise<HmacKey | n
   };
 }
 
-/**
- * Whether two signatures written the same way are equal, in time that depends only on their lengths
- * (which are public: every signature of a scheme has the same length).
- */
-export function sameSignature(a: string, b: string): boolean {
-  if (a.length !== b.length) return false;
-  let difference = 0;
-  for (let i = 0; i < a.length; i++) difference |= a.charCodeAt(i) ^ b.charCodeAt(i);
-  return difference === 0;
-}
-
 function keyBytes(secret: string, format: KeyFormat): Uint8Array<ArrayBuffer> | null {
   if (format === 'utf8') return encoder.encode(secret);
   try {

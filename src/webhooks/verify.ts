@@ -1,5 +1,6 @@
 import { type Clock, systemClock } from '../core/runtime.js';
-import { hmacKey, type KeyFormat, sameSignature } from './hmac.js';
+import { textEquals } from '../internal/text-equals.js';
+import { hmacKey, type KeyFormat } from './hmac.js';
 import type { SignatureScheme, SignedContent } from './sign.js';
 
 /** Why a request failed verification. Safe to show to the sender: none reveals the expected value. */
@@ -94,7 +95,7 @@ export async function verifyWebhook(options: VerifyOptions): Promise<VerifyResul
     if (!key) continue;
     // One HMAC per secret, compared with every signature the header carries.
     const expected = await key.sign(parts, standard ? 'base64' : 'hex');
-    if (signatures.some((signature) => sameSignature(signature, expected))) {
+    if (signatures.some((signature) => textEquals(signature, expected))) {
       return { ok: true, eventId, timestamp };
     }
   }

@@ -5,7 +5,8 @@
  */
 import { SwitchboardError } from '../../core/errors.js';
 import { type Clock, systemClock } from '../../core/runtime.js';
-import { pkceChallenge, randomUrlSafe, textEquals } from '../secrets.js';
+import { textEquals } from '../../internal/text-equals.js';
+import { pkceChallenge, randomUrlSafe } from '../secrets.js';
 
 export interface OAuthClientConfig {
   readonly authorizationEndpoint: string;
