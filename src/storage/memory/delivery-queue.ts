@@ -107,13 +107,10 @@ export function createDeliveryQueue(deliveries: ReadonlyMap<string, WebhookDeliv
       }
       const claimed: WebhookDeliveryRecord[] = [];
       while (claimed.length < limit && open.length > 0) {
+        // Every open queue's top was checked by head() when it was opened or last popped.
         let pick = 0;
         for (let i = 1; i < open.length; i++)
-          if (
-            head(open[i]!.endpointId, open[i]!.heap)!.due <
-            head(open[pick]!.endpointId, open[pick]!.heap)!.due
-          )
-            pick = i;
+          if (open[i]!.heap.peek()!.due < open[pick]!.heap.peek()!.due) pick = i;
         const queue = open[pick]!;
         const entry = queue.heap.pop()!;
         const d = deliveries.get(entry.id)!;
