@@ -23,14 +23,26 @@ interface Batch {
  */
 export function createOrdersLoader(domain: Domain): OrdersLoader {
   const open = new Map<string, Batch>();
-  const pending = new Map<string, Promise<void>>();
-  const loaded = new Map<string, readonly Order[]>();
+  // By status filter ('*' for none), then by client: no key is built per client.
+  const pending = new Map<string, Map<string, Promise<void>>>();
+  const loaded = new Map<string, Map<string, readonly Order[]>>();
+  const within = <V>(maps: Map<string, Map<string, V>>, status: OrderStatus | undefined): Map<string, V> => {
+    const key = status ?? '*';
+    let map = maps.get(key);
+    if (!map) {
+      map = new Map();
+      maps.set(key, map);
+    }
+    return map;
+  };
 
   async function read(ids: readonly string[], status: OrderStatus | undefined): Promise<void> {
     const orders = await domain.orders.listByClients(ids, status ? { status } : {});
-    const byClient = new Map<string, Order[]>(ids.map((id) => [id, []]));
+    const byClient = new Map<string, Order[]>();
+    for (const id of ids) byClient.set(id, []);
     for (const order of orders) byClient.get(order.clientId)?.push(order);
-    for (const [id, list] of byClient) loaded.set(keyOf(id, status), list);
+    const into = within(loaded, status);
+    for (const [id, list] of byClient) into.set(id, list);
   }
 
   function batchFor(status: OrderStatus | undefined): Batch {
@@ -49,32 +61,28 @@ export function createOrdersLoader(domain: Domain): OrdersLoader {
 
   return {
     load(clientId, status) {
-      const key = keyOf(clientId, status);
-      const orders = loaded.get(key);
+      const done = within(loaded, status);
+      const orders = done.get(clientId);
       if (orders) return orders;
-      let waiting = pending.get(key);
-      if (!waiting) {
+      const waiting = within(pending, status);
+      let result = waiting.get(clientId);
+      if (!result) {
         const batch = batchFor(status);
         batch.clientIds.add(clientId);
-        waiting = batch.result;
-        pending.set(key, waiting);
+        result = batch.result;
+        waiting.set(clientId, result);
       }
-      return waiting.then(() => loaded.get(key) ?? []);
+      return result.then(() => done.get(clientId) ?? []);
     },
     async prefetch(clientIds, status) {
-      const missing = clientIds.filter((id) => {
-        const key = keyOf(id, status);
-        return !loaded.has(key) && !pending.has(key);
-      });
+      const done = within(loaded, status);
+      const waiting = within(pending, status);
+      const missing = clientIds.filter((id) => !done.has(id) && !waiting.has(id));
       if (!missing.length) return;
       // Only a shortcut: should it fail, each `load` reads again and fails where it always did.
       await read(missing, status).catch(() => undefined);
     },
   };
-}
-
-function keyOf(clientId: string, status: OrderStatus | undefined): string {
-  return `${status ?? '*'}\u0000${clientId}`;
 }
 
 // Lets sibling resolvers that are themselves one await deep join the same batch.

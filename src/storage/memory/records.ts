@@ -90,21 +90,25 @@ export function memoryClientStore(state: RecordState, journal: Journal): ClientS
 }
 
 export function memoryOrderStore(state: RecordState, journal: Journal): OrderStore {
-  const ordersOf = (clientId: string, filter: OrderFilter): Order[] =>
-    [...(state.ordersByClient.get(clientId) ?? [])]
-      .map((id) => state.orders.get(id))
-      .filter(
-        (o): o is Order => o !== undefined && (filter.status === undefined || o.status === filter.status),
-      );
+  // Appends rather than returns: a list of many clients' orders is built without an array per client.
+  const collect = (into: Order[], clientId: string, filter: OrderFilter): Order[] => {
+    for (const id of state.ordersByClient.get(clientId) ?? []) {
+      const order = state.orders.get(id);
+      if (order && (filter.status === undefined || order.status === filter.status)) into.push(order);
+    }
+    return into;
+  };
   return {
     async get(id) {
       return state.orders.get(id) ?? null;
     },
     async listByClient(clientId, filter, range) {
-      return page(inOrder(ordersOf(clientId, filter), byCreation), range);
+      return page(inOrder(collect([], clientId, filter), byCreation), range);
     },
     async listByClients(clientIds, filter) {
-      return [...new Set(clientIds)].flatMap((id) => ordersOf(id, filter)).sort(byCreation);
+      const orders: Order[] = [];
+      for (const id of new Set(clientIds)) collect(orders, id, filter);
+      return inOrder(orders, byCreation);
     },
     async insert(order) {
       if (state.orders.has(order.id))
