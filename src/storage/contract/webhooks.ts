@@ -107,6 +107,8 @@ export interface WebhookClaimOptions {
    * worker: one slow receiver cannot take every slot.
    */
   readonly maxPerEndpoint: number;
+  /** Caps that replace `maxPerEndpoint` for some endpoints, e.g. a dispatcher's adaptive limits. */
+  readonly endpointLimits?: ReadonlyMap<string, number>;
 }
 
 /** How an attempt ended, written only by the worker still holding the lease. */

@@ -18,13 +18,15 @@ export interface DeliveryQueue {
   /** Forgets a delivery that is gone. */
   forget(id: string): void;
   /**
-   * Takes up to `limit` due deliveries, oldest due first, at most `maxPerEndpoint` leased per endpoint
-   * (leases already held count); `lease` writes each one's lease (and tracks it).
+   * Takes up to `limit` due deliveries, oldest due first, at most `maxPerEndpoint` (or the endpoint's own
+   * cap) leased per endpoint (leases already held count); `lease` writes each one's lease (and tracks it).
    */
   claim(options: {
     readonly now: string;
     readonly limit: number;
     readonly maxPerEndpoint: number;
+    /** Caps replacing `maxPerEndpoint` for some endpoints. */
+    readonly endpointLimits?: ReadonlyMap<string, number> | undefined;
     readonly lease: (delivery: WebhookDeliveryRecord) => WebhookDeliveryRecord;
   }): WebhookDeliveryRecord[];
 }
@@ -96,13 +98,13 @@ export function createDeliveryQueue(deliveries: ReadonlyMap<string, WebhookDeliv
   return {
     track,
     forget,
-    claim({ now, limit, maxPerEndpoint, lease }) {
+    claim({ now, limit, maxPerEndpoint, endpointLimits, lease }) {
       // Endpoints with something due and room for another lease.
       const open: { endpointId: string; heap: Heap; room: number }[] = [];
       for (const [endpointId, heap] of queues) {
         const top = head(endpointId, heap);
         if (!top || top.due > now) continue;
-        const room = maxPerEndpoint - leasedNow(endpointId, now);
+        const room = (endpointLimits?.get(endpointId) ?? maxPerEndpoint) - leasedNow(endpointId, now);
         if (room > 0) open.push({ endpointId, heap, room });
       }
       const claimed: WebhookDeliveryRecord[] = [];

@@ -148,12 +148,13 @@ function deliveryStore(state: WebhookState, journal: Journal): WebhookDeliverySt
       found.sort((a, b) => newestFirst(b, a));
       return { items: found.slice(range.offset, range.offset + range.limit), total: found.length };
     },
-    async claimDue({ now, limit, leaseMs, workerId, maxPerEndpoint }) {
+    async claimDue({ now, limit, leaseMs, workerId, maxPerEndpoint, endpointLimits }) {
       const leaseUntil = isoAt(now + leaseMs);
       return state.queue.claim({
         now: isoAt(now),
         limit,
         maxPerEndpoint,
+        endpointLimits,
         lease: (d) => {
           const next = { ...d, leasedBy: workerId, leaseUntil };
           save(next);

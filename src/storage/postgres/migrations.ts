@@ -233,4 +233,11 @@ export const MIGRATIONS: readonly Migration[] = [
     sql: `CREATE INDEX switchboard_webhook_deliveries_finished_idx
             ON switchboard_webhook_deliveries (updated_at) WHERE status <> 'pending';`,
   },
+  {
+    version: 5,
+    name: 'webhook lease counts',
+    // Leased rows only (a few per endpoint): counting live leases never walks an endpoint's backlog.
+    sql: `CREATE INDEX switchboard_webhook_deliveries_leased_idx
+            ON switchboard_webhook_deliveries (endpoint_id) WHERE status = 'pending' AND lease_until IS NOT NULL;`,
+  },
 ];

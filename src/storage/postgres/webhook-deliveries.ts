@@ -60,13 +60,33 @@ const filterValues = (f: WebhookDeliveryFilter & { readonly ids?: readonly strin
   f.ids ? [...f.ids] : null,
 ];
 
+/** A delivery a claim may take: pending, due, and not leased (or its lease has ended). `$1` is now. */
+const CLAIMABLE = `d.status = 'pending' AND d.next_attempt_at <= $1 AND (d.lease_until IS NULL OR d.lease_until <= $1)`;
+/** Live leases per endpoint, from the small index of leased rows. `$1` is now. */
+const LEASED = `leased AS (
+  SELECT endpoint_id, count(*) AS n FROM ${TABLE}
+  WHERE status = 'pending' AND lease_until IS NOT NULL AND lease_until > $1 GROUP BY endpoint_id)`;
+/** Per-endpoint caps replacing the default (`$4` ids, `$5` caps). */
+const CAPS = `caps AS (SELECT * FROM unnest($4::text[], $5::int[]) AS c(id, cap))`;
+
+const byDue = (a: WebhookDeliveryRecord, b: WebhookDeliveryRecord): number =>
+  a.nextAttemptAt === b.nextAttemptAt
+    ? a.id < b.id
+      ? -1
+      : 1
+    : (a.nextAttemptAt ?? '') < (b.nextAttemptAt ?? '')
+      ? -1
+      : 1;
+
 /**
- * The delivery queue. `claimDue` runs as one short transaction: it first locks the endpoints that
- * have due deliveries (in id order, so claimers never deadlock), then, in a fresh snapshot that sees
- * every lease committed before it, counts each endpoint's live leases and leases the oldest due
- * deliveries up to `maxPerEndpoint`, skipping rows another transaction holds (`SKIP LOCKED`). Claimers
- * of different endpoints never wait for each other; claimers of one endpoint wait a few milliseconds.
- * A worker that dies holds its deliveries only until `lease_until`.
+ * The delivery queue. `claimDue` runs as one short transaction: it picks the endpoints with the oldest
+ * claimable deliveries that are below their cap (one probe of the partial due index each), locks those
+ * endpoint rows in id order (so claimers never deadlock), then, in a fresh snapshot that sees every lease
+ * committed before it, counts each endpoint's live leases and leases the oldest due deliveries up to its
+ * cap, skipping rows another transaction holds (`SKIP LOCKED`). Claimers of different endpoints never
+ * wait for each other; claimers of one endpoint wait a few milliseconds. Finished deliveries are outside
+ * the partial indexes, so the size of the history costs a claim nothing. A worker that dies holds its
+ * deliveries only until `lease_until`.
  */
 export function postgresWebhookDeliveryStore(db: Database): WebhookDeliveryStore {
   return {
@@ -117,56 +137,64 @@ export function postgresWebhookDeliveryStore(db: Database): WebhookDeliveryStore
       return { items: rows.filter((r) => r.id !== null).map(toDelivery), total: Number(rows[0]?.total ?? 0) };
     },
 
-    async claimDue({ now, limit, leaseMs, workerId, maxPerEndpoint }) {
+    async claimDue({ now, limit, leaseMs, workerId, maxPerEndpoint, endpointLimits }) {
       const nowIso = isoAt(now);
+      const caps = [[...(endpointLimits?.keys() ?? [])], [...(endpointLimits?.values() ?? [])]];
       return db.atomic(async (tx) => {
+        // At most `limit` endpoints, those whose oldest claimable delivery is oldest, skipping those
+        // at their cap: one probe of the due index per endpoint, never a scan of the pending rows.
         const endpoints = await tx.rows<{ id: string }>(
-          `SELECT e.id FROM switchboard_webhook_endpoints e
-           WHERE e.id IN (
-             SELECT DISTINCT endpoint_id FROM ${TABLE}
-             WHERE status = 'pending' AND next_attempt_at <= $1 AND (lease_until IS NULL OR lease_until <= $1)
-           )
-           ORDER BY e.id FOR UPDATE OF e`,
-          [nowIso],
+          `WITH ${CAPS}, ${LEASED}
+           SELECT e.id FROM switchboard_webhook_endpoints e
+           LEFT JOIN leased l ON l.endpoint_id = e.id
+           LEFT JOIN caps c ON c.id = e.id
+           CROSS JOIN LATERAL (
+             SELECT d.next_attempt_at FROM ${TABLE} d
+             WHERE d.endpoint_id = e.id AND ${CLAIMABLE}
+             ORDER BY d.next_attempt_at, d.id LIMIT 1
+           ) first
+           WHERE COALESCE(l.n, 0) < COALESCE(c.cap, $2)
+           ORDER BY first.next_attempt_at, e.id LIMIT $3`,
+          [nowIso, maxPerEndpoint, limit, ...caps],
         );
         if (endpoints.length === 0) return [];
+        // Locked in id order, so claimers never deadlock; the next statement sees every lease
+        // committed before the lock was granted.
+        await tx.rows(
+          `SELECT id FROM switchboard_webhook_endpoints WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE`,
+          [endpoints.map((e) => e.id)],
+        );
         const rows = await tx.rows<DeliveryRow>(
-          `WITH leased AS (
-             SELECT endpoint_id, count(*) AS n FROM ${TABLE}
-             WHERE status = 'pending' AND endpoint_id = ANY($2::text[]) AND lease_until > $1
-             GROUP BY endpoint_id
-           ),
+          `WITH ${CAPS}, ${LEASED},
            picked AS (
-             SELECT c.id, c.next_attempt_at FROM unnest($2::text[]) AS e(id)
+             SELECT p.id, p.next_attempt_at FROM unnest($6::text[]) AS e(id)
              LEFT JOIN leased l ON l.endpoint_id = e.id
+             LEFT JOIN caps c ON c.id = e.id
              CROSS JOIN LATERAL (
                SELECT d.id, d.next_attempt_at FROM ${TABLE} d
-               WHERE d.endpoint_id = e.id AND d.status = 'pending' AND d.next_attempt_at <= $1
-                 AND (d.lease_until IS NULL OR d.lease_until <= $1)
+               WHERE d.endpoint_id = e.id AND ${CLAIMABLE}
                ORDER BY d.next_attempt_at, d.id
-               LIMIT GREATEST(0, LEAST($3, $4 - COALESCE(l.n, 0)))
+               LIMIT GREATEST(0, LEAST($3, COALESCE(c.cap, $2) - COALESCE(l.n, 0)))
                FOR UPDATE OF d SKIP LOCKED
-             ) c
+             ) p
            ),
            chosen AS (SELECT id FROM picked ORDER BY next_attempt_at, id LIMIT $3)
-           UPDATE ${TABLE} d SET leased_by = $5, lease_until = $6
+           UPDATE ${TABLE} d SET leased_by = $7, lease_until = $8
            FROM chosen WHERE d.id = chosen.id
            RETURNING ${COLUMNS.split(', ')
              .map((c) => `d.${c}`)
              .join(', ')}`,
-          [nowIso, endpoints.map((e) => e.id), limit, maxPerEndpoint, workerId, isoAt(now + leaseMs)],
+          [
+            nowIso,
+            maxPerEndpoint,
+            limit,
+            ...caps,
+            endpoints.map((e) => e.id),
+            workerId,
+            isoAt(now + leaseMs),
+          ],
         );
-        return rows
-          .map(toDelivery)
-          .sort((a, b) =>
-            a.nextAttemptAt === b.nextAttemptAt
-              ? a.id < b.id
-                ? -1
-                : 1
-              : (a.nextAttemptAt ?? '') < (b.nextAttemptAt ?? '')
-                ? -1
-                : 1,
-          );
+        return rows.map(toDelivery).sort(byDue);
       });
     },
 

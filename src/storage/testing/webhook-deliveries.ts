@@ -116,6 +116,42 @@ export function webhookDeliveryContract(storage: () => Storage): void {
     expect(b).toEqual([]);
   });
 
+  it('lets a per-endpoint cap replace maxPerEndpoint, wider or narrower', async () => {
+    const s = storage();
+    const wide = await withEndpoint(s);
+    const narrow = await withEndpoint(s);
+    for (let i = 0; i < 6; i++) {
+      await s.webhooks.deliveries.createIfAbsent(aDelivery(wide, { nextAttemptAt: at(-10) }));
+      await s.webhooks.deliveries.createIfAbsent(aDelivery(narrow, { nextAttemptAt: at(-10) }));
+    }
+    const endpointLimits = new Map([
+      [wide, 5],
+      [narrow, 1],
+    ]);
+    const a = await s.webhooks.deliveries.claimDue(claim({ maxPerEndpoint: 2, endpointLimits }));
+    expect(a.filter((d) => d.endpointId === wide)).toHaveLength(5);
+    expect(a.filter((d) => d.endpointId === narrow)).toHaveLength(1);
+    // Without the caps, the default applies to leases already held: the narrow one may take one more.
+    const b = await s.webhooks.deliveries.claimDue(claim({ maxPerEndpoint: 2, workerId: 'b' }));
+    expect(b.map((d) => d.endpointId)).toEqual([narrow]);
+  });
+
+  it('does not let endpoints at their cap take the slots of a claim from the others', async () => {
+    const s = storage();
+    const busy = [await withEndpoint(s), await withEndpoint(s), await withEndpoint(s)];
+    const idle = await withEndpoint(s);
+    // The busy endpoints hold the oldest due deliveries, and each has its one allowed lease out already.
+    for (const id of busy) {
+      for (let i = 0; i < 3; i++)
+        await s.webhooks.deliveries.createIfAbsent(aDelivery(id, { nextAttemptAt: at(-60) }));
+    }
+    await s.webhooks.deliveries.createIfAbsent(aDelivery(idle, { nextAttemptAt: at(-1) }));
+    const first = await s.webhooks.deliveries.claimDue(claim({ maxPerEndpoint: 1, limit: 3 }));
+    expect(new Set(first.map((d) => d.endpointId))).toEqual(new Set(busy));
+    const next = await s.webhooks.deliveries.claimDue(claim({ maxPerEndpoint: 1, limit: 3, workerId: 'b' }));
+    expect(next.map((d) => d.endpointId)).toEqual([idle]);
+  });
+
   it('schedules the next attempt and hands the delivery out again when it is due', async () => {
     const s = storage();
     const endpointId = await withEndpoint(s);
