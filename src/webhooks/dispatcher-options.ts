@@ -20,8 +20,17 @@ export interface WebhookDispatcherOptions {
   readonly timeoutMs?: number;
   /** Deliveries in flight in this worker (default 16). */
   readonly concurrency?: number;
-  /** Deliveries of one endpoint in flight across all workers (default 4). */
+  /**
+   * Deliveries of one endpoint in flight across all workers (default 4). With `adaptiveConcurrency` this
+   * is where each endpoint starts.
+   */
   readonly maxPerEndpoint?: number;
+  /**
+   * Learn each endpoint's limit from its answers (default true): quick 2xx answers widen it up to three
+   * quarters of `concurrency` (the rest stays free for other endpoints); 429, 5xx, timeouts, network
+   * errors and slow answers halve it; a `Retry-After` drops it to one. Each worker learns on its own.
+   */
+  readonly adaptiveConcurrency?: boolean;
   /** How long a claim is held before another worker may take it (default timeout + 60 s). */
   readonly leaseMs?: number;
   /** How often `start()` polls for due deliveries (default 1 s). */

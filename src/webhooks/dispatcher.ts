@@ -2,6 +2,7 @@ import { isoAt, silentLogger, sortableIds, systemClock } from '../core/runtime.j
 import type { WebhookDeliveryRecord, WebhookEndpointRecord } from '../storage/contract/index.js';
 import { decide } from './decide.js';
 import type { WebhookDispatcherOptions } from './dispatcher-options.js';
+import { createEndpointLimits } from './endpoint-limits.js';
 import { checkDestination } from './outbound.js';
 import { retrySchedule } from './schedule.js';
 import { type AttemptResult, sendAttempt } from './send.js';
@@ -45,6 +46,10 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   const leaseMs = options.leaseMs ?? timeoutMs + 60_000;
   const disableAfterMs = options.disableAfterMs ?? 5 * 24 * 3_600_000;
   const random = options.random ?? Math.random;
+  const limits =
+    options.adaptiveConcurrency === false
+      ? undefined
+      : createEndpointLimits({ initial: maxPerEndpoint, max: Math.floor((concurrency * 3) / 4) });
   const stopping = new AbortController();
   const inFlight = new Map<string, Promise<void>>();
   let filling: Promise<number> | null = null;
@@ -53,11 +58,15 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   /** A slot freed while a claim was under way: claim again when it ends. */
   let refill = false;
 
-  async function deliver(delivery: WebhookDeliveryRecord): Promise<void> {
+  async function deliver(
+    delivery: WebhookDeliveryRecord,
+    endpointOf: Promise<WebhookEndpointRecord | null>,
+  ): Promise<void> {
     const lease = { workerId, attempts: delivery.attempts };
-    const endpoint = await storage.webhooks.endpoints.get(delivery.endpointId);
+    const endpoint = await endpointOf;
     const now = clock.now();
     if (!endpoint?.enabled) {
+      limits?.forget(delivery.endpointId);
       await storage.webhooks.deliveries.finish(delivery.id, lease, {
         status: 'dead',
         attempts: delivery.attempts,
@@ -80,6 +89,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
           retryAfterMs: null,
         }
       : await attempt(endpoint, delivery, now);
+    if (!refused) limits?.observe(endpoint.id, result);
     if (stopping.signal.aborted && result.statusCode === null && !refused) {
       await storage.webhooks.deliveries.release(delivery.id, workerId);
       return;
@@ -192,8 +202,8 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     });
   }
 
-  function launch(delivery: WebhookDeliveryRecord): void {
-    const run = deliver(delivery)
+  function launch(delivery: WebhookDeliveryRecord, endpoint: Promise<WebhookEndpointRecord | null>): void {
+    const run = deliver(delivery, endpoint)
       .catch((error) => {
         logger.log('error', 'webhook delivery failed unexpectedly; its lease will expire', {
           deliveryId: delivery.id,
@@ -234,8 +244,18 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       leaseMs,
       workerId,
       maxPerEndpoint,
+      ...(limits ? { endpointLimits: limits.caps() } : {}),
     });
-    for (const delivery of claimed) launch(delivery);
+    // One lookup per endpoint per claim, shared by its deliveries.
+    const endpoints = new Map<string, Promise<WebhookEndpointRecord | null>>();
+    for (const delivery of claimed) {
+      let endpoint = endpoints.get(delivery.endpointId);
+      if (!endpoint) {
+        endpoint = storage.webhooks.endpoints.get(delivery.endpointId);
+        endpoints.set(delivery.endpointId, endpoint);
+      }
+      launch(delivery, endpoint);
+    }
     return claimed.length;
   }
 
