@@ -125,6 +125,11 @@ export interface WebhookAttemptOutcome {
 export interface WebhookDeliveryStore {
   /** Inserts unless a delivery for (`eventId`, `endpointId`) exists; true when inserted. */
   createIfAbsent(delivery: WebhookDeliveryRecord): Promise<boolean>;
+  /**
+   * The same for many deliveries in one write (one event fanned out to every endpoint); returns how many
+   * were inserted. A delivery whose id exists for another (`eventId`, `endpointId`) is a `conflict`.
+   */
+  createManyIfAbsent(deliveries: readonly WebhookDeliveryRecord[]): Promise<number>;
   get(id: string): Promise<WebhookDeliveryRecord | null>;
   list(filter: WebhookDeliveryFilter, range: Range): Promise<Page<WebhookDeliveryRecord>>;
   /**

@@ -129,16 +129,27 @@ function deliveryStore(state: WebhookState, journal: Journal): WebhookDeliverySt
     put(journal, state.deliveries, delivery.id, record);
     state.queue.track(record);
   };
+  const create = (delivery: WebhookDeliveryRecord): boolean => {
+    const key = uniqueKey(delivery.eventId, delivery.endpointId);
+    if (state.byEventAndEndpoint.has(key)) return false;
+    if (state.deliveries.has(delivery.id)) throw idTaken(delivery.id);
+    save(delivery);
+    put(journal, state.byEventAndEndpoint, key, delivery.id);
+    return true;
+  };
   return {
     async createIfAbsent(delivery) {
-      const key = uniqueKey(delivery.eventId, delivery.endpointId);
-      if (state.byEventAndEndpoint.has(key)) return false;
-      if (state.deliveries.has(delivery.id)) {
-        throw new SwitchboardError('conflict', `Webhook delivery ${delivery.id} already exists.`);
+      return create(delivery);
+    },
+    async createManyIfAbsent(deliveries) {
+      // Checked before any is written, so a conflict leaves none behind.
+      for (const d of deliveries) {
+        if (!state.byEventAndEndpoint.has(uniqueKey(d.eventId, d.endpointId)) && state.deliveries.has(d.id))
+          throw idTaken(d.id);
       }
-      save(delivery);
-      put(journal, state.byEventAndEndpoint, key, delivery.id);
-      return true;
+      let inserted = 0;
+      for (const d of deliveries) if (create(d)) inserted++;
+      return inserted;
     },
     async get(id) {
       return state.deliveries.get(id) ?? null;
@@ -229,4 +240,8 @@ function attemptStore(state: WebhookState, journal: Journal): WebhookAttemptStor
       return [...(state.attempts.get(deliveryId) ?? [])];
     },
   };
+}
+
+function idTaken(id: string): SwitchboardError {
+  return new SwitchboardError('conflict', `Webhook delivery ${id} already exists.`);
 }

@@ -120,6 +120,50 @@ export function postgresWebhookDeliveryStore(db: Database): WebhookDeliveryStore
       throw new SwitchboardError('conflict', `Webhook delivery ${d.id} already exists.`);
     },
 
+    async createManyIfAbsent(deliveries) {
+      if (deliveries.length === 0) return 0;
+      const column = <K extends keyof WebhookDeliveryRecord>(key: K) => deliveries.map((d) => d[key]);
+      // A transaction, so a refused batch leaves nothing behind.
+      return db.atomic(async (tx) => {
+        const inserted = await tx.rows<{ id: string }>(
+          `INSERT INTO ${TABLE} (${COLUMNS})
+           SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
+             $7::int[], $8::timestamptz[], $9::text[], $10::timestamptz[], $11::int[], $12::text[],
+             $13::timestamptz[], $14::timestamptz[])
+           ON CONFLICT DO NOTHING RETURNING id`,
+          [
+            column('id'),
+            column('endpointId'),
+            column('eventId'),
+            column('eventType'),
+            column('payload'),
+            column('status'),
+            column('attempts'),
+            column('nextAttemptAt'),
+            column('leasedBy'),
+            column('leaseUntil'),
+            column('lastStatusCode'),
+            column('lastError'),
+            column('createdAt'),
+            column('updatedAt'),
+          ],
+        );
+        if (inserted.length === deliveries.length) return inserted.length;
+        // Some were skipped: each must be a delivery that exists already, not an id taken by another.
+        const done = new Set(inserted.map((r) => r.id));
+        const skipped = deliveries.filter((d) => !done.has(d.id));
+        const existing = await tx.row<{ n: number }>(
+          `SELECT count(*)::int AS n FROM ${TABLE} t
+           JOIN unnest($1::text[], $2::text[]) AS k(event_id, endpoint_id)
+             ON t.event_id = k.event_id AND t.endpoint_id = k.endpoint_id`,
+          [skipped.map((d) => d.eventId), skipped.map((d) => d.endpointId)],
+        );
+        if ((existing?.n ?? 0) < skipped.length)
+          throw new SwitchboardError('conflict', 'A webhook delivery id in the batch already exists.');
+        return inserted.length;
+      });
+    },
+
     async get(id) {
       const row = await db.row<DeliveryRow>(`SELECT ${COLUMNS} FROM ${TABLE} WHERE id = $1`, [id]);
       return row ? toDelivery(row) : null;

@@ -34,6 +34,32 @@ export function webhookDeliveryContract(storage: () => Storage): void {
     expect((await s.webhooks.deliveries.list({ endpointId }, page)).total).toBe(1);
   });
 
+  it('creates a batch of deliveries in one call, skipping those that exist, and counts the new ones', async () => {
+    const s = storage();
+    const endpoints = [await withEndpoint(s), await withEndpoint(s), await withEndpoint(s)];
+    const first = aDelivery(endpoints[0]!);
+    await s.webhooks.deliveries.createIfAbsent(first);
+    const batch = endpoints.map((id) => aDelivery(id, { eventId: first.eventId }));
+    expect(await s.webhooks.deliveries.createManyIfAbsent(batch)).toBe(2);
+    expect(await s.webhooks.deliveries.createManyIfAbsent(batch)).toBe(0);
+    const stored = await s.webhooks.deliveries.list({}, page);
+    expect(stored.items.map((d) => d.endpointId).sort()).toEqual([...endpoints].sort());
+    expect(await s.webhooks.deliveries.createManyIfAbsent([])).toBe(0);
+  });
+
+  it('refuses a batch that reuses the id of another delivery, and writes none of it', async () => {
+    const s = storage();
+    const [a, b] = [await withEndpoint(s), await withEndpoint(s)];
+    const existing = aDelivery(a);
+    await s.webhooks.deliveries.createIfAbsent(existing);
+    const fresh = aDelivery(b);
+    const reused = aDelivery(b, { id: existing.id });
+    await expect(s.webhooks.deliveries.createManyIfAbsent([fresh, reused])).rejects.toMatchObject({
+      code: 'conflict',
+    });
+    expect((await s.webhooks.deliveries.list({}, page)).items.map((d) => d.id)).toEqual([existing.id]);
+  });
+
   it('hands out only deliveries that are due, oldest due first, and leases them', async () => {
     const s = storage();
     const endpointId = await withEndpoint(s);
