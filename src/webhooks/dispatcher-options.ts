@@ -7,7 +7,10 @@ export interface WebhookDispatcherOptions {
   readonly clock?: Clock;
   readonly ids?: IdGenerator;
   readonly logger?: Logger;
-  /** Outbound HTTP; the runtime's `fetch` when omitted. */
+  /**
+   * Outbound HTTP. When omitted: the runtime's `node:http` where it has one (keep-alive connections, no
+   * stream objects per attempt), else its `fetch`.
+   */
   readonly fetch?: typeof fetch;
   readonly outbound?: OutboundPolicy;
   /** Names this worker in leases; unique per dispatcher (default a random id). */

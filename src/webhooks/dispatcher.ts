@@ -4,6 +4,7 @@ import { decide } from './decide.js';
 import type { WebhookDispatcherOptions } from './dispatcher-options.js';
 import { createEndpointLimits } from './endpoint-limits.js';
 import { checkDestination } from './outbound.js';
+import { createPoster } from './post.js';
 import { retrySchedule } from './schedule.js';
 import { type AttemptResult, sendAttempt } from './send.js';
 import { signWebhook } from './sign.js';
@@ -36,7 +37,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   const clock = options.clock ?? systemClock;
   const ids = options.ids ?? sortableIds;
   const logger = options.logger ?? silentLogger;
-  const doFetch = options.fetch ?? ((input, init) => fetch(input, init));
+  const poster = createPoster(options.fetch);
   const outbound = options.outbound ?? {};
   const workerId = options.workerId ?? ids('wkr');
   const schedule = retrySchedule({ attempts: options.attempts, delaysMs: options.delaysMs });
@@ -119,7 +120,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       url: endpoint.url,
       headers,
       body: delivery.payload,
-      fetch: doFetch,
+      poster,
       timeoutMs,
       signal: stopping.signal,
       burstRetries: options.burstRetries ?? 2,
@@ -304,6 +305,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       }
       stopping.abort();
       await Promise.all(inFlight.values());
+      poster.close();
     },
   };
 }

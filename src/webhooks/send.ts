@@ -1,4 +1,5 @@
 import pRetry from 'p-retry';
+import type { Poster } from './post.js';
 import { parseRetryAfter } from './schedule.js';
 
 /** What one delivery attempt came to. */
@@ -16,7 +17,7 @@ export interface SendOptions {
   readonly url: string;
   readonly headers: Record<string, string>;
   readonly body: string;
-  readonly fetch: typeof fetch;
+  readonly poster: Poster;
   readonly timeoutMs: number;
   /** Aborts the attempt when the dispatcher stops. */
   readonly signal: AbortSignal;
@@ -25,12 +26,17 @@ export interface SendOptions {
   readonly now: () => number;
 }
 
-const EXCERPT_BYTES = 1024;
-
 /** Connection-level failures worth a quick second try: nothing reached the receiver's application. */
 function isConnectionFailure(error: unknown): boolean {
-  const code = (error as { cause?: { code?: string } })?.cause?.code;
+  const code = codeOf(error);
   return code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET';
+}
+
+/** The system error code of a failed request: on the error itself (node:http) or its cause (fetch). */
+function codeOf(error: unknown): string | undefined {
+  const failure = error as { code?: unknown; cause?: { code?: unknown } } | null;
+  const code = failure?.cause?.code ?? failure?.code;
+  return typeof code === 'string' ? code : undefined;
 }
 
 /**
@@ -42,32 +48,22 @@ export async function sendAttempt(options: SendOptions): Promise<AttemptResult> 
   const timeout = AbortSignal.timeout(options.timeoutMs);
   const signal = AbortSignal.any([timeout, options.signal]);
   const elapsed = (): number => Math.round(performance.now() - started);
+  const request = { url: options.url, headers: options.headers, body: options.body, signal };
   try {
-    const response = await pRetry(
-      () =>
-        options.fetch(options.url, {
-          method: 'POST',
-          headers: options.headers,
-          body: options.body,
-          redirect: 'manual',
-          signal,
-        }),
-      {
-        retries: options.burstRetries,
-        minTimeout: 50,
-        maxTimeout: 250,
-        signal,
-        shouldRetry: ({ error }) => isConnectionFailure(error) && !signal.aborted,
-      },
-    );
-    const responseExcerpt = await excerpt(response);
+    const answer = await pRetry(() => options.poster.post(request), {
+      retries: options.burstRetries,
+      minTimeout: 50,
+      maxTimeout: 250,
+      signal,
+      shouldRetry: ({ error }) => isConnectionFailure(error) && !signal.aborted,
+    });
     return {
-      ok: response.status >= 200 && response.status < 300,
-      statusCode: response.status,
-      error: response.status >= 300 && response.status < 400 ? redirectError(response) : null,
-      responseExcerpt,
+      ok: answer.status >= 200 && answer.status < 300,
+      statusCode: answer.status,
+      error: answer.status >= 300 && answer.status < 400 ? redirectError(answer.location) : null,
+      responseExcerpt: answer.excerpt,
       durationMs: elapsed(),
-      retryAfterMs: parseRetryAfter(response.headers.get('retry-after'), options.now()),
+      retryAfterMs: parseRetryAfter(answer.retryAfter, options.now()),
     };
   } catch (error) {
     const message = timeout.aborted
@@ -86,42 +82,12 @@ export async function sendAttempt(options: SendOptions): Promise<AttemptResult> 
   }
 }
 
-function redirectError(response: Response): string {
-  const location = response.headers.get('location');
+function redirectError(location: string | null): string {
   return `Redirect not followed${location ? ` (to ${location.slice(0, 200)})` : ''}.`;
 }
 
 function describe(error: unknown): string {
-  const cause = (error as { cause?: { code?: string; message?: string } })?.cause;
-  if (cause?.code) return `Network error: ${cause.code}.`;
+  const code = codeOf(error);
+  if (code) return `Network error: ${code}.`;
   return `Network error: ${error instanceof Error ? error.message : String(error)}`.slice(0, 300);
-}
-
-/** The first KB of the answer, as text; the rest is not read. */
-async function excerpt(response: Response): Promise<string | null> {
-  if (!response.body) return null;
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  try {
-    while (size < EXCERPT_BYTES) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(value);
-      size += value.byteLength;
-    }
-  } catch {
-    // A body cut short still leaves what was read.
-  } finally {
-    reader.cancel().catch(() => {});
-  }
-  const bytes = new Uint8Array(Math.min(size, EXCERPT_BYTES));
-  let offset = 0;
-  for (const chunk of chunks) {
-    const part = chunk.subarray(0, bytes.byteLength - offset);
-    bytes.set(part, offset);
-    offset += part.byteLength;
-    if (offset >= bytes.byteLength) break;
-  }
-  return new TextDecoder('utf-8', { fatal: false }).decode(bytes);
 }

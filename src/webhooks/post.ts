@@ -1,0 +1,196 @@
+/**
+ * How an attempt reaches the receiver: one POST, answered with the status, the two headers an attempt
+ * reads and the first KB of the body. Over the runtime's `node:http` where it has one (found at run
+ * time, like the HMAC fast path: no static `node:` import in the core), with keep-alive connections and
+ * no WHATWG request, body or response streams per attempt; over `fetch` elsewhere, or when the host
+ * passes its own `fetch`.
+ */
+
+export interface PostRequest {
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+  readonly signal: AbortSignal;
+}
+
+export interface PostAnswer {
+  readonly status: number;
+  readonly retryAfter: string | null;
+  readonly location: string | null;
+  /** The first KB of the body as text; the rest is not kept. */
+  readonly excerpt: string | null;
+}
+
+export interface Poster {
+  post(request: PostRequest): Promise<PostAnswer>;
+  /** Closes idle keep-alive connections. */
+  close(): void;
+}
+
+const EXCERPT_BYTES = 1024;
+/** A longer answer is cut off rather than read to the end, losing its connection. */
+const DRAIN_BYTES = 64 * 1024;
+
+/** The native poster where the runtime has `node:http`, else one over `fetch`. */
+export function createPoster(doFetch?: typeof fetch): Poster {
+  if (doFetch) return fetchPoster(doFetch);
+  const native = lookUpHttp();
+  return native ? nativePoster(native) : fetchPoster((input, init) => fetch(input, init));
+}
+
+/** Redirects are not followed (a 3xx is a failed attempt), so a receiver cannot bounce the request. */
+export function fetchPoster(doFetch: typeof fetch): Poster {
+  return {
+    async post({ url, headers, body, signal }) {
+      const response = await doFetch(url, { method: 'POST', headers, body, redirect: 'manual', signal });
+      return {
+        status: response.status,
+        retryAfter: response.headers.get('retry-after'),
+        location: response.headers.get('location'),
+        excerpt: await excerptOf(response),
+      };
+    },
+    close() {},
+  };
+}
+
+/** The first KB of the answer, as text; the rest is not read. */
+async function excerptOf(response: Response): Promise<string | null> {
+  if (!response.body) return null;
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (size < EXCERPT_BYTES) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      size += value.byteLength;
+    }
+  } catch {
+    // A body cut short still leaves what was read.
+  } finally {
+    reader.cancel().catch(() => {});
+  }
+  return decodeExcerpt(chunks, size);
+}
+
+function decodeExcerpt(chunks: readonly Uint8Array[], size: number): string {
+  const bytes = new Uint8Array(Math.min(size, EXCERPT_BYTES));
+  let offset = 0;
+  for (const chunk of chunks) {
+    const part = chunk.subarray(0, bytes.byteLength - offset);
+    bytes.set(part, offset);
+    offset += part.byteLength;
+    if (offset >= bytes.byteLength) break;
+  }
+  return new TextDecoder('utf-8', { fatal: false }).decode(bytes);
+}
+
+// The few parts of node:http / node:https used here.
+interface NativeHttp {
+  readonly http: NativeModule;
+  readonly https: NativeModule;
+}
+interface NativeModule {
+  Agent: new (options: { keepAlive: boolean; scheduling?: 'lifo' | 'fifo' }) => NativeAgent;
+  request(
+    url: URL,
+    options: { method: string; headers: Record<string, string>; agent: NativeAgent; signal: AbortSignal },
+    onResponse: (response: NativeResponse) => void,
+  ): NativeRequest;
+}
+interface NativeAgent {
+  destroy(): void;
+}
+interface NativeRequest {
+  on(event: 'error', listener: (error: Error) => void): NativeRequest;
+  end(body: Uint8Array): void;
+}
+interface NativeResponse {
+  readonly statusCode?: number;
+  readonly headers: Record<string, string | string[] | undefined>;
+  on(event: 'data', listener: (chunk: Uint8Array) => void): NativeResponse;
+  on(event: 'end' | 'close', listener: () => void): NativeResponse;
+  on(event: 'error', listener: (error: Error) => void): NativeResponse;
+  destroy(): void;
+}
+
+function lookUpHttp(): NativeHttp | undefined {
+  try {
+    const process = (globalThis as { process?: { getBuiltinModule?(id: string): unknown } }).process;
+    const http = process?.getBuiltinModule?.('node:http') as NativeModule | undefined;
+    const https = process?.getBuiltinModule?.('node:https') as NativeModule | undefined;
+    return typeof http?.request === 'function' && typeof https?.request === 'function'
+      ? { http, https }
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const utf8 = new TextEncoder();
+
+function nativePoster({ http, https }: NativeHttp): Poster {
+  // LIFO: the most recently used connection is reused, so idle ones age out under light load.
+  const agents = {
+    'http:': new http.Agent({ keepAlive: true, scheduling: 'lifo' }),
+    'https:': new https.Agent({ keepAlive: true, scheduling: 'lifo' }),
+  };
+  return {
+    post({ url, headers, body, signal }) {
+      return new Promise((resolve, reject) => {
+        const target = new URL(url);
+        const secure = target.protocol === 'https:';
+        const bytes = utf8.encode(body);
+        const request = (secure ? https : http).request(
+          target,
+          {
+            method: 'POST',
+            headers: { ...headers, 'content-length': String(bytes.byteLength) },
+            agent: secure ? agents['https:'] : agents['http:'],
+            signal,
+          },
+          (response) => {
+            const chunks: Uint8Array[] = [];
+            let size = 0;
+            let settled = false;
+            const answer = (): void => {
+              if (settled) return;
+              settled = true;
+              const header = (name: string): string | null => {
+                const value = response.headers[name];
+                return (Array.isArray(value) ? value[0] : value) ?? null;
+              };
+              resolve({
+                status: response.statusCode ?? 0,
+                retryAfter: header('retry-after'),
+                location: header('location'),
+                excerpt: size === 0 ? '' : decodeExcerpt(chunks, size),
+              });
+            };
+            response.on('data', (chunk) => {
+              if (size < EXCERPT_BYTES) chunks.push(chunk);
+              size += chunk.byteLength;
+              // Read to the end keeps the connection for the next attempt; a long answer is cut off.
+              if (size > DRAIN_BYTES) {
+                response.destroy();
+                answer();
+              }
+            });
+            response.on('end', answer);
+            // A body cut short (reset, timeout) still leaves what was read.
+            response.on('error', answer);
+            response.on('close', answer);
+          },
+        );
+        request.on('error', reject);
+        request.end(bytes);
+      });
+    },
+    close() {
+      agents['http:'].destroy();
+      agents['https:'].destroy();
+    },
+  };
+}
