@@ -304,8 +304,8 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
         clearTimeout(graceTimer);
       }
       stopping.abort();
+      poster.stop();
       await Promise.all(inFlight.values());
-      poster.close();
     },
   };
 }

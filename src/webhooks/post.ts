@@ -10,7 +10,8 @@ export interface PostRequest {
   readonly url: string;
   readonly headers: Readonly<Record<string, string>>;
   readonly body: string;
-  readonly signal: AbortSignal;
+  /** For the whole exchange; the post then fails with {@link PostTimeout}. */
+  readonly timeoutMs: number;
 }
 
 export interface PostAnswer {
@@ -23,8 +24,22 @@ export interface PostAnswer {
 
 export interface Poster {
   post(request: PostRequest): Promise<PostAnswer>;
-  /** Closes idle keep-alive connections. */
-  close(): void;
+  /** Fails every post in flight with {@link PostStopped} and closes idle keep-alive connections. */
+  stop(): void;
+}
+
+/** No answer within the request's `timeoutMs`. */
+export class PostTimeout extends Error {
+  constructor(readonly timeoutMs: number) {
+    super(`No answer within ${timeoutMs} ms.`);
+  }
+}
+
+/** The poster was stopped while the post was in flight. */
+export class PostStopped extends Error {
+  constructor() {
+    super('Interrupted: the dispatcher stopped.');
+  }
 }
 
 const EXCERPT_BYTES = 1024;
@@ -40,17 +55,30 @@ export function createPoster(doFetch?: typeof fetch): Poster {
 
 /** Redirects are not followed (a 3xx is a failed attempt), so a receiver cannot bounce the request. */
 export function fetchPoster(doFetch: typeof fetch): Poster {
+  let stopping = new AbortController();
   return {
-    async post({ url, headers, body, signal }) {
-      const response = await doFetch(url, { method: 'POST', headers, body, redirect: 'manual', signal });
-      return {
-        status: response.status,
-        retryAfter: response.headers.get('retry-after'),
-        location: response.headers.get('location'),
-        excerpt: await excerptOf(response),
-      };
+    async post({ url, headers, body, timeoutMs }) {
+      const timeout = AbortSignal.timeout(timeoutMs);
+      const stopped = stopping.signal;
+      const signal = AbortSignal.any([timeout, stopped]);
+      try {
+        const response = await doFetch(url, { method: 'POST', headers, body, redirect: 'manual', signal });
+        return {
+          status: response.status,
+          retryAfter: response.headers.get('retry-after'),
+          location: response.headers.get('location'),
+          excerpt: await excerptOf(response),
+        };
+      } catch (error) {
+        if (timeout.aborted) throw new PostTimeout(timeoutMs);
+        if (stopped.aborted) throw new PostStopped();
+        throw error;
+      }
     },
-    close() {},
+    stop() {
+      stopping.abort();
+      stopping = new AbortController();
+    },
   };
 }
 
@@ -96,7 +124,7 @@ interface NativeModule {
   Agent: new (options: { keepAlive: boolean; scheduling?: 'lifo' | 'fifo' }) => NativeAgent;
   request(
     url: URL,
-    options: { method: string; headers: Record<string, string>; agent: NativeAgent; signal: AbortSignal },
+    options: { method: string; headers: Record<string, string>; agent: NativeAgent },
     onResponse: (response: NativeResponse) => void,
   ): NativeRequest;
 }
@@ -106,6 +134,7 @@ interface NativeAgent {
 interface NativeRequest {
   on(event: 'error', listener: (error: Error) => void): NativeRequest;
   end(body: Uint8Array): void;
+  destroy(error?: Error): void;
 }
 interface NativeResponse {
   readonly statusCode?: number;
@@ -137,27 +166,41 @@ function nativePoster({ http, https }: NativeHttp): Poster {
     'http:': new http.Agent({ keepAlive: true, scheduling: 'lifo' }),
     'https:': new https.Agent({ keepAlive: true, scheduling: 'lifo' }),
   };
+  /** Posts in flight, so that stop() can end them: one timer each, no AbortSignal per attempt. */
+  const inFlight = new Set<(error: Error) => void>();
   return {
-    post({ url, headers, body, signal }) {
+    post({ url, headers, body, timeoutMs }) {
       return new Promise((resolve, reject) => {
         const target = new URL(url);
         const secure = target.protocol === 'https:';
         const bytes = utf8.encode(body);
+        let settled = false;
+        /** Set once the answer began: then a timeout or stop keeps what was read, like a cut-off body. */
+        let answerSoFar: (() => void) | undefined;
+        const settle = (): boolean => {
+          if (settled) return false;
+          settled = true;
+          clearTimeout(timer);
+          inFlight.delete(fail);
+          return true;
+        };
+        const fail = (error: Error): void => {
+          if (answerSoFar) answerSoFar();
+          else if (settle()) reject(error);
+          request.destroy(error);
+        };
         const request = (secure ? https : http).request(
           target,
           {
             method: 'POST',
             headers: { ...headers, 'content-length': String(bytes.byteLength) },
             agent: secure ? agents['https:'] : agents['http:'],
-            signal,
           },
           (response) => {
             const chunks: Uint8Array[] = [];
             let size = 0;
-            let settled = false;
             const answer = (): void => {
-              if (settled) return;
-              settled = true;
+              if (!settle()) return;
               const header = (name: string): string | null => {
                 const value = response.headers[name];
                 return (Array.isArray(value) ? value[0] : value) ?? null;
@@ -166,16 +209,17 @@ function nativePoster({ http, https }: NativeHttp): Poster {
                 status: response.statusCode ?? 0,
                 retryAfter: header('retry-after'),
                 location: header('location'),
-                excerpt: size === 0 ? '' : decodeExcerpt(chunks, size),
+                excerpt: decodeExcerpt(chunks, size),
               });
             };
+            answerSoFar = answer;
             response.on('data', (chunk) => {
               if (size < EXCERPT_BYTES) chunks.push(chunk);
               size += chunk.byteLength;
               // Read to the end keeps the connection for the next attempt; a long answer is cut off.
               if (size > DRAIN_BYTES) {
-                response.destroy();
                 answer();
+                response.destroy();
               }
             });
             response.on('end', answer);
@@ -184,11 +228,16 @@ function nativePoster({ http, https }: NativeHttp): Poster {
             response.on('close', answer);
           },
         );
-        request.on('error', reject);
+        const timer = setTimeout(() => fail(new PostTimeout(timeoutMs)), timeoutMs);
+        inFlight.add(fail);
+        request.on('error', (error) => {
+          if (settle()) reject(error);
+        });
         request.end(bytes);
       });
     },
-    close() {
+    stop() {
+      for (const fail of [...inFlight]) fail(new PostStopped());
       agents['http:'].destroy();
       agents['https:'].destroy();
     },

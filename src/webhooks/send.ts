@@ -1,5 +1,5 @@
 import pRetry from 'p-retry';
-import type { Poster } from './post.js';
+import { type PostAnswer, type Poster, PostStopped, PostTimeout } from './post.js';
 import { parseRetryAfter } from './schedule.js';
 
 /** What one delivery attempt came to. */
@@ -19,7 +19,7 @@ export interface SendOptions {
   readonly body: string;
   readonly poster: Poster;
   readonly timeoutMs: number;
-  /** Aborts the attempt when the dispatcher stops. */
+  /** Ends the pauses between quick retries when the dispatcher stops (the poster ends posts in flight). */
   readonly signal: AbortSignal;
   /** Quick in-process retries of a refused or reset connection before the attempt counts as failed. */
   readonly burstRetries: number;
@@ -45,18 +45,30 @@ function codeOf(error: unknown): string | undefined {
  */
 export async function sendAttempt(options: SendOptions): Promise<AttemptResult> {
   const started = performance.now();
-  const timeout = AbortSignal.timeout(options.timeoutMs);
-  const signal = AbortSignal.any([timeout, options.signal]);
   const elapsed = (): number => Math.round(performance.now() - started);
-  const request = { url: options.url, headers: options.headers, body: options.body, signal };
+  const { poster, signal } = options;
+  const request = {
+    url: options.url,
+    headers: options.headers,
+    body: options.body,
+    timeoutMs: options.timeoutMs,
+  };
   try {
-    const answer = await pRetry(() => options.poster.post(request), {
-      retries: options.burstRetries,
-      minTimeout: 50,
-      maxTimeout: 250,
-      signal,
-      shouldRetry: ({ error }) => isConnectionFailure(error) && !signal.aborted,
-    });
+    let answer: PostAnswer;
+    try {
+      answer = await poster.post(request);
+    } catch (error) {
+      // A refused or reset connection reached no application: try again within this attempt, at once
+      // (often a kept-alive connection the receiver had closed), then after 50–250 ms.
+      if (options.burstRetries === 0 || !isConnectionFailure(error) || signal.aborted) throw error;
+      answer = await pRetry(() => poster.post(request), {
+        retries: options.burstRetries - 1,
+        minTimeout: 50,
+        maxTimeout: 250,
+        signal,
+        shouldRetry: ({ error: again }) => isConnectionFailure(again) && !signal.aborted,
+      });
+    }
     return {
       ok: answer.status >= 200 && answer.status < 300,
       statusCode: answer.status,
@@ -66,11 +78,12 @@ export async function sendAttempt(options: SendOptions): Promise<AttemptResult> 
       retryAfterMs: parseRetryAfter(answer.retryAfter, options.now()),
     };
   } catch (error) {
-    const message = timeout.aborted
-      ? `No answer within ${options.timeoutMs} ms.`
-      : options.signal.aborted
-        ? 'Interrupted: the dispatcher stopped.'
-        : describe(error);
+    const message =
+      error instanceof PostTimeout || error instanceof PostStopped
+        ? error.message
+        : signal.aborted
+          ? 'Interrupted: the dispatcher stopped.'
+          : describe(error);
     return {
       ok: false,
       statusCode: null,
