@@ -21,7 +21,10 @@ export interface WebhookDispatcherOptions {
   readonly delaysMs?: readonly number[];
   /** Per-attempt timeout (default 15 s). */
   readonly timeoutMs?: number;
-  /** Deliveries in flight in this worker (default 16). */
+  /**
+   * Deliveries in flight in this worker (default 64). Under request load the event loop serves each
+   * connection in turn, so deliveries keep pace with incoming writes only with about as many in flight.
+   */
   readonly concurrency?: number;
   /**
    * Deliveries of one endpoint in flight across all workers (default 4). With `adaptiveConcurrency` this

@@ -42,7 +42,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   const workerId = options.workerId ?? ids('wkr');
   const schedule = retrySchedule({ attempts: options.attempts, delaysMs: options.delaysMs });
   const timeoutMs = options.timeoutMs ?? 15_000;
-  const concurrency = options.concurrency ?? 16;
+  const concurrency = options.concurrency ?? 64;
   const maxPerEndpoint = options.maxPerEndpoint ?? 4;
   const leaseMs = options.leaseMs ?? timeoutMs + 60_000;
   const disableAfterMs = options.disableAfterMs ?? 5 * 24 * 3_600_000;

@@ -34,7 +34,7 @@ export const USAGE = `usage: npm run bench:webhooks -- [options]
   --rounds <n>        interleaved burst rounds per sender; sign runs twice as many (default 3)
   --duration <s>      seconds of sustained load (default 60)
   --connections <n>   autocannon connections creating clients (default 50)
-  --concurrency <n>   fetch loop requests in flight and dispatcher concurrency (default 16)
+  --concurrency <n>   fetch loop requests in flight and dispatcher concurrency (default 64, the dispatcher's)
   --endpoints <n>     endpoints in the fan-out, plus one slow one (default 1000)
   --json <path>       write the results as JSON there
 environment: DATABASE_URL (see --pg); BENCH_MAX_PER_ENDPOINT sets the dispatcher's maxPerEndpoint`;
@@ -49,7 +49,7 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): B
       rounds: { type: 'string', default: '3' },
       duration: { type: 'string', default: '60' },
       connections: { type: 'string', default: '50' },
-      concurrency: { type: 'string', default: '16' },
+      concurrency: { type: 'string', default: '64' },
       endpoints: { type: 'string', default: '1000' },
       json: { type: 'string' },
       help: { type: 'boolean', default: false },
