@@ -3,8 +3,12 @@ import type { EventBus } from './event-bus.js';
 import type { DomainEvent } from './events.js';
 import { type Clock, type Logger, silentLogger, systemClock } from './runtime.js';
 
-/** A durable consumer of committed events (e.g. webhook fan-out). Must be idempotent per event id. */
-export type OutboxHandler = (event: DomainEvent) => Promise<void>;
+/**
+ * A durable consumer of committed events (e.g. webhook fan-out), given a batch of them, oldest first, so
+ * it can write for all of them at once. Must be idempotent per event id: a batch that fails is handed
+ * out again, one event at a time, so one bad event holds back only itself.
+ */
+export type OutboxHandler = (events: readonly DomainEvent[]) => Promise<void>;
 
 export interface OutboxRelayOptions {
   readonly storage: Storage;
@@ -46,19 +50,25 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   let kicked = false;
   let timer: ReturnType<typeof setInterval> | undefined;
 
-  async function relayOne(event: DomainEvent): Promise<boolean> {
+  async function handle(events: readonly DomainEvent[]): Promise<boolean> {
     try {
-      for (const handler of handlers) await handler(event);
+      for (const handler of handlers) await handler(events);
+      return true;
     } catch (error) {
-      logger.log('error', 'outbox handler failed; the event will be retried', {
-        eventId: event.id,
-        type: event.type,
+      logger.log('error', 'outbox handler failed; the events will be retried', {
+        eventIds: events.map((e) => e.id),
         error: String(error),
       });
       return false;
     }
-    await bus.publish(event);
-    return true;
+  }
+
+  /** The events of a claimed batch that every handler took: all at once, else one by one. */
+  async function handled(events: readonly DomainEvent[]): Promise<DomainEvent[]> {
+    if (handlers.size === 0 || (events.length > 1 && (await handle(events)))) return [...events];
+    const done: DomainEvent[] = [];
+    for (const event of events) if (await handle([event])) done.push(event);
+    return done;
   }
 
   async function drain(): Promise<number> {
@@ -66,9 +76,9 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     for (;;) {
       const events = await storage.outbox.claim({ now: clock.now(), limit: batchSize, leaseMs });
       if (events.length === 0) return total;
-      const relayed: string[] = [];
-      for (const event of events) if (await relayOne(event)) relayed.push(event.id);
-      await storage.outbox.markRelayed(relayed);
+      const relayed = await handled(events);
+      for (const event of relayed) await bus.publish(event);
+      await storage.outbox.markRelayed(relayed.map((e) => e.id));
       total += relayed.length;
       if (relayed.length < events.length) return total;
     }

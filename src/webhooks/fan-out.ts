@@ -1,7 +1,7 @@
 import { matchesEventType } from '../core/events.js';
 import type { OutboxHandler } from '../core/outbox-relay.js';
 import { type Clock, type IdGenerator, isoAt, sortableIds, systemClock } from '../core/runtime.js';
-import type { Storage } from '../storage/contract/index.js';
+import type { Storage, WebhookDeliveryRecord } from '../storage/contract/index.js';
 import { webhookPayload } from './payload.js';
 
 export interface WebhookFanOutOptions {
@@ -14,8 +14,9 @@ export interface WebhookFanOutOptions {
 
 /**
  * The durable outbox handler that turns each committed event into one delivery per matching enabled
- * endpoint. Idempotent per (event_id, endpoint): the relay hands an event out again after a crash, and
- * only the deliveries still missing are created. Register it with `relay.use(...)`.
+ * endpoint, for a whole batch of events in one write. Idempotent per (event_id, endpoint): the relay
+ * hands events out again after a crash, and only the deliveries still missing are created. Register it
+ * with `relay.use(...)`.
  *
  * @example
  * relay.use(createWebhookFanOut({ storage, onDeliveries: () => dispatcher.kick() }));
@@ -24,31 +25,34 @@ export function createWebhookFanOut(options: WebhookFanOutOptions): OutboxHandle
   const { storage } = options;
   const clock = options.clock ?? systemClock;
   const ids = options.ids ?? sortableIds;
-  return async (event) => {
+  return async (events) => {
     const endpoints = await storage.webhooks.endpoints.listEnabled();
-    const matching = endpoints.filter((e) => e.eventTypes.some((p) => matchesEventType(p, event.type)));
-    if (matching.length === 0) return;
-    const payload = webhookPayload(event);
     const now = isoAt(clock.now());
-    // One write for every endpoint: an event fanned out to a thousand endpoints is one statement.
-    const created = await storage.webhooks.deliveries.createManyIfAbsent(
-      matching.map((endpoint) => ({
-        id: ids('whd'),
-        endpointId: endpoint.id,
-        eventId: event.id,
-        eventType: event.type,
-        payload,
-        status: 'pending',
-        attempts: 0,
-        nextAttemptAt: now,
-        leasedBy: null,
-        leaseUntil: null,
-        lastStatusCode: null,
-        lastError: null,
-        createdAt: now,
-        updatedAt: now,
-      })),
-    );
+    const deliveries: WebhookDeliveryRecord[] = [];
+    for (const event of events) {
+      const matching = endpoints.filter((e) => e.eventTypes.some((p) => matchesEventType(p, event.type)));
+      if (matching.length === 0) continue;
+      const payload = webhookPayload(event);
+      for (const endpoint of matching)
+        deliveries.push({
+          id: ids('whd'),
+          endpointId: endpoint.id,
+          eventId: event.id,
+          eventType: event.type,
+          payload,
+          status: 'pending',
+          attempts: 0,
+          nextAttemptAt: now,
+          leasedBy: null,
+          leaseUntil: null,
+          lastStatusCode: null,
+          lastError: null,
+          createdAt: now,
+          updatedAt: now,
+        });
+    }
+    // One write for the whole batch: a hundred events, or one event to a thousand endpoints.
+    const created = deliveries.length ? await storage.webhooks.deliveries.createManyIfAbsent(deliveries) : 0;
     if (created > 0) options.onDeliveries?.();
   };
 }

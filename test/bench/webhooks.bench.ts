@@ -123,12 +123,14 @@ describe(`deliver ${BATCH} events to a local receiver (divide by ${BATCH} for de
       });
       const fanOut = createWebhookFanOut({ storage });
       for (let i = 0; i < BATCH; i++) {
-        await fanOut({
-          id: `evt_${i}`,
-          type: 'order.shipped',
-          occurredAt: '2026-01-01T00:00:00.000Z',
-          data: { i },
-        });
+        await fanOut([
+          {
+            id: `evt_${i}`,
+            type: 'order.shipped',
+            occurredAt: '2026-01-01T00:00:00.000Z',
+            data: { i },
+          },
+        ]);
       }
       const dispatcher = createWebhookDispatcher({ storage, outbound, concurrency: 16, maxPerEndpoint: 16 });
       const sent = await dispatcher.runOnce();

@@ -90,9 +90,9 @@ describe('outbox relay', () => {
     const { clock, seen, relay, domain } = setup();
     let failures = 1;
     const handled: string[] = [];
-    relay.use(async (e) => {
+    relay.use(async (events) => {
       if (failures-- > 0) throw new Error('receiver store down');
-      handled.push(e.type);
+      handled.push(...events.map((e) => e.type));
     });
     await domain.clients.create({ name: 'Ada', email: 'ada@example.com' });
     expect(await relay.flush()).toBe(0);
@@ -103,6 +103,29 @@ describe('outbox relay', () => {
     expect(await relay.flush()).toBe(1);
     expect(handled).toEqual(['client.created']);
     expect(seen).toEqual(['client.created']);
+  });
+
+  it('hands a claimed batch to a handler at once, and retries a failed batch one event at a time', async () => {
+    const { storage, clock, bus, seen } = setup();
+    const domain = createDomain({ storage, clock }); // no kick: the flush below is the only one
+    const relay = createOutboxRelay({ storage, bus, clock, leaseMs: 10_000 });
+    const messages = [];
+    for (const content of ['one', 'poison', 'three'])
+      messages.push(await domain.messages.create({ chatbotId: 'b', visitorId: 'v', content }));
+    const poison = messages[1]!.id;
+    const batches: string[][] = [];
+    relay.use(async (events) => {
+      batches.push(events.map((e) => (e.data as { id: string }).id));
+      if (events.some((e) => (e.data as { id: string }).id === poison)) throw new Error('cannot take it');
+    });
+    expect(await relay.flush()).toBe(2);
+    const [a, , c] = messages.map((m) => m.id);
+    expect(batches).toEqual([[a, poison, c], [a], [poison], [c]]);
+    expect(seen).toEqual(['message.created', 'message.created']);
+    // The bad one alone waits for its lease to end, and is handed out again by itself.
+    clock.advance(10_000);
+    expect(await relay.flush()).toBe(0);
+    expect(batches.at(-1)).toEqual([poison]);
   });
 
   it('lets two relays on one storage share the outbox without relaying an event twice', async () => {

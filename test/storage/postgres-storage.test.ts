@@ -125,8 +125,8 @@ describe('many instances on one database', () => {
     const handled = new Map<string, number>();
     const relays = instances.map((s) => {
       const relay = createOutboxRelay({ storage: s, bus: createMemoryEventBus(), batchSize: 7 });
-      relay.use(async (event: DomainEvent) => {
-        handled.set(event.id, (handled.get(event.id) ?? 0) + 1);
+      relay.use(async (events: readonly DomainEvent[]) => {
+        for (const event of events) handled.set(event.id, (handled.get(event.id) ?? 0) + 1);
       });
       return relay;
     });

@@ -69,7 +69,7 @@ export function harness(storage: Storage = createMemoryStorage()): Harness {
     storage,
     clock,
     admin: createWebhookAdmin({ storage, clock, ids, outbound }),
-    fanOut,
+    fanOut: (event) => fanOut([event]),
     dispatcher(options = {}) {
       const dispatcher = createWebhookDispatcher({
         storage,
