@@ -77,7 +77,8 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       const events = await storage.outbox.claim({ now: clock.now(), limit: batchSize, leaseMs });
       if (events.length === 0) return total;
       const relayed = await handled(events);
-      for (const event of relayed) await bus.publish(event);
+      // Published together: a bus that stores events (PostgreSQL) writes them in one statement.
+      await Promise.all(relayed.map((event) => bus.publish(event)));
       await storage.outbox.markRelayed(relayed.map((e) => e.id));
       total += relayed.length;
       if (relayed.length < events.length) return total;

@@ -92,6 +92,14 @@ describe('PostgreSQL event bus', () => {
     expect((await onB.next(50)).map((e) => e.id)).toEqual(events.map((e) => e.id));
   });
 
+  it('keeps the order of events published together (stored by one statement)', async () => {
+    const [a, b] = [await instance(), await instance()];
+    const onB = collect(b);
+    const events = Array.from({ length: 120 }, () => anEvent());
+    await Promise.all(events.map((event) => a.publish(event)));
+    expect((await onB.next(120)).map((e) => e.id)).toEqual(events.map((e) => e.id));
+  });
+
   it('delivers only the event types a subscriber asked for', async () => {
     const [a, b] = [await instance(), await instance()];
     const orders = collect(b, ['order.*']);

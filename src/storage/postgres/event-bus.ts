@@ -189,25 +189,51 @@ export function createPostgresEventBus(options: PostgresEventBusOptions): Postgr
     scheduleReconnect(firstDelay);
   });
 
-  async function store(event: DomainEvent): Promise<void> {
+  /** Events published in the same tick are stored (and notified) by one statement. */
+  let batch: DomainEvent[] | undefined;
+  let batchStored: Promise<void> = Promise.resolve();
+  function store(event: DomainEvent): Promise<void> {
+    if (!batch) {
+      const events: DomainEvent[] = [];
+      batch = events;
+      batchStored = Promise.resolve().then(() => {
+        batch = undefined;
+        return storeAll(events);
+      });
+    }
+    batch.push(event);
+    return batchStored;
+  }
+
+  async function storeAll(events: readonly DomainEvent[]): Promise<void> {
     const now = clock.now();
     try {
       await pool.query(
         `WITH stored AS (
            INSERT INTO switchboard_bus_events (id, origin, type, occurred_at, data, published_ms)
-           VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING RETURNING seq
+           SELECT e.id, $1, e.type, e.occurred_at, e.data::json, $2
+           FROM unnest($3::text[], $4::text[], $5::text[], $6::text[]) AS e(id, type, occurred_at, data)
+           ON CONFLICT (id) DO NOTHING RETURNING seq
          )
-         SELECT pg_notify($7, $2 || ':' || seq) FROM stored`,
-        [event.id, origin, event.type, event.occurredAt, JSON.stringify(event.data), now, channel],
+         SELECT pg_notify($7, $1 || ':' || seq) FROM stored`,
+        [
+          origin,
+          now,
+          events.map((e) => e.id),
+          events.map((e) => e.type),
+          events.map((e) => e.occurredAt),
+          events.map((e) => JSON.stringify(e.data)),
+          channel,
+        ],
       );
       if (now >= nextSweep) {
         nextSweep = now + SWEEP_EVERY_MS;
         await pool.query('DELETE FROM switchboard_bus_events WHERE published_ms < $1', [now - retentionMs]);
       }
     } catch (error) {
-      // Best effort: this instance's subscribers have the event; others miss it, as with any live bus.
-      logger.log('error', 'could not publish an event to other instances', {
-        eventId: event.id,
+      // Best effort: this instance's subscribers have the events; others miss them, as with any live bus.
+      logger.log('error', 'could not publish events to other instances', {
+        eventIds: events.map((e) => e.id),
         error: String(translate(error)),
       });
     }
