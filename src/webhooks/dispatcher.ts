@@ -1,5 +1,6 @@
 import { isoAt, silentLogger, sortableIds, systemClock } from '../core/runtime.js';
 import type { WebhookDeliveryRecord, WebhookEndpointRecord } from '../storage/contract/index.js';
+import { createBatchedTransactions } from './batched-transactions.js';
 import { decide } from './decide.js';
 import type { WebhookDispatcherOptions } from './dispatcher-options.js';
 import { createEndpointLimits } from './endpoint-limits.js';
@@ -38,6 +39,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   const ids = options.ids ?? sortableIds;
   const logger = options.logger ?? silentLogger;
   const poster = createPoster(options.fetch);
+  const transact = createBatchedTransactions(storage);
   const outbound = options.outbound ?? {};
   const workerId = options.workerId ?? ids('wkr');
   const schedule = retrySchedule({ attempts: options.attempts, delaysMs: options.delaysMs });
@@ -147,7 +149,9 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
         });
     const at = isoAt(now);
     let announced = false;
-    await storage.transaction(async (tx) => {
+    // Shared with the outcomes recorded meanwhile; run again on its own should the shared one fail.
+    await transact(async (tx) => {
+      announced = false;
       const finished = await tx.webhooks.deliveries.finish(
         delivery.id,
         { workerId, attempts: delivery.attempts },

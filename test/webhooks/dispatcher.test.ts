@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { Storage, Stores } from '../../src/storage/contract/index.js';
+import { createMemoryStorage } from '../../src/storage/memory/index.js';
 import { harness, listen, orderEvent, scriptedReceiver } from './support.js';
 
 const page = { offset: 0, limit: 100 };
@@ -338,5 +340,64 @@ describe('webhook dispatcher', () => {
     h.clock.advance(5_000);
     await dispatcher.runOnce();
     expect(await h.admin.getDelivery(delivery!.id)).toMatchObject({ status: 'succeeded', attempts: 2 });
+  });
+});
+
+describe('webhook dispatcher outcomes', () => {
+  it('writes the outcomes that arrive while a transaction is being written in the next one together', async () => {
+    const real = createMemoryStorage();
+    let transactions = 0;
+    // A store whose commits take a while, as a database's do.
+    const storage: Storage = {
+      ...real,
+      transaction: async (work) => {
+        transactions++;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        return real.transaction(work);
+      },
+    };
+    const h = harness(storage);
+    const receiver = await scriptedReceiver(h.clock);
+    await h.admin.createEndpoint({ url: receiver.url, eventTypes: ['*'] });
+    for (let i = 0; i < 40; i++) await h.fanOut(orderEvent());
+    transactions = 0;
+    await h.dispatcher({ concurrency: 40, maxPerEndpoint: 40 }).runOnce();
+    expect((await real.webhooks.deliveries.list({ status: 'succeeded' }, page)).total).toBe(40);
+    expect(transactions).toBeLessThan(20);
+  });
+
+  it('records outcomes together, and one that cannot be written does not take the others down', async () => {
+    const real = createMemoryStorage();
+    let poisoned: string | undefined;
+    // The store refuses to write one delivery's outcome, as a failing database row would.
+    const withPoison = (stores: Stores): Stores => ({
+      ...stores,
+      webhooks: {
+        ...stores.webhooks,
+        deliveries: {
+          ...stores.webhooks.deliveries,
+          finish: (id, lease, outcome) =>
+            id === poisoned
+              ? Promise.reject(new Error('row is broken'))
+              : stores.webhooks.deliveries.finish(id, lease, outcome),
+        },
+      },
+    });
+    const storage: Storage = {
+      ...real,
+      ...withPoison(real),
+      transaction: (work) => real.transaction((tx) => work(withPoison(tx))),
+    };
+    const h = harness(storage);
+    const receiver = await scriptedReceiver(h.clock);
+    await h.admin.createEndpoint({ url: receiver.url, eventTypes: ['*'] });
+    for (let i = 0; i < 12; i++) await h.fanOut(orderEvent());
+    poisoned = (await real.webhooks.deliveries.list({}, page)).items[5]!.id;
+    await h.dispatcher({ concurrency: 12, maxPerEndpoint: 12 }).runOnce();
+    expect(receiver.received).toHaveLength(12);
+    const after = (await real.webhooks.deliveries.list({}, page)).items;
+    expect(after.filter((d) => d.status === 'succeeded')).toHaveLength(11);
+    // Its lease stays until it expires; then it is sent again (at least once).
+    expect(after.find((d) => d.id === poisoned)).toMatchObject({ status: 'pending', attempts: 0 });
   });
 });
