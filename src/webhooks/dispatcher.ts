@@ -1,10 +1,10 @@
 import { isoAt, silentLogger, sortableIds, systemClock } from '../core/runtime.js';
 import type { WebhookDeliveryRecord, WebhookEndpointRecord } from '../storage/contract/index.js';
-import { createBatchedTransactions } from './batched-transactions.js';
 import { decide } from './decide.js';
 import type { WebhookDispatcherOptions } from './dispatcher-options.js';
 import { createEndpointLimits } from './endpoint-limits.js';
 import { checkDestination } from './outbound.js';
+import { createOutcomeWriter } from './outcome-writer.js';
 import { createPoster } from './post.js';
 import { retrySchedule } from './schedule.js';
 import { type AttemptResult, sendAttempt } from './send.js';
@@ -39,7 +39,6 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   const ids = options.ids ?? sortableIds;
   const logger = options.logger ?? silentLogger;
   const poster = createPoster(options.fetch);
-  const transact = createBatchedTransactions(storage);
   const outbound = options.outbound ?? {};
   const workerId = options.workerId ?? ids('wkr');
   const schedule = retrySchedule({ attempts: options.attempts, delaysMs: options.delaysMs });
@@ -49,6 +48,14 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   const leaseMs = options.leaseMs ?? timeoutMs + 60_000;
   const disableAfterMs = options.disableAfterMs ?? 5 * 24 * 3_600_000;
   const random = options.random ?? Math.random;
+  const writeOutcome = createOutcomeWriter({
+    storage,
+    ids,
+    logger,
+    workerId,
+    disableAfterMs,
+    ...(options.onCommit ? { onCommit: options.onCommit } : {}),
+  });
   const limits =
     options.adaptiveConcurrency === false
       ? undefined
@@ -147,55 +154,18 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
           random,
           maxRetryAfterMs: options.maxRetryAfterMs ?? 10 * 3_600_000,
         });
-    const at = isoAt(now);
-    let announced = false;
-    // Shared with the outcomes recorded meanwhile; run again on its own should the shared one fail.
-    await transact(async (tx) => {
-      announced = false;
-      const finished = await tx.webhooks.deliveries.finish(
-        delivery.id,
-        { workerId, attempts: delivery.attempts },
-        {
-          status: decision.status,
-          attempts,
-          nextAttemptAt: decision.nextAttemptAt === null ? null : isoAt(decision.nextAttemptAt),
-          lastStatusCode: result.statusCode,
-          lastError: result.error ?? (result.ok ? null : `HTTP ${result.statusCode}`),
-          at,
-        },
-      );
-      if (!finished) {
-        logger.log('warn', 'webhook lease lost before the attempt was recorded', { deliveryId: delivery.id });
-        return;
-      }
-      await tx.webhooks.attempts.insert({
-        id: ids('wha'),
-        deliveryId: delivery.id,
-        endpointId: endpoint.id,
-        number: attempts,
-        startedAt: context.startedAt,
-        durationMs: result.durationMs,
-        statusCode: result.statusCode,
-        responseExcerpt: result.responseExcerpt,
-        error: result.error,
-        succeeded: result.ok,
-      });
-      const after = await tx.webhooks.endpoints.recordOutcome(endpoint.id, { ok: result.ok, at });
-      const failingFor = after?.failingSince ? now - Date.parse(after.failingSince) : 0;
-      const reason = decision.gone ? 'gone' : failingFor >= disableAfterMs ? 'failing' : null;
-      if (reason && (await tx.webhooks.endpoints.disable(endpoint.id, reason, at))) {
-        await tx.outbox.append({
-          id: ids('evt'),
-          type: 'webhook_endpoint.disabled',
-          occurredAt: at,
-          data: { id: endpoint.id, url: endpoint.url, reason, failingSince: after?.failingSince ?? null },
-        });
-        announced = true;
-      }
+    const { recorded } = await writeOutcome({
+      delivery,
+      endpoint,
+      result,
+      decision,
+      startedAt: context.startedAt,
+      now,
+      at: isoAt(now),
     });
-    if (announced) {
-      logger.log('warn', 'webhook endpoint disabled', { endpointId: endpoint.id, gone: decision.gone });
-      options.onCommit?.();
+    if (!recorded) {
+      logger.log('warn', 'webhook lease lost before the attempt was recorded', { deliveryId: delivery.id });
+      return;
     }
     logger.log(result.ok ? 'debug' : 'info', 'webhook attempt', {
       deliveryId: delivery.id,

@@ -376,10 +376,10 @@ describe('webhook dispatcher outcomes', () => {
         ...stores.webhooks,
         deliveries: {
           ...stores.webhooks.deliveries,
-          finish: (id, lease, outcome) =>
-            id === poisoned
+          finishMany: (finishes) =>
+            finishes.some((f) => f.id === poisoned)
               ? Promise.reject(new Error('row is broken'))
-              : stores.webhooks.deliveries.finish(id, lease, outcome),
+              : stores.webhooks.deliveries.finishMany(finishes),
         },
       },
     });

@@ -46,6 +46,7 @@ export type {
   WebhookEndpointDisabledReason,
   WebhookEndpointRecord,
   WebhookEndpointStore,
+  WebhookFinish,
   WebhookSecretRecord,
   WebhookStores,
 } from './webhooks.js';

@@ -111,6 +111,13 @@ export interface WebhookClaimOptions {
   readonly endpointLimits?: ReadonlyMap<string, number>;
 }
 
+/** One outcome for `finishMany`: the delivery, the lease it was claimed with, and how it ended. */
+export interface WebhookFinish {
+  readonly id: string;
+  readonly lease: { readonly workerId: string; readonly attempts: number };
+  readonly outcome: WebhookAttemptOutcome;
+}
+
 /** How an attempt ended, written only by the worker still holding the lease. */
 export interface WebhookAttemptOutcome {
   readonly status: WebhookDeliveryStatus;
@@ -146,6 +153,11 @@ export interface WebhookDeliveryStore {
     lease: { readonly workerId: string; readonly attempts: number },
     outcome: WebhookAttemptOutcome,
   ): Promise<boolean>;
+  /**
+   * `finish` for many deliveries in one write (a worker's outcomes of one moment); returns the ids
+   * whose lease was still held, which are the ones written.
+   */
+  finishMany(finishes: readonly WebhookFinish[]): Promise<string[]>;
   /** Ends a lease without an attempt (a worker shutting down); the delivery is due again at once. */
   release(id: string, workerId: string): Promise<boolean>;
   /**
@@ -179,6 +191,8 @@ export interface WebhookAttemptRecord {
 /** Attempts of a delivery, oldest first. */
 export interface WebhookAttemptStore {
   insert(attempt: WebhookAttemptRecord): Promise<void>;
+  /** The same for many attempts in one write, kept in the order given. */
+  insertMany(attempts: readonly WebhookAttemptRecord[]): Promise<void>;
   listByDelivery(deliveryId: string): Promise<WebhookAttemptRecord[]>;
 }
 

@@ -1,6 +1,7 @@
 import { SwitchboardError } from '../../core/errors.js';
 import { isoAt } from '../../core/runtime.js';
 import type {
+  WebhookAttemptOutcome,
   WebhookAttemptRecord,
   WebhookAttemptStore,
   WebhookDeliveryFilter,
@@ -8,6 +9,7 @@ import type {
   WebhookDeliveryStore,
   WebhookEndpointRecord,
   WebhookEndpointStore,
+  WebhookFinish,
   WebhookStores,
 } from '../contract/index.js';
 import { createDeliveryQueue, type DeliveryQueue } from './delivery-queue.js';
@@ -129,6 +131,22 @@ function deliveryStore(state: WebhookState, journal: Journal): WebhookDeliverySt
     put(journal, state.deliveries, delivery.id, record);
     state.queue.track(record);
   };
+  const finish = (id: string, lease: WebhookFinish['lease'], outcome: WebhookAttemptOutcome): boolean => {
+    const current = state.deliveries.get(id);
+    if (!current || current.leasedBy !== lease.workerId || current.attempts !== lease.attempts) return false;
+    save({
+      ...current,
+      status: outcome.status,
+      attempts: outcome.attempts,
+      nextAttemptAt: outcome.nextAttemptAt,
+      lastStatusCode: outcome.lastStatusCode,
+      lastError: outcome.lastError,
+      leasedBy: null,
+      leaseUntil: null,
+      updatedAt: outcome.at,
+    });
+    return true;
+  };
   const create = (delivery: WebhookDeliveryRecord): boolean => {
     const key = uniqueKey(delivery.eventId, delivery.endpointId);
     if (state.byEventAndEndpoint.has(key)) return false;
@@ -174,21 +192,10 @@ function deliveryStore(state: WebhookState, journal: Journal): WebhookDeliverySt
       });
     },
     async finish(id, lease, outcome) {
-      const current = state.deliveries.get(id);
-      if (!current || current.leasedBy !== lease.workerId || current.attempts !== lease.attempts)
-        return false;
-      save({
-        ...current,
-        status: outcome.status,
-        attempts: outcome.attempts,
-        nextAttemptAt: outcome.nextAttemptAt,
-        lastStatusCode: outcome.lastStatusCode,
-        lastError: outcome.lastError,
-        leasedBy: null,
-        leaseUntil: null,
-        updatedAt: outcome.at,
-      });
-      return true;
+      return finish(id, lease, outcome);
+    },
+    async finishMany(finishes) {
+      return finishes.filter((f) => finish(f.id, f.lease, f.outcome)).map((f) => f.id);
     },
     async release(id, workerId) {
       const current = state.deliveries.get(id);
@@ -231,10 +238,16 @@ function deliveryStore(state: WebhookState, journal: Journal): WebhookDeliverySt
 }
 
 function attemptStore(state: WebhookState, journal: Journal): WebhookAttemptStore {
+  const insert = (attempt: WebhookAttemptRecord): void => {
+    const list = state.attempts.get(attempt.deliveryId) ?? [];
+    put(journal, state.attempts, attempt.deliveryId, [...list, Object.freeze({ ...attempt })]);
+  };
   return {
     async insert(attempt) {
-      const list = state.attempts.get(attempt.deliveryId) ?? [];
-      put(journal, state.attempts, attempt.deliveryId, [...list, Object.freeze({ ...attempt })]);
+      insert(attempt);
+    },
+    async insertMany(attempts) {
+      for (const attempt of attempts) insert(attempt);
     },
     async listByDelivery(deliveryId) {
       return [...(state.attempts.get(deliveryId) ?? [])];

@@ -262,6 +262,33 @@ export function postgresWebhookDeliveryStore(db: Database): WebhookDeliveryStore
       return row !== undefined;
     },
 
+    async finishMany(finishes) {
+      if (finishes.length === 0) return [];
+      const rows = await db.rows<{ id: string }>(
+        `UPDATE ${TABLE} d SET status = f.status, attempts = f.attempts, next_attempt_at = f.next_attempt_at,
+           last_status_code = f.last_status_code, last_error = f.last_error, leased_by = NULL,
+           lease_until = NULL, updated_at = f.at
+         FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::int[], $6::timestamptz[], $7::int[],
+           $8::text[], $9::timestamptz[])
+           AS f(id, worker_id, lease_attempts, status, attempts, next_attempt_at, last_status_code, last_error, at)
+         WHERE d.id = f.id AND d.leased_by = f.worker_id AND d.attempts = f.lease_attempts
+         RETURNING d.id`,
+        [
+          finishes.map((f) => f.id),
+          finishes.map((f) => f.lease.workerId),
+          finishes.map((f) => f.lease.attempts),
+          finishes.map((f) => f.outcome.status),
+          finishes.map((f) => f.outcome.attempts),
+          finishes.map((f) => f.outcome.nextAttemptAt),
+          finishes.map((f) => f.outcome.lastStatusCode),
+          finishes.map((f) => f.outcome.lastError),
+          finishes.map((f) => f.outcome.at),
+        ],
+      );
+      const written = new Set(rows.map((r) => r.id));
+      return finishes.filter((f) => written.has(f.id)).map((f) => f.id);
+    },
+
     async release(id, workerId) {
       const row = await db.row(
         `UPDATE ${TABLE} SET leased_by = NULL, lease_until = NULL WHERE id = $1 AND leased_by = $2 RETURNING id`,

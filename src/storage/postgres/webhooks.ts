@@ -52,6 +52,28 @@ function postgresWebhookAttemptStore(db: Database): WebhookAttemptStore {
         ],
       );
     },
+    async insertMany(attempts) {
+      if (attempts.length === 0) return;
+      const column = <K extends keyof WebhookAttemptRecord>(key: K) => attempts.map((a) => a[key]);
+      // unnest keeps the order given, so the sequence column orders them as inserted.
+      await db.rows(
+        `INSERT INTO switchboard_webhook_attempts (${COLUMNS})
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::timestamptz[], $6::int[],
+           $7::int[], $8::text[], $9::text[], $10::boolean[])`,
+        [
+          column('id'),
+          column('deliveryId'),
+          column('endpointId'),
+          column('number'),
+          column('startedAt'),
+          column('durationMs'),
+          column('statusCode'),
+          column('responseExcerpt'),
+          column('error'),
+          column('succeeded'),
+        ],
+      );
+    },
     async listByDelivery(deliveryId) {
       const rows = await db.rows<AttemptRow>(
         `SELECT ${COLUMNS} FROM switchboard_webhook_attempts WHERE delivery_id = $1 ORDER BY seq`,

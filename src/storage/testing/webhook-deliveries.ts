@@ -276,6 +276,52 @@ export function webhookDeliveryContract(storage: () => Storage): void {
     await s.webhooks.attempts.insert(attempt(1));
     await s.webhooks.attempts.insert(attempt(2));
     expect(await s.webhooks.attempts.listByDelivery(delivery.id)).toEqual([attempt(1), attempt(2)]);
+    await s.webhooks.attempts.insertMany([attempt(3), attempt(4), attempt(5)]);
+    await s.webhooks.attempts.insertMany([]);
+    expect((await s.webhooks.attempts.listByDelivery(delivery.id)).map((a) => a.number)).toEqual([
+      1, 2, 3, 4, 5,
+    ]);
+    expect((await s.webhooks.attempts.listByDelivery(delivery.id))[4]).toEqual(attempt(5));
+  });
+
+  it('finishes many deliveries in one write, only those whose lease is still held', async () => {
+    const s = storage();
+    const endpointId = await withEndpoint(s);
+    for (let i = 0; i < 4; i++) await s.webhooks.deliveries.createIfAbsent(aDelivery(endpointId));
+    const claimed = await s.webhooks.deliveries.claimDue(claim({ leaseMs: 1_000 }));
+    expect(claimed).toHaveLength(4);
+    // The last one's lease ran out and another worker took it.
+    const [lost] = await s.webhooks.deliveries.claimDue(claim({ now: NOW + 1_000, workerId: 'b', limit: 1 }));
+    expect(lost!.id).toBe(claimed[0]!.id);
+    const outcome = (status: 'succeeded' | 'pending') => ({
+      status,
+      attempts: 1,
+      nextAttemptAt: status === 'pending' ? at(300) : null,
+      lastStatusCode: status === 'pending' ? 503 : 200,
+      lastError: status === 'pending' ? 'HTTP 503' : null,
+      at: at(2),
+    });
+    const finishes = claimed.map((d, i) => ({
+      id: d.id,
+      lease: { workerId: 'worker-a', attempts: 0 },
+      outcome: outcome(i === 1 ? 'pending' : 'succeeded'),
+    }));
+    const written = await s.webhooks.deliveries.finishMany(finishes);
+    expect(written.sort()).toEqual(
+      claimed
+        .map((d) => d.id)
+        .filter((id) => id !== lost!.id)
+        .sort(),
+    );
+    expect(await s.webhooks.deliveries.finishMany([])).toEqual([]);
+    expect(await s.webhooks.deliveries.get(claimed[1]!.id)).toMatchObject({
+      status: 'pending',
+      attempts: 1,
+      lastStatusCode: 503,
+      leasedBy: null,
+    });
+    expect(await s.webhooks.deliveries.get(claimed[2]!.id)).toMatchObject({ status: 'succeeded' });
+    expect(await s.webhooks.deliveries.get(lost!.id)).toMatchObject({ leasedBy: 'b', attempts: 0 });
   });
 }
 
