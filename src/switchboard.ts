@@ -124,7 +124,8 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? silentLogger;
   const bus = options.bus ?? createMemoryEventBus({ logger });
-  const relay = createOutboxRelay({ storage, bus, clock, logger });
+  // Background work on the storage's own connections when it has them, so requests cannot starve it.
+  const relay = createOutboxRelay({ storage: storage.background ?? storage, bus, clock, logger });
   const domain = createDomain({
     storage,
     clock,

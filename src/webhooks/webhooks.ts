@@ -66,7 +66,16 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
       },
     );
   }
-  const dispatcher = createWebhookDispatcher({ ...options, clock, ids, logger, outbound });
+  // Fan-out and delivery are background work: on the storage's own connections when it has them.
+  const background = options.storage.background ?? options.storage;
+  const dispatcher = createWebhookDispatcher({
+    ...options,
+    storage: background,
+    clock,
+    ids,
+    logger,
+    outbound,
+  });
   const admin = createWebhookAdmin({
     storage: options.storage,
     clock,
@@ -79,7 +88,7 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
     admin,
     dispatcher,
     fanOut: createWebhookFanOut({
-      storage: options.storage,
+      storage: background,
       clock,
       ids,
       onDeliveries: () => dispatcher.kick(),

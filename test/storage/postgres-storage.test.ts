@@ -41,6 +41,7 @@ describe('PostgreSQL migrations', () => {
       'switchboard_orders_client_status_idx',
       'switchboard_messages_visitor_idx',
       'switchboard_webhook_deliveries_due_idx',
+      'switchboard_webhook_deliveries_leased_idx',
       'switchboard_idempotency_until_idx',
       'switchboard_oauth_codes_expires_idx',
     ]) {
@@ -91,6 +92,29 @@ describe('PostgreSQL storage', () => {
     const borrowed = createPostgresStorage({ pool: db.pool });
     await borrowed.close();
     await expect(borrowed.ping()).resolves.toBeUndefined();
+  });
+
+  it('keeps connections of its own for background work, on the same data, and closes them too', async () => {
+    const own = createPostgresStorage({ connectionString: db.url, backgroundConnections: 2 });
+    const background = own.background as PostgresStorage | undefined;
+    expect(background?.pool).toBeDefined();
+    expect(background?.pool).not.toBe(own.pool);
+    await own.outbox.append({
+      id: 'evt_background',
+      type: 'client.created',
+      occurredAt: '2026-01-01T00:00:00.000Z',
+      data: {},
+    });
+    const claimed = await background!.outbox.claim({ now: Date.now(), limit: 100, leaseMs: 1_000 });
+    expect(claimed.map((e) => e.id)).toContain('evt_background');
+    await background!.outbox.markRelayed(['evt_background']);
+    await own.close();
+    await expect(background!.ping()).rejects.toThrow();
+    // A host's own pool: no second pool unless it passes one; 0 shares the main pool.
+    expect(createPostgresStorage({ pool: db.pool }).background).toBeUndefined();
+    expect(
+      createPostgresStorage({ connectionString: db.url, backgroundConnections: 0 }).background,
+    ).toBeUndefined();
   });
 
   it('sweeps expired idempotency keys, OAuth records and old finished deliveries', async () => {

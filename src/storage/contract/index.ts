@@ -80,5 +80,11 @@ export interface Storage extends Stores {
    * cleans up as it goes (the memory one) leaves it out. `createSwitchboard` calls it periodically.
    */
   sweep?(options: { readonly now: number }): Promise<unknown>;
+  /**
+   * The same data on connections of its own, for background work (the outbox relay, the webhook fan-out
+   * and dispatcher), so that request traffic cannot starve it. Optional: without it, background work
+   * uses this storage. Closed with it.
+   */
+  readonly background?: Storage;
   close(): Promise<void>;
 }

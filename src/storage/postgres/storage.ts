@@ -4,7 +4,7 @@ import type { Storage, Stores } from '../contract/index.js';
 import { DEFAULT_DELIVERY_RETENTION_MS } from '../contract/webhooks.js';
 import { postgresApiKeyStore } from './api-keys.js';
 import { postgresClientStore } from './clients.js';
-import { connect, type PostgresConnectionOptions } from './connection.js';
+import { type Connection, connect, type PostgresConnectionOptions } from './connection.js';
 import { type Database, database, translate } from './database.js';
 import { postgresIdempotencyStore, type SweepSchedule } from './idempotency.js';
 import { postgresMessageStore } from './messages.js';
@@ -19,6 +19,13 @@ export type PostgresStorageOptions = PostgresConnectionOptions & {
   readonly logger?: Logger;
   /** How long `sweep` keeps finished webhook deliveries (default 30 days). */
   readonly deliveryRetentionMs?: number;
+  /**
+   * Connections of a second pool kept for background work (outbox relay, webhook dispatch), made from
+   * the connection string (default 4; 0 shares the main pool). A host that passes its own `pool` can
+   * pass another as `backgroundPool`.
+   */
+  readonly backgroundConnections?: number;
+  readonly backgroundPool?: Pool;
 };
 
 /** The PostgreSQL adapter: the storage contract plus schema migrations and housekeeping. */
@@ -46,9 +53,39 @@ export interface PostgresStorage extends Storage {
 export function createPostgresStorage(options: PostgresStorageOptions): PostgresStorage {
   const logger = options.logger ?? silentLogger;
   const connection = connect(options, logger);
-  const { pool } = connection;
   const schedule: SweepSchedule = { nextSweep: 0 };
+  const backgroundConnection = backgroundOf(options, logger);
+  const main = view(connection.pool, schedule, options);
+  const background = backgroundConnection ? view(backgroundConnection.pool, schedule, options) : undefined;
+  let closed: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closed ??= Promise.all([connection.end(), backgroundConnection?.end()]).then(() => {});
+    return closed;
+  };
+  return {
+    ...main,
+    migrate: () => runMigrations(connection.pool),
+    ...(background ? { background: { ...background, close } } : {}),
+    close,
+  };
+}
 
+/** The second pool, when there is one to make or the host gave one. */
+function backgroundOf(options: PostgresStorageOptions, logger: Logger): Connection | undefined {
+  if (options.backgroundPool) return connect({ pool: options.backgroundPool }, logger);
+  if (!('connectionString' in options) || options.backgroundConnections === 0) return undefined;
+  return connect(
+    { connectionString: options.connectionString, maxConnections: options.backgroundConnections ?? 4 },
+    logger,
+  );
+}
+
+/** The stores, transactions and housekeeping over one pool. */
+function view(
+  pool: Pool,
+  schedule: SweepSchedule,
+  options: PostgresStorageOptions,
+): Omit<PostgresStorage, 'migrate' | 'close' | 'background'> {
   const stores = (db: Database): Stores => ({
     clients: postgresClientStore(db),
     orders: postgresOrderStore(db),
@@ -83,7 +120,6 @@ export function createPostgresStorage(options: PostgresStorageOptions): Postgres
     }
   }
   const outer = database(pool, { begin: inTransaction });
-
   return {
     ...stores(outer),
     pool,
@@ -91,10 +127,8 @@ export function createPostgresStorage(options: PostgresStorageOptions): Postgres
     async ping() {
       await outer.rows('SELECT 1');
     },
-    migrate: () => runMigrations(pool),
     sweep: ({ now }) =>
       sweepExpired(outer, now, options.deliveryRetentionMs ?? DEFAULT_DELIVERY_RETENTION_MS),
-    close: () => connection.end(),
   };
 }
 
