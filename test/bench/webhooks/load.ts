@@ -1,6 +1,7 @@
 /**
  * Client creation under load: autocannon, in the runner's process, POSTing `/api/v1/clients` with a
- * unique email per request, so every answer is a 201 and every create one `client.created` event.
+ * unique email per request, so every answer is a 201 and every create one `client.created` event —
+ * against one server, or split between several (one autocannon each, side by side).
  */
 import { randomUUID } from 'node:crypto';
 import autocannon from 'autocannon';
@@ -19,6 +20,7 @@ export interface CreateLoad {
 }
 
 const run = randomUUID().slice(0, 8);
+// Module-wide, so parallel autocannon instances (all in this process) never repeat an email either.
 let sent = 0;
 
 /** Exactly `amount` creates (`{ amount }`), or as many as `duration` seconds allow (`{ duration }`). */
@@ -59,4 +61,28 @@ export function problemsOf(load: CreateLoad): string | undefined {
   const problems = Object.entries(load.unexpected).map(([status, count]) => `${count} × ${status}`);
   if (load.errors) problems.push(`${load.errors} connection errors`);
   return problems.length ? problems.join(', ') : undefined;
+}
+
+/**
+ * `duration` seconds of creates, `connections` split as evenly as they go between `servers` (one
+ * autocannon each, all started together); the result is their sum, over the longest of their runs.
+ */
+export async function createClientsAcross(
+  servers: readonly RunningServer[],
+  connections: number,
+  duration: number,
+): Promise<CreateLoad> {
+  const share = (i: number): number =>
+    Math.floor(connections / servers.length) + (i < connections % servers.length ? 1 : 0);
+  const loads = await Promise.all(servers.map((server, i) => createClients(server, share(i), { duration })));
+  const unexpected: Record<string, number> = {};
+  for (const load of loads)
+    for (const [status, count] of Object.entries(load.unexpected))
+      unexpected[status] = (unexpected[status] ?? 0) + count;
+  return {
+    created: loads.reduce((sum, load) => sum + load.created, 0),
+    seconds: Math.max(...loads.map((load) => load.seconds)),
+    unexpected,
+    errors: loads.reduce((sum, load) => sum + load.errors, 0),
+  };
 }

@@ -16,8 +16,10 @@ export interface BenchOptions {
   readonly rounds: number;
   /** Seconds of sustained load. */
   readonly duration: number;
-  /** autocannon connections creating clients. */
+  /** autocannon connections creating clients (split between the instances in sustained). */
   readonly connections: number;
+  /** Switchboard processes sharing the PostgreSQL database in sustained (memory runs on one). */
+  readonly instances: number;
   /** The fetch loop's requests in flight, and the dispatcher's `concurrency`. */
   readonly concurrency: number;
   /** Endpoints in the fan-out. */
@@ -34,6 +36,8 @@ export const USAGE = `usage: npm run bench:webhooks -- [options]
   --rounds <n>        interleaved burst rounds per sender; sign runs twice as many (default 3)
   --duration <s>      seconds of sustained load (default 60)
   --connections <n>   autocannon connections creating clients (default 50)
+  --instances <n>     sustained on PostgreSQL: Switchboard processes sharing the database, the load and
+                      the connections split between them (default 1; needs --pg; memory runs on one)
   --concurrency <n>   fetch loop requests in flight and dispatcher concurrency (default 64, the dispatcher's)
   --endpoints <n>     endpoints in the fan-out, plus one slow one (default 1000)
   --json <path>       write the results as JSON there
@@ -49,6 +53,7 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): B
       rounds: { type: 'string', default: '3' },
       duration: { type: 'string', default: '60' },
       connections: { type: 'string', default: '50' },
+      instances: { type: 'string', default: '1' },
       concurrency: { type: 'string', default: '64' },
       endpoints: { type: 'string', default: '1000' },
       json: { type: 'string' },
@@ -60,14 +65,25 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): B
   const unknown = only.filter((id) => !(SCENARIO_IDS as readonly string[]).includes(id));
   if (unknown.length) throw new UsageError(`--only does not know ${unknown.join(', ')}.`);
   const databaseUrl = env.DATABASE_URL || undefined;
+  const postgres = values.pg || databaseUrl !== undefined;
+  const connections = whole('--connections', values.connections);
+  const instances = whole('--instances', values.instances);
+  // Memory storage lives in one process: a second instance would see none of the first one's data.
+  if (instances > 1 && !postgres)
+    throw new UsageError(
+      '--instances above 1 needs --pg (memory storage cannot be shared between processes).',
+    );
+  if (connections < instances)
+    throw new UsageError(`--connections (${connections}) must be at least --instances (${instances}).`);
   return {
     only: only as ScenarioId[],
-    postgres: values.pg || databaseUrl !== undefined,
+    postgres,
     databaseUrl,
     events: whole('--events', values.events),
     rounds: whole('--rounds', values.rounds),
     duration: positive('--duration', values.duration),
-    connections: whole('--connections', values.connections),
+    connections,
+    instances,
     concurrency: whole('--concurrency', values.concurrency),
     endpoints: whole('--endpoints', values.endpoints),
     maxPerEndpoint: env.BENCH_MAX_PER_ENDPOINT

@@ -51,7 +51,8 @@ export function formatBurst(result: BurstResult): string[] {
 }
 
 export function formatSustained(result: SustainedResult): string[] {
-  const label = `sustained ${Math.round(result.seconds)} s of creates (${result.storage})`;
+  const instances = result.instances > 1 ? `, ${result.instances} instances` : '';
+  const label = `sustained ${Math.round(result.seconds)} s of creates${instances} (${result.storage})`;
   const samples = result.sampleRates.length ? spread(result.sampleRates) : undefined;
   const exact = result.delivered === result.created && result.duplicates === 0;
   const cells = [

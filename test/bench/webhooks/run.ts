@@ -7,6 +7,7 @@
  *   npm run bench:webhooks -- --events 1000 --rounds 2 --duration 5 --endpoints 50   # quicker
  *   npm run bench:webhooks -- --only burst,sign                # some scenarios
  *   npm run bench:webhooks -- --pg                             # also on PostgreSQL (throwaway cluster)
+ *   npm run bench:webhooks -- --pg --only sustained --instances 2   # 2 servers, one database
  *   DATABASE_URL=postgres://… npm run bench:webhooks           # same, on a throwaway database there
  *   npm run bench:webhooks -- --json results.json
  *
@@ -66,7 +67,11 @@ async function main(options: BenchOptions): Promise<void> {
     `Switchboard webhooks over the wire: ${machine()}`,
     `receiver, Switchboard (a fresh process per round) and fetch loop in processes of their own; autocannon ` +
       `in the runner, ${options.connections} connections; dispatcher concurrency ${options.concurrency}, ` +
-      `maxPerEndpoint ${options.maxPerEndpoint ?? 'at its default'}; fetch loop ${options.concurrency} in flight`,
+      `maxPerEndpoint ${options.maxPerEndpoint ?? 'at its default'}; fetch loop ${options.concurrency} in flight` +
+      (options.instances > 1
+        ? `; sustained on PostgreSQL by ${options.instances} Switchboard processes sharing the database, ` +
+          'the connections split between them'
+        : ''),
     '',
   ]);
   const results: Record<string, unknown[]> = {};

@@ -4,15 +4,19 @@
  * it stops, the backlog (creates − delivered) is read, then the clock runs until it is empty. Every
  * created client must arrive exactly once. Creates are counted by the server (its client total), not
  * by autocannon's 2xx: a request cut off when autocannon stops may still have created its client.
+ * On PostgreSQL, `--instances N` starts N servers on the one database (each its own relay and
+ * dispatcher, as app instances behind a load balancer) and splits the load between them.
  */
 import type { RunningServer } from '../http/processes.js';
 import { clientTotal, registerEndpoint } from './api.js';
-import { createClients, problemsOf } from './load.js';
+import { createClientsAcross, problemsOf } from './load.js';
 import { endRound, type PipelineContext, patience, startSwitchboard } from './pipeline.js';
 import { countPaths, now, readStats, waitForStats } from './stats.js';
 
 export interface SustainedResult {
   readonly storage: string;
+  /** Switchboard processes sharing the storage, each taking its share of the load. */
+  readonly instances: number;
   readonly seconds: number;
   /** Creates answered 2xx, per second of load. */
   readonly createRate: number;
@@ -36,7 +40,11 @@ const PATH = '/sustained';
 export async function runSustained(context: PipelineContext): Promise<SustainedResult> {
   const { duration, connections } = context.options;
   const receiver = context.receiver.url;
-  const server = await startSwitchboard(context);
+  // Memory storage cannot be shared between processes, so it always runs on one.
+  const instances = context.stack.name === 'postgres' ? context.options.instances : 1;
+  const servers = await Promise.all(Array.from({ length: instances }, () => startSwitchboard(context)));
+  // The database is shared: any instance registers the endpoint and counts the clients for all.
+  const server = servers[0]!;
   const endpointId = await registerEndpoint(server, `${receiver}${PATH}`);
   // A PostgreSQL database keeps the clients of earlier scenarios.
   const before = await clientTotal(server);
@@ -48,14 +56,15 @@ export async function runSustained(context: PipelineContext): Promise<SustainedR
       if (loading) samples.push({ at: now(), unique: s.byPath[PATH]?.unique ?? 0 });
     });
   }, 1_000);
-  const load = await createClients(server, connections, { duration }).finally(() => {
+  const load = await createClientsAcross(servers, connections, duration).finally(() => {
     loading = false;
     clearInterval(sampler);
   });
   const stopped = now();
   const atStop = countPaths(await readStats(receiver), (path) => path === PATH);
   context.log(
-    `  sustained (${context.stack.name}) ${load.created.toLocaleString('en-US')} creates, ` +
+    `  sustained (${context.stack.name}${instances > 1 ? `, ${instances} instances` : ''}) ` +
+      `${load.created.toLocaleString('en-US')} creates, ` +
       `${atStop.unique.toLocaleString('en-US')} delivered when the load stopped`,
   );
 
@@ -68,6 +77,7 @@ export async function runSustained(context: PipelineContext): Promise<SustainedR
     patience(created),
   );
   const end = countPaths(stats, (path) => path === PATH);
+  await Promise.all(servers.slice(1).map((other) => other.stop()));
   await endRound(context, server, [endpointId]);
 
   const sampleRates = samples
@@ -75,6 +85,7 @@ export async function runSustained(context: PipelineContext): Promise<SustainedR
     .map((sample, i) => (sample.unique - samples[i]!.unique) / ((sample.at - samples[i]!.at) / 1000));
   return {
     storage: context.stack.name,
+    instances,
     seconds: load.seconds,
     createRate: load.created / load.seconds,
     problems: problemsOf(load),
