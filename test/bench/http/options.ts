@@ -64,7 +64,7 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): B
 /** A command line that cannot run; its message (empty for --help) is shown above the usage. */
 export class UsageError extends Error {}
 
-function positive(flag: string, value: string): number {
+export function positive(flag: string, value: string): number {
   const number = Number(value);
   if (!(number > 0)) throw new UsageError(`${flag} must be a positive number (got "${value}").`);
   return number;

@@ -1,5 +1,8 @@
 /** The runner's command line. */
 import { parseArgs } from 'node:util';
+import { positive, UsageError } from '../http/options.js';
+
+export { UsageError };
 
 export const SCENARIO_IDS = ['burst', 'sustained', 'sign', 'fanout'] as const;
 export type ScenarioId = (typeof SCENARIO_IDS)[number];
@@ -91,15 +94,6 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): B
       : undefined,
     json: values.json,
   };
-}
-
-/** A command line that cannot run; its message (empty for --help) is shown above the usage. */
-export class UsageError extends Error {}
-
-function positive(flag: string, value: string): number {
-  const number = Number(value);
-  if (!(number > 0)) throw new UsageError(`${flag} must be a positive number (got "${value}").`);
-  return number;
 }
 
 function whole(flag: string, value: string): number {
