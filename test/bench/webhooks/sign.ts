@@ -1,8 +1,8 @@
 /**
  * Sign + verify a 1 KiB webhook in the Standard Webhooks scheme, in this process: switchboard-kit
- * (`signWebhook` + `verifyWebhook`, Web Crypto), the `standardwebhooks` package, and node:crypto used
- * directly (createHmac + timingSafeEqual over `<id>.<timestamp>.<body>`, base64: the limit). The same
- * bodies as test/bench/webhooks.bench.ts. After an uncounted warm-up each, timed rounds of about 1 s
+ * (`signWebhook` + `verifyWebhook`: node:crypto where the runtime has it, Web Crypto elsewhere), the
+ * `standardwebhooks` package, and node:crypto used directly (createHmac + timingSafeEqual over
+ * `<id>.<timestamp>.<body>`, base64: the limit). After an uncounted warm-up each, timed rounds of about 1 s
  * alternate between them (A B C, C B A, …), so a drift of the machine falls on all three.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
