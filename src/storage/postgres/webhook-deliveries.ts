@@ -66,6 +66,8 @@ const CLAIMABLE = `d.status = 'pending' AND d.next_attempt_at <= $1 AND (d.lease
 const LEASED = `leased AS (
   SELECT endpoint_id, count(*) AS n FROM ${TABLE}
   WHERE status = 'pending' AND lease_until IS NOT NULL AND lease_until > $1 GROUP BY endpoint_id)`;
+/** How many of the oldest claimable rows a claim reads first to find endpoints to claim from. */
+const HEAD_ROWS = 256;
 /** Per-endpoint caps replacing the default (`$4` ids, `$5` caps). */
 const CAPS = `caps AS (SELECT * FROM unnest($4::text[], $5::int[]) AS c(id, cap))`;
 
@@ -185,22 +187,49 @@ export function postgresWebhookDeliveryStore(db: Database): WebhookDeliveryStore
       const nowIso = isoAt(now);
       const caps = [[...(endpointLimits?.keys() ?? [])], [...(endpointLimits?.values() ?? [])]];
       return db.atomic(async (tx) => {
-        // At most `limit` endpoints, those whose oldest claimable delivery is oldest, skipping those
-        // at their cap: one probe of the due index per endpoint, never a scan of the pending rows.
-        const endpoints = await tx.rows<{ id: string }>(
-          `WITH ${CAPS}, ${LEASED}
-           SELECT e.id FROM switchboard_webhook_endpoints e
-           LEFT JOIN leased l ON l.endpoint_id = e.id
-           LEFT JOIN caps c ON c.id = e.id
-           CROSS JOIN LATERAL (
-             SELECT d.next_attempt_at FROM ${TABLE} d
-             WHERE d.endpoint_id = e.id AND ${CLAIMABLE}
-             ORDER BY d.next_attempt_at, d.id LIMIT 1
-           ) first
-           WHERE COALESCE(l.n, 0) < COALESCE(c.cap, $2)
-           ORDER BY first.next_attempt_at, e.id LIMIT $3`,
-          [nowIso, maxPerEndpoint, limit, ...caps],
+        const params = [nowIso, maxPerEndpoint, limit, ...caps];
+        // At most `limit` endpoints, those whose oldest claimable delivery is oldest, skipping those at
+        // their cap. First from the head of the queue (the oldest claimable rows of all endpoints): that
+        // answers exactly when it finds enough endpoints, when the head holds every claimable row, or
+        // when every endpoint shows up in it.
+        const head = await tx.row<{ scanned: number; seen: number; endpoints: number; ids: string[] }>(
+          `WITH ${CAPS}, ${LEASED},
+           head AS (
+             SELECT d.endpoint_id, d.next_attempt_at FROM ${TABLE} d WHERE ${CLAIMABLE}
+             ORDER BY d.next_attempt_at LIMIT ${HEAD_ROWS}
+           ),
+           picked AS (
+             SELECT h.endpoint_id AS id, min(h.next_attempt_at) AS first FROM head h
+             LEFT JOIN leased l ON l.endpoint_id = h.endpoint_id
+             LEFT JOIN caps c ON c.id = h.endpoint_id
+             WHERE COALESCE(l.n, 0) < COALESCE(c.cap, $2)
+             GROUP BY h.endpoint_id ORDER BY first, h.endpoint_id LIMIT $3
+           )
+           SELECT (SELECT count(*) FROM head)::int AS scanned,
+             (SELECT count(DISTINCT endpoint_id) FROM head)::int AS seen,
+             (SELECT count(*) FROM switchboard_webhook_endpoints)::int AS endpoints,
+             COALESCE((SELECT array_agg(id ORDER BY first, id) FROM picked), '{}') AS ids`,
+          params,
         );
+        let endpoints = (head?.ids ?? []).map((id) => ({ id }));
+        if (head && endpoints.length < limit && head.scanned >= HEAD_ROWS && head.seen < head.endpoints) {
+          // A few endpoints' backlogs fill the head and others may have work behind them: probe each
+          // endpoint's own oldest claimable row.
+          endpoints = await tx.rows<{ id: string }>(
+            `WITH ${CAPS}, ${LEASED}
+             SELECT e.id FROM switchboard_webhook_endpoints e
+             LEFT JOIN leased l ON l.endpoint_id = e.id
+             LEFT JOIN caps c ON c.id = e.id
+             CROSS JOIN LATERAL (
+               SELECT d.next_attempt_at FROM ${TABLE} d
+               WHERE d.endpoint_id = e.id AND ${CLAIMABLE}
+               ORDER BY d.next_attempt_at, d.id LIMIT 1
+             ) first
+             WHERE COALESCE(l.n, 0) < COALESCE(c.cap, $2)
+             ORDER BY first.next_attempt_at, e.id LIMIT $3`,
+            params,
+          );
+        }
         if (endpoints.length === 0) return [];
         // Locked in id order, so claimers never deadlock; the next statement sees every lease
         // committed before the lock was granted.

@@ -162,6 +162,17 @@ export function webhookDeliveryContract(storage: () => Storage): void {
     expect(b.map((d) => d.endpointId)).toEqual([narrow]);
   });
 
+  it('finds an endpoint whose deliveries are due behind another endpoint’s long backlog', async () => {
+    const s = storage();
+    const [busy, quiet] = [await withEndpoint(s), await withEndpoint(s)];
+    const backlog = Array.from({ length: 300 }, (_, i) => aDelivery(busy, { nextAttemptAt: at(-1_000 + i) }));
+    await s.webhooks.deliveries.createManyIfAbsent(backlog);
+    await s.webhooks.deliveries.createIfAbsent(aDelivery(quiet, { nextAttemptAt: at(-1) }));
+    const claimed = await s.webhooks.deliveries.claimDue(claim({ maxPerEndpoint: 4, limit: 10 }));
+    expect(claimed.filter((d) => d.endpointId === busy)).toHaveLength(4);
+    expect(claimed.filter((d) => d.endpointId === quiet)).toHaveLength(1);
+  });
+
   it('does not let endpoints at their cap take the slots of a claim from the others', async () => {
     const s = storage();
     const busy = [await withEndpoint(s), await withEndpoint(s), await withEndpoint(s)];
