@@ -161,7 +161,10 @@ export function createOutcomeWriter(options: OutcomeWriterOptions): OutcomeWrite
     });
 }
 
-/** Outcomes grouped by endpoint, each group in the order given. */
+/**
+ * Outcomes grouped by endpoint, each group in the order given, the groups in endpoint id order: two
+ * batches written side by side then lock endpoint rows in the same order and cannot deadlock.
+ */
 function byEndpoint(outcomes: readonly Outcome[]): Outcome[][] {
   const groups = new Map<string, Outcome[]>();
   for (const outcome of outcomes) {
@@ -169,5 +172,5 @@ function byEndpoint(outcomes: readonly Outcome[]): Outcome[][] {
     if (group) group.push(outcome);
     else groups.set(outcome.endpoint.id, [outcome]);
   }
-  return [...groups.values()];
+  return [...groups.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, group]) => group);
 }
