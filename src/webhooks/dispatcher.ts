@@ -88,7 +88,8 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       return;
     }
     const startedAt = isoAt(now);
-    const refused = await checkDestination(endpoint.url, outbound);
+    const destination = await checkDestination(endpoint.url, outbound);
+    const { refused } = destination;
     const result: AttemptResult = refused
       ? {
           ok: false,
@@ -98,7 +99,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
           durationMs: 0,
           retryAfterMs: null,
         }
-      : await attempt(endpoint, delivery, now);
+      : await attempt(endpoint, delivery, now, 'address' in destination ? destination.address : undefined);
     if (!refused) limits?.observe(endpoint.id, result);
     if (stopping.signal.aborted && result.statusCode === null && !refused) {
       await storage.webhooks.deliveries.release(delivery.id, workerId);
@@ -112,6 +113,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     endpoint: WebhookEndpointRecord,
     delivery: WebhookDeliveryRecord,
     now: number,
+    address: string | undefined,
   ): Promise<AttemptResult> {
     const nowIso = isoAt(now);
     const secrets = endpoint.secrets
@@ -127,6 +129,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     headers['user-agent'] = 'switchboard-webhooks/1';
     return sendAttempt({
       url: endpoint.url,
+      address,
       headers,
       body: delivery.payload,
       poster,

@@ -45,34 +45,38 @@ export interface RefusedDestination {
   readonly permanent: boolean;
 }
 
-/** Checks a URL where it resolves right now; null when it may be sent to. */
-export async function checkDestination(
-  text: string,
-  policy: OutboundPolicy,
-): Promise<RefusedDestination | null> {
+/**
+ * Where a send may go: refused, or allowed — with the address that was checked when the host name was
+ * resolved, so that the connection goes to that address and not to a second, unchecked DNS answer.
+ */
+export type DestinationCheck =
+  | { readonly refused: RefusedDestination }
+  | { readonly refused: null; readonly address?: string };
+
+/** Checks a URL where it resolves right now. */
+export async function checkDestination(text: string, policy: OutboundPolicy): Promise<DestinationCheck> {
   const shape = checkReceiverUrl(text, policy);
-  if (shape) return { reason: `The receiver URL ${shape}.`, permanent: true };
-  if (policy.allowPrivateAddresses) return null;
+  if (shape) return refuse(`The receiver URL ${shape}.`, true);
   const host = new URL(text).hostname;
-  if (parseIp(host)) return null;
+  if (parseIp(host)) return { refused: null };
   if (!policy.resolveHost) {
-    return {
-      reason: 'Cannot check where the receiver host points: no resolveHost is configured.',
-      permanent: true,
-    };
+    if (policy.allowPrivateAddresses) return { refused: null };
+    return refuse('Cannot check where the receiver host points: no resolveHost is configured.', true);
   }
   let addresses: readonly string[];
   try {
     addresses = await policy.resolveHost(host);
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
-    return { reason: `Could not resolve ${host}: ${why}`.slice(0, 300), permanent: false };
+    return refuse(`Could not resolve ${host}: ${why}`.slice(0, 300), false);
   }
-  if (addresses.length === 0) return { reason: `Could not resolve ${host}.`, permanent: false };
-  const blocked = addresses.find((a) => !isPublicAddress(a));
-  if (!blocked) return null;
-  return {
-    reason: `Refused: ${host} resolves to a private or reserved address (${blocked}).`,
-    permanent: true,
-  };
+  if (addresses.length === 0) return refuse(`Could not resolve ${host}.`, false);
+  const blocked = policy.allowPrivateAddresses ? undefined : addresses.find((a) => !isPublicAddress(a));
+  if (blocked)
+    return refuse(`Refused: ${host} resolves to a private or reserved address (${blocked}).`, true);
+  return { refused: null, address: addresses[0]! };
+}
+
+function refuse(reason: string, permanent: boolean): DestinationCheck {
+  return { refused: { reason, permanent } };
 }

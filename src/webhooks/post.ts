@@ -8,6 +8,11 @@
 
 export interface PostRequest {
   readonly url: string;
+  /**
+   * Connect to this address instead of resolving the URL's host name again (the address the outbound
+   * check approved). `fetch` cannot be told; `node:http` can.
+   */
+  readonly address?: string | undefined;
   readonly headers: Readonly<Record<string, string>>;
   readonly body: string;
   /** For the whole exchange; the post then fails with {@link PostTimeout}. */
@@ -124,10 +129,21 @@ interface NativeModule {
   Agent: new (options: { keepAlive: boolean; scheduling?: 'lifo' | 'fifo' }) => NativeAgent;
   request(
     url: URL,
-    options: { method: string; headers: Record<string, string>; agent: NativeAgent },
+    options: { method: string; headers: Record<string, string>; agent: NativeAgent; lookup?: Lookup },
     onResponse: (response: NativeResponse) => void,
   ): NativeRequest;
 }
+/** node:net's lookup hook: answers with the address given instead of asking DNS. */
+type Lookup = (hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => void;
+
+function pinnedLookup(address: string): Lookup {
+  const family = address.includes(':') ? 6 : 4;
+  return (_hostname, options, callback) => {
+    if (options.all) callback(null, [{ address, family }]);
+    else callback(null, address, family);
+  };
+}
+
 interface NativeAgent {
   destroy(): void;
 }
@@ -169,7 +185,7 @@ function nativePoster({ http, https }: NativeHttp): Poster {
   /** Posts in flight, so that stop() can end them: one timer each, no AbortSignal per attempt. */
   const inFlight = new Set<(error: Error) => void>();
   return {
-    post({ url, headers, body, timeoutMs }) {
+    post({ url, address, headers, body, timeoutMs }) {
       return new Promise((resolve, reject) => {
         const target = new URL(url);
         const secure = target.protocol === 'https:';
@@ -195,6 +211,7 @@ function nativePoster({ http, https }: NativeHttp): Poster {
             method: 'POST',
             headers: { ...headers, 'content-length': String(bytes.byteLength) },
             agent: secure ? agents['https:'] : agents['http:'],
+            ...(address ? { lookup: pinnedLookup(address) } : {}),
           },
           (response) => {
             const chunks: Uint8Array[] = [];

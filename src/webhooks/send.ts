@@ -15,6 +15,8 @@ export interface AttemptResult {
 
 export interface SendOptions {
   readonly url: string;
+  /** The address the host name was checked at; the connection goes there (where the poster can pin). */
+  readonly address?: string | undefined;
   readonly headers: Record<string, string>;
   readonly body: string;
   readonly poster: Poster;
@@ -49,6 +51,7 @@ export async function sendAttempt(options: SendOptions): Promise<AttemptResult> 
   const { poster, signal } = options;
   const request = {
     url: options.url,
+    address: options.address,
     headers: options.headers,
     body: options.body,
     timeoutMs: options.timeoutMs,

@@ -63,6 +63,24 @@ describe('webhook transport on Node', () => {
     expect(attempt!.responseExcerpt).toBe('x'.repeat(1024));
   });
 
+  it('connects to the address the outbound check resolved, not to a second DNS answer', async () => {
+    const h = harness();
+    const target = await receiver(200, 'ok');
+    const port = new URL(target.url).port;
+    const hosts: string[] = [];
+    const server = servers.at(-1)!;
+    server.on('request', (request) => hosts.push(String(request.headers.host)));
+    // The name exists only for the check: DNS would not know it, so only a pinned connection arrives.
+    await h.admin.createEndpoint({ url: `http://receiver.pinned.invalid:${port}/hooks`, eventTypes: ['*'] });
+    await h.fanOut(orderEvent());
+    const resolveHost = async (host: string) => (host === 'receiver.pinned.invalid' ? ['127.0.0.1'] : []);
+    await h.dispatcher({ outbound: { allowHttp: true, allowPrivateAddresses: true, resolveHost } }).runOnce();
+    expect(target.seen.requests).toBe(1);
+    expect(hosts).toEqual([`receiver.pinned.invalid:${port}`]);
+    const [delivery] = (await h.storage.webhooks.deliveries.list({}, page)).items;
+    expect(delivery).toMatchObject({ status: 'succeeded', lastStatusCode: 200 });
+  });
+
   it('records a refused connection as a network error and schedules a retry', async () => {
     const h = harness();
     const closed = await receiver(200, 'ok');
