@@ -88,8 +88,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       return;
     }
     const startedAt = isoAt(now);
-    const destination = await checkDestination(endpoint.url, outbound);
-    const { refused } = destination;
+    const { refused, address } = await checkDestination(endpoint.url, outbound);
     const result: AttemptResult = refused
       ? {
           ok: false,
@@ -99,7 +98,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
           durationMs: 0,
           retryAfterMs: null,
         }
-      : await attempt(endpoint, delivery, now, 'address' in destination ? destination.address : undefined);
+      : await attempt(endpoint, delivery, now, address);
     if (!refused) limits?.observe(endpoint.id, result);
     if (stopping.signal.aborted && result.statusCode === null && !refused) {
       await storage.webhooks.deliveries.release(delivery.id, workerId);

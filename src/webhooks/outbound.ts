@@ -49,9 +49,11 @@ export interface RefusedDestination {
  * Where a send may go: refused, or allowed — with the address that was checked when the host name was
  * resolved, so that the connection goes to that address and not to a second, unchecked DNS answer.
  */
-export type DestinationCheck =
-  | { readonly refused: RefusedDestination }
-  | { readonly refused: null; readonly address?: string };
+export interface DestinationCheck {
+  readonly refused: RefusedDestination | null;
+  /** Set when a host name was resolved and allowed. */
+  readonly address?: string;
+}
 
 /** Checks a URL where it resolves right now. */
 export async function checkDestination(text: string, policy: OutboundPolicy): Promise<DestinationCheck> {
