@@ -38,11 +38,9 @@ export function createOrdersLoader(domain: Domain): OrdersLoader {
 
   async function read(ids: readonly string[], status: OrderStatus | undefined): Promise<void> {
     const orders = await domain.orders.listByClients(ids, status ? { status } : {});
-    const byClient = new Map<string, Order[]>();
-    for (const id of ids) byClient.set(id, []);
-    for (const order of orders) byClient.get(order.clientId)?.push(order);
-    const into = within(loaded, status);
-    for (const [id, list] of byClient) into.set(id, list);
+    const into = within(loaded, status) as Map<string, Order[]>;
+    for (const id of ids) into.set(id, []);
+    for (const order of orders) into.get(order.clientId)?.push(order);
   }
 
   function batchFor(status: OrderStatus | undefined): Batch {

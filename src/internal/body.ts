@@ -38,9 +38,12 @@ export async function readBody(request: Request, maxBytes: number): Promise<Uint
   return body;
 }
 
+// Stateless when not streaming, so one serves every request (making one costs more than decoding a small body).
+const utf8 = new TextDecoder('utf-8', { fatal: false });
+
 /** Reads and parses a JSON body within the size limit; malformed JSON is a `bad_request`. */
 export async function readJson(request: Request, maxBytes: number): Promise<unknown> {
-  const text = new TextDecoder('utf-8', { fatal: false }).decode(await readBody(request, maxBytes));
+  const text = utf8.decode(await readBody(request, maxBytes));
   try {
     return JSON.parse(text);
   } catch {

@@ -42,6 +42,9 @@ export function mediaTypeOf(request: Request): string | null {
   return header.split(';')[0]!.trim().toLowerCase();
 }
 
+// Stateless between whole-buffer decodes (a failed one resets it), so one serves every request.
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
 /**
  * Reads the body within `maxBytes` and parses it as JSON after checking its media type (415) and
  * charset. Returns the raw bytes too: idempotency keys fingerprint them.
@@ -61,7 +64,7 @@ export async function readJsonBody(
   }
   const bytes = await readBody(request, options.maxBytes);
   try {
-    const text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    const text = strictUtf8.decode(bytes);
     return { value: JSON.parse(text), bytes };
   } catch {
     throw new SwitchboardError('bad_request', 'The body is not valid JSON.', {

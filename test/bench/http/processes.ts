@@ -1,10 +1,13 @@
 /**
- * Benchmark servers as child processes: each is started with `node --import tsx <script>`, announces
- * `READY <port>` on stdout, and leaves when its stdin closes (so it also goes when the runner dies).
+ * Benchmark servers as child processes: each script is compiled to plain JavaScript first and started
+ * with `node <script>.mjs` (a TypeScript loader such as tsx would also recompile the built package it
+ * imports, adding its own helpers to the code measured), announces `READY <port>` on stdout, and
+ * leaves when its stdin closes (so it also goes when the runner dies).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
 
 export interface ServerSpec {
   /** The name the report uses, e.g. `hono`. */
@@ -34,8 +37,8 @@ const INHERITED = Object.fromEntries(
 );
 
 export async function startServer(spec: ServerSpec, timeoutMs = 60_000): Promise<RunningServer> {
-  const script = fileURLToPath(new URL(spec.script, import.meta.url));
-  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+  const script = await compiled(spec.script);
+  const child = spawn(process.execPath, [script], {
     cwd: root,
     env: { ...INHERITED, ...spec.env },
     stdio: ['pipe', 'pipe', 'inherit'],
@@ -53,6 +56,25 @@ export async function startServer(spec: ServerSpec, timeoutMs = 60_000): Promise
   running.add(stop);
   const port = await readyPort(child, spec, timeoutMs);
   return { spec, url: `http://127.0.0.1:${port}`, stop };
+}
+
+/**
+ * The script as one ES module beside the sources (so packages, and this package's own name, resolve as
+ * they do for the sources), with its packages left as imports: what runs is their built code as is.
+ */
+async function compiled(script: string): Promise<string> {
+  const outfile = fileURLToPath(new URL(`.build/${script.replace(/\.ts$/, '.mjs')}`, import.meta.url));
+  await build({
+    entryPoints: [fileURLToPath(new URL(script, import.meta.url))],
+    outfile,
+    bundle: true,
+    packages: 'external',
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    logLevel: 'warning',
+  });
+  return outfile;
 }
 
 /** Stops every server still running (on error or interruption as well as at the end). */
