@@ -10,6 +10,8 @@ export interface BenchOptions {
   readonly warmUp: number;
   readonly connections: number;
   readonly only: readonly ScenarioId[];
+  /** Also run the adapter floors (test/bench/http/adapter.ts) beside the peers. */
+  readonly floors: boolean;
   /** Also compare Switchboard on PostgreSQL with Switchboard in memory. */
   readonly postgres: boolean;
   /** The PostgreSQL server to make a throwaway database on; a throwaway cluster when absent. */
@@ -23,6 +25,7 @@ export const USAGE = `usage: npm run bench:http -- [options]
   --warmup <s>        seconds of the uncounted warm-up round (default: --duration)
   --connections <n>   autocannon connections (default 10)
   --only <ids>        comma-separated: ${SCENARIO_IDS.join(', ')} (default all)
+  --floors            also Switchboard's Node adapter answering precomputed bytes (and serialising them)
   --pg                also Switchboard on PostgreSQL vs in memory (on when DATABASE_URL is set)
   --json <path>       write the results as JSON there`;
 
@@ -35,6 +38,7 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): B
       warmup: { type: 'string' },
       connections: { type: 'string', default: '10' },
       only: { type: 'string', default: SCENARIO_IDS.join(',') },
+      floors: { type: 'boolean', default: false },
       pg: { type: 'boolean', default: false },
       json: { type: 'string' },
       help: { type: 'boolean', default: false },
@@ -55,6 +59,7 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): B
     warmUp: values.warmup === undefined ? duration : positive('--warmup', values.warmup),
     connections: positive('--connections', values.connections),
     only: only as ScenarioId[],
+    floors: values.floors,
     postgres: values.pg || databaseUrl !== undefined,
     databaseUrl,
     json: values.json,

@@ -29,6 +29,14 @@ const switchboard: ServerSpec = {
   listsClients: true,
 };
 const raw: ServerSpec = { name: 'raw', script: 'raw.ts', authenticates: false, listsClients: false };
+// The floors (--floors): Switchboard's adapter answering precomputed bytes, and also serialising them.
+const adapter: ServerSpec = {
+  name: 'adapter',
+  script: 'adapter.ts',
+  authenticates: false,
+  listsClients: false,
+};
+const adapterJson: ServerSpec = { ...adapter, name: 'adapter+json', env: { BENCH_STRINGIFY: '1' } };
 
 function plans(options: BenchOptions, database: BenchDatabase | undefined): GroupPlan[] {
   const chosen = SCENARIOS.filter((s) => options.only.includes(s.id));
@@ -40,7 +48,7 @@ function plans(options: BenchOptions, database: BenchDatabase | undefined): Grou
     groups.push({
       id: 'graphql',
       title: 'GraphQL: Switchboard vs graphql-yoga vs raw node:http',
-      servers: [switchboard, yoga, raw],
+      servers: [switchboard, yoga, raw, ...(options.floors ? [adapter, adapterJson] : [])],
       scenarios: graphql,
     });
   }
@@ -49,7 +57,7 @@ function plans(options: BenchOptions, database: BenchDatabase | undefined): Grou
     groups.push({
       id: 'rest',
       title: 'REST: Switchboard vs Hono vs raw node:http',
-      servers: [switchboard, hono, raw],
+      servers: [switchboard, hono, raw, ...(options.floors ? [adapter] : [])],
       scenarios: rest,
     });
   }
