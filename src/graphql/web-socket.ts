@@ -55,17 +55,17 @@ function serveSocket(
     if (socket.readyState === WebSocket.OPEN || socket.readyState === WebSocket.CONNECTING)
       socket.close(code, reason);
   };
+  const send = (data: string): void => {
+    if (socket.readyState !== WebSocket.OPEN) return;
+    if (socket.bufferedAmount > maxBufferedBytes) close(SLOW_SUBSCRIBER_CLOSE_CODE, 'Subscriber too slow');
+    else socket.send(data);
+  };
   const start = (): void => {
     const closed = server.opened(
       {
         // Deno leaves `protocol` empty on the server side.
         protocol: socket.protocol || options.protocol,
-        send(data) {
-          if (socket.readyState !== WebSocket.OPEN) return;
-          if (socket.bufferedAmount > maxBufferedBytes)
-            return close(SLOW_SUBSCRIBER_CLOSE_CODE, 'Subscriber too slow');
-          socket.send(data);
-        },
+        send,
         close,
         onMessage(callback) {
           socket.addEventListener('message', async (event: MessageEvent) => {
@@ -85,7 +85,7 @@ function serveSocket(
           });
         },
       },
-      { request: options.request, close },
+      { request: options.request, close, sendText: send },
     );
     socket.addEventListener('close', (event: CloseEvent) => void closed(event.code, event.reason), {
       once: true,

@@ -4,6 +4,7 @@ import type { Principal } from '../core/auth.js';
 import { isSwitchboardError } from '../core/errors.js';
 import { createEngine, type Engine, type GraphQLOptions } from './engine.js';
 import type { GraphQLLimits } from './limits.js';
+import { createSubscriptionGroups, type SubscriptionOperation } from './subscription-groups.js';
 
 /** What a runtime hookup hands to the server with each socket. */
 export interface GraphQLWebSocketExtra {
@@ -11,12 +12,20 @@ export interface GraphQLWebSocketExtra {
   readonly request?: Request;
   /** Closes the socket; used to drop a subscriber that does not keep up (close code 1013). */
   readonly close?: (code: number, reason: string) => void;
+  /**
+   * Sends a text message at once, with the same back-pressure check as the socket's `send`. With it,
+   * subscription events go out as one frame built from the group's serialised result (no per-subscriber
+   * serialisation or promise); without it they go through graphql-ws like any other message.
+   */
+  readonly sendText?: (data: string) => void;
 }
 
 /** A graphql-ws server core, independent of any runtime: hook it to `ws`, Deno or Bun sockets. */
 export interface GraphQLWebSocketServer extends Server<GraphQLWebSocketExtra> {
   /** The limits it enforces; runtime hookups take the largest message size from here. */
   readonly limits: GraphQLLimits;
+  /** Subscriptions running, and the shared executions serving them (one per operation and visibility). */
+  subscriptions(): { subscribers: number; groups: number };
 }
 
 export interface GraphQLWebSocketOptions extends GraphQLOptions {
@@ -42,12 +51,29 @@ export function createGraphQLWebSocketServer(options: GraphQLWebSocketOptions): 
   const engine = createEngine({ ...options, compile: false });
   const principals = new WeakMap<object, Principal>();
   const operations = new WeakMap<object, Set<string>>();
+  const groups = createSubscriptionGroups({ format: (errors) => engine.format(errors) });
+  // Set by `onSubscribe` for each subscription, read by `subscribe` (graphql-ws passes only the args).
+  const subscribers = new WeakMap<
+    object,
+    { operation: SubscriptionOperation; id: string; extra: GraphQLWebSocketExtra }
+  >();
 
   const server = makeServer<Record<string, unknown> | undefined, GraphQLWebSocketExtra>({
     connectionInitWaitTimeout: options.connectionInitWaitTimeout ?? 3_000,
     // Our own graphql functions, so execution uses the same graphql copy that built the schema.
     execute: (args) => execute(args),
-    subscribe: (args) => subscribe(args),
+    subscribe(args) {
+      const subscriber = subscribers.get(args.contextValue as object);
+      if (!subscriber) return subscribe(args);
+      const { operation, id, extra } = subscriber;
+      const { sendText, close } = extra;
+      const frame = `{"id":${JSON.stringify(id)},"type":"next","payload":`;
+      return groups.join(operation, {
+        ...(sendText ? { send: (payload: string) => sendText(`${frame}${payload}}`) } : {}),
+        maxQueue: engine.limits.maxSubscriberQueue,
+        onOverflow: () => close?.(SLOW_SUBSCRIBER_CLOSE_CODE, 'Subscriber too slow'),
+      });
+    },
     async onConnect(ctx) {
       const principal = await authenticate(engine, ctx);
       if (!principal) return false;
@@ -83,27 +109,54 @@ export function createGraphQLWebSocketServer(options: GraphQLWebSocketOptions): 
         ];
       operations.set(ctx, running.add(id));
       const { request, close } = ctx.extra;
-      return {
+      const contextValue = engine.context(principal, {
+        ...(request ? { request } : {}),
+        dropSlowSubscriber: () => close?.(SLOW_SUBSCRIBER_CLOSE_CODE, 'Subscriber too slow'),
+      });
+      const args = {
         schema: engine.schema,
         document: prepared.document,
         operationName,
         variableValues: payload.variables ?? undefined,
-        contextValue: engine.context(principal, {
-          ...(request ? { request } : {}),
-          dropSlowSubscriber: () => close?.(SLOW_SUBSCRIBER_CLOSE_CODE, 'Subscriber too slow'),
-        }),
+        contextValue,
       };
+      // A subscription joins the group of subscribers that see the same: its context, made once per
+      // group, carries the principal but no request.
+      subscribers.set(contextValue, {
+        id,
+        extra: ctx.extra,
+        operation: {
+          schema: engine.schema,
+          query: payload.query,
+          document: prepared.document,
+          operationName,
+          variables: payload.variables,
+          principal,
+          context: () => engine.context(principal),
+        },
+      });
+      return args;
     },
     onComplete(ctx, id) {
       operations.get(ctx)?.delete(id);
     },
     onError: (_ctx, _id, _payload, errors) => engine.format(errors),
+    // Results of a subscription group come with their errors masked already.
     onNext: (_ctx, _id, _payload, _args, result) =>
       result.errors?.length
-        ? { ...result, errors: engine.format(result.errors as GraphQLError[]) }
+        ? {
+            ...result,
+            errors: result.errors.map((error) =>
+              error instanceof GraphQLError ? engine.format([error])[0]! : error,
+            ),
+          }
         : undefined,
   });
-  return { opened: (socket, extra) => server.opened(socket, extra), limits: engine.limits };
+  return {
+    opened: (socket, extra) => server.opened(socket, extra),
+    limits: engine.limits,
+    subscriptions: () => groups.counts(),
+  };
 }
 
 async function authenticate(

@@ -37,16 +37,22 @@ export function graphqlWebSocketRoute(
         if (socket.readyState === socket.OPEN || socket.readyState === socket.CONNECTING)
           socket.close(code, reason);
       };
+      // false when the message was not sent: the socket is closed, or closing because it reads too slowly.
+      const writable = (): boolean => {
+        if (socket.readyState !== socket.OPEN) return false;
+        if (socket.bufferedAmount <= maxBufferedBytes) return true;
+        close(SLOW_SUBSCRIBER_CLOSE_CODE, 'Subscriber too slow');
+        return false;
+      };
+      const sendText = (data: string): void => {
+        if (writable()) socket.send(data);
+      };
       const closed = server.opened(
         {
           protocol: socket.protocol,
           send: (data) =>
             new Promise<void>((resolve, reject) => {
-              if (socket.readyState !== socket.OPEN) return resolve();
-              if (socket.bufferedAmount > maxBufferedBytes) {
-                close(SLOW_SUBSCRIBER_CLOSE_CODE, 'Subscriber too slow');
-                return resolve();
-              }
+              if (!writable()) return resolve();
               socket.send(data, (error) => (error ? reject(error) : resolve()));
             }),
           close,
@@ -63,7 +69,7 @@ export function graphqlWebSocketRoute(
             });
           },
         },
-        { request: upgradeRequest(req), close },
+        { request: upgradeRequest(req), close, sendText },
       );
 
       let alive = true;

@@ -5,6 +5,7 @@ import { createDomain } from '../../src/core/domain/index.js';
 import { createMemoryEventBus } from '../../src/core/event-bus.js';
 import { createGraphQLWebSocketServer, SLOW_SUBSCRIBER_CLOSE_CODE } from '../../src/graphql/index.js';
 import { createMemoryStorage } from '../../src/storage/memory/index.js';
+import { until } from '../support/until.js';
 import { collect, observedBus, startServer, type TestServer, testAuthenticate } from './helpers.js';
 
 const onNewMessage = (chatbotId: string): string =>
@@ -22,16 +23,19 @@ describe('GraphQL subscriptions over WebSocket (graphql-ws)', () => {
   });
   afterAll(() => server.close());
 
+  const subscriptions = () => server.switchboard.graphqlWebSocket!.subscriptions();
   const send = (chatbotId: string, content: string): Promise<unknown> =>
     server.gql('mutation($input: SendMessageInput!) { sendMessage(input: $input) { id } }', {
       input: { chatbotId, visitorId: 'visitor-1', content },
     });
 
   it("pushes new messages of the chatbot to every subscriber, and never another chatbot's", async () => {
-    const listening = observed.listeners(2);
     const first = collect<NewMessage>(server.ws(), onNewMessage('bot-a'), 2);
     const second = collect<NewMessage>(server.ws(), onNewMessage('bot-a'), 2);
-    await listening;
+    // Both subscribe to the same operation with the same visibility: they share one execution.
+    await until(() => subscriptions().subscribers === 2);
+    expect(subscriptions().groups).toBe(1);
+    await observed.listeners(1);
     await send('bot-b', 'not for you');
     await send('bot-a', 'hello from a mutation');
     // The REST interface writes through the same domain, so its messages reach subscribers too.
@@ -60,9 +64,11 @@ describe('GraphQL subscriptions over WebSocket (graphql-ws)', () => {
       { query: onNewMessage('bot-c') },
       { next: () => {}, error: () => {}, complete: () => {} },
     );
-    await observed.listeners(2);
+    await until(() => subscriptions().subscribers === 2);
+    await observed.listeners(1); // one shared execution
     await send('bot-c', 'one');
     await done; // completes its subscription
+    await observed.listeners(1); // the other still listens
     await leaving.dispose(); // closes its socket
     await observed.none();
   });
@@ -148,6 +154,98 @@ describe('GraphQL subscriptions over WebSocket (graphql-ws)', () => {
     const code = await new Promise<number>((resolve) => socket.once('close', resolve));
     expect(code).toBe(1009);
   });
+});
+
+describe('shared executions', () => {
+  let server: TestServer;
+  const bus = createMemoryEventBus();
+  beforeAll(async () => {
+    server = await startServer({ rest: {}, bus }, { maxBufferedBytes: 64 * 1024 });
+  });
+  afterAll(() => server.close());
+  const subscriptions = () => server.switchboard.graphqlWebSocket!.subscriptions();
+  const message = (chatbotId: string, content: string) =>
+    server.switchboard.domain.messages.create({ chatbotId, visitorId: 'v', content });
+
+  /** A bare graphql-transport-ws peer, to see the frames exactly as they travel. */
+  async function peer(token: string, subscribe: Record<string, string>): Promise<WebSocket> {
+    const socket = new WebSocket(server.wsUrl, 'graphql-transport-ws');
+    await new Promise((resolve) => socket.once('open', resolve));
+    socket.send(JSON.stringify({ type: 'connection_init', payload: { Authorization: `Bearer ${token}` } }));
+    await new Promise((resolve) => socket.once('message', resolve));
+    for (const [id, query] of Object.entries(subscribe))
+      socket.send(JSON.stringify({ id, type: 'subscribe', payload: { query } }));
+    return socket;
+  }
+
+  it("sends one execution's result to each subscriber in graphql-ws frames with its own id", async () => {
+    const before = subscriptions();
+    const frames: unknown[] = [];
+    const a = await peer('service', { 'sub-a': onNewMessage('bot-frames') });
+    const b = await peer('service', { 'sub-b': onNewMessage('bot-frames') });
+    for (const socket of [a, b]) socket.on('message', (data) => frames.push(JSON.parse(String(data))));
+    await until(() => subscriptions().subscribers === before.subscribers + 2);
+    expect(subscriptions().groups).toBe(before.groups + 1);
+    const sent = await message('bot-frames', 'same for both');
+    await until(() => frames.length === 2);
+    const payload = {
+      data: { onNewMessage: { content: 'same for both', visitor_id: 'v', timestamp: sent.timestamp } },
+    };
+    expect(frames).toEqual(
+      expect.arrayContaining([
+        { id: 'sub-a', type: 'next', payload },
+        { id: 'sub-b', type: 'next', payload },
+      ]),
+    );
+    a.close();
+    b.close();
+    await until(() => subscriptions().subscribers === before.subscribers);
+    expect(subscriptions().groups).toBe(before.groups);
+  });
+
+  it('never shares a result between principals that see differently', async () => {
+    const before = subscriptions();
+    const results: Record<string, unknown[]> = { service: [], limited: [] };
+    const service = await peer('service', { '1': onNewMessage('bot-vis') });
+    const limited = await peer('scopes:chat.messages.read', { '1': onNewMessage('bot-vis') });
+    service.on('message', (data) => results.service!.push(JSON.parse(String(data))));
+    limited.on('message', (data) => results.limited!.push(JSON.parse(String(data))));
+    await until(() => subscriptions().subscribers === before.subscribers + 2);
+    expect(subscriptions().groups).toBe(before.groups + 2);
+    await message('bot-vis', 'hello');
+    await until(() => results.service!.length === 1 && results.limited!.length === 1);
+    service.close();
+    limited.close();
+    await until(() => subscriptions().subscribers === before.subscribers, 'both to leave');
+  });
+
+  it('closes a socket that stops reading with 1013 once its unsent bytes pass the limit', async () => {
+    const before = subscriptions();
+    const socket = await peer('service', { '1': onNewMessage('bot-stalled') });
+    await until(() => subscriptions().subscribers === before.subscribers + 1, 'the subscriber to join');
+    // The peer stops reading: the kernel buffers fill, then the socket's own queue grows.
+    (socket as unknown as { _socket: { pause(): void } })._socket.pause();
+    const content = 'x'.repeat(4000);
+    let received = 0;
+    socket.on('message', () => received++);
+    const total = 8000;
+    // Straight onto the bus: the relay would pace 8,000 events over many seconds.
+    for (let i = 0; i < total; i++) {
+      const data = {
+        id: `msg_${i}`,
+        chatbotId: 'bot-stalled',
+        visitorId: 'v',
+        content,
+        timestamp: '2026-01-01T00:00:00Z',
+      };
+      await bus.publish({ id: `evt_${i}`, type: 'message.created', occurredAt: data.timestamp, data });
+    }
+    (socket as unknown as { _socket: { resume(): void } })._socket.resume();
+    const code = await new Promise<number>((resolve) => socket.once('close', resolve));
+    expect(code).toBe(SLOW_SUBSCRIBER_CLOSE_CODE);
+    expect(received).toBeLessThan(total);
+    await until(() => subscriptions().subscribers === before.subscribers, 'the subscriber to leave');
+  }, 60_000);
 });
 
 describe('a subscriber that does not read', () => {

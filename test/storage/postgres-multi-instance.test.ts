@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { createTestDatabase, type TestDatabase } from '../setup/database.js';
 import { type RunningExample, startExampleServer } from '../support/example-server.js';
+import { until } from '../support/until.js';
 
 /** The admin API key every instance is started with (SWITCHBOARD_API_KEY). */
 const ADMIN_KEY = 'sbk_multi_instance_test_key_0123456789abcdefghij';
@@ -72,18 +73,6 @@ function flakyReceiver() {
   return { server, successes, attempts, overlaps, state };
 }
 
-async function until(
-  check: () => boolean | Promise<boolean>,
-  what: string,
-  timeoutMs = 90_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 describe('three instances on one PostgreSQL', () => {
   let db: TestDatabase;
   let instances: Instance[];
@@ -141,14 +130,18 @@ describe('three instances on one PostgreSQL', () => {
     );
     // The subscription becomes active shortly after the socket opens: send until one arrives.
     const sent: string[] = [];
-    await until(async () => {
-      if (received.length > 0) return true;
-      const content = `from instance 3 #${sent.length + 1}`;
-      sent.push(content);
-      await send(instances[2]!, 'bot-cross', content);
-      await new Promise((resolve) => setTimeout(resolve, 150));
-      return received.length > 0;
-    }, 'the subscription to receive a message');
+    await until(
+      async () => {
+        if (received.length > 0) return true;
+        const content = `from instance 3 #${sent.length + 1}`;
+        sent.push(content);
+        await send(instances[2]!, 'bot-cross', content);
+        await new Promise((resolve) => setTimeout(resolve, 150));
+        return received.length > 0;
+      },
+      'the subscription to receive a message',
+      90_000,
+    );
     expect(sent).toContain(received[0]!.content);
     expect(received[0]!.visitor_id).toBe('v1');
     stop();
@@ -188,20 +181,28 @@ describe('three instances on one PostgreSQL', () => {
     // given instance may never win a slot while the others keep theirs busy.
     let victim: Instance | undefined;
     let held: string[] = [];
-    await until(async () => {
-      const { rows } = await db.pool.query<{ id: string; leased_by: string }>(
-        "SELECT id, leased_by FROM switchboard_webhook_deliveries WHERE leased_by IS NOT NULL AND status = 'pending'",
-      );
-      victim = instances.find((i) => rows.some((r) => r.leased_by === i.worker));
-      held = rows.filter((r) => r.leased_by === victim?.worker).map((r) => r.id);
-      return held.length > 0;
-    }, 'an instance to hold deliveries');
+    await until(
+      async () => {
+        const { rows } = await db.pool.query<{ id: string; leased_by: string }>(
+          "SELECT id, leased_by FROM switchboard_webhook_deliveries WHERE leased_by IS NOT NULL AND status = 'pending'",
+        );
+        victim = instances.find((i) => rows.some((r) => r.leased_by === i.worker));
+        held = rows.filter((r) => r.leased_by === victim?.worker).map((r) => r.id);
+        return held.length > 0;
+      },
+      'an instance to hold deliveries',
+      90_000,
+    );
     if (!victim) throw new Error('no victim');
     victim.process.kill('SIGKILL');
     await victim.exited;
     receiver.state.holdMs = 0;
 
-    await until(() => ids.every((id) => receiver.successes.has(id)), 'the survivors to deliver everything');
+    await until(
+      () => ids.every((id) => receiver.successes.has(id)),
+      'the survivors to deliver everything',
+      90_000,
+    );
     expect(ids.filter((id) => receiver.successes.get(id) !== 1)).toEqual([]);
     expect(receiver.overlaps).toEqual([]);
     // The receiver sees a delivery before its sender records the 200: wait for the record, then check it.
@@ -215,6 +216,7 @@ describe('three instances on one PostgreSQL', () => {
     await until(
       async () => (await heldRows()).every((r) => r.status !== 'pending'),
       'the survivors to record the deliveries they took over',
+      90_000,
     );
     const rows = await heldRows();
     expect(rows).toHaveLength(held.length);

@@ -1,0 +1,243 @@
+import {
+  type DocumentNode,
+  type ExecutionResult,
+  type GraphQLError,
+  type GraphQLFormattedError,
+  type GraphQLSchema,
+  subscribe,
+} from 'graphql';
+import type { Principal } from '../core/auth.js';
+
+/** One subscription operation as a subscriber sent it. */
+export interface SubscriptionOperation {
+  readonly schema: GraphQLSchema;
+  /** The query text: with the operation name, variables and visibility, it names the group. */
+  readonly query: string;
+  readonly document: DocumentNode;
+  readonly operationName?: string | undefined;
+  readonly variables?: Readonly<Record<string, unknown>> | null | undefined;
+  readonly principal: Principal;
+  /** Makes the context the group's execution runs with (once per group, not per subscriber). */
+  readonly context: () => unknown;
+}
+
+export interface Subscriber {
+  /**
+   * Sends one event's result, already serialised, straight to the transport. Without it results
+   * are handed out through the iterator `join` returns, one queue per subscriber.
+   */
+  readonly send?: (payloadJson: string) => void;
+  /** Results held for a subscriber reading through the iterator; one more and it is dropped. */
+  readonly maxQueue: number;
+  /** Called once when that happens, so the transport can close (WebSocket 1013). */
+  readonly onOverflow?: () => void;
+}
+
+/** Subscriptions grouped by what they see: one execution and one serialisation per event and group. */
+export interface SubscriptionGroups {
+  /**
+   * Adds a subscriber to the group of its operation (starting the group when it is the first). The
+   * iterator ends when the subscription does, yields the results not sent through `send` (an
+   * operation refused at start, every event without `send`), and leaves the group on `return()`.
+   */
+  join(operation: SubscriptionOperation, subscriber: Subscriber): AsyncIterableIterator<ExecutionResult>;
+  /** How many subscribers there are, and in how many groups (one per distinct operation and visibility). */
+  counts(): { subscribers: number; groups: number };
+}
+
+export interface SubscriptionGroupsOptions {
+  /** Masks errors the way every other answer is masked. */
+  readonly format: (errors: readonly GraphQLError[]) => GraphQLFormattedError[];
+}
+
+/**
+ * What a principal may see decides who may share a result: the same scopes and the same user acting
+ * (or none). Built-in resolvers depend on nothing else of the principal, and a subscription's
+ * resolvers run with the group's context, so host resolvers must not either.
+ */
+export function visibilityOf(principal: Principal): string {
+  return `${principal.kind}\n${principal.userId ?? ''}\n${[...principal.scopes].sort().join(' ')}`;
+}
+
+/**
+ * Subscribers of the same operation (query, operation name, variables) with the same visibility
+ * share one graphql-js subscription: each event is executed once and serialised once, then handed to
+ * every subscriber of the group. The group starts with its first subscriber and stops with its last.
+ */
+export function createSubscriptionGroups(options: SubscriptionGroupsOptions): SubscriptionGroups {
+  const groups = new Map<string, Group>();
+  let subscribers = 0;
+
+  const formatted = (result: ExecutionResult): ExecutionResult =>
+    result.errors?.length
+      ? ({ ...result, errors: options.format(result.errors) } as unknown as ExecutionResult)
+      : result;
+
+  async function run(group: Group, operation: SubscriptionOperation): Promise<void> {
+    try {
+      const outcome = await subscribe({
+        schema: operation.schema,
+        document: operation.document,
+        operationName: operation.operationName,
+        variableValues: operation.variables,
+        contextValue: operation.context(),
+      });
+      if (!(Symbol.asyncIterator in outcome)) {
+        // Refused at start (scope, variables, a throwing subscribe resolver): everyone gets the errors.
+        const result = formatted(outcome);
+        for (const member of group.members) member.finish(result);
+        return;
+      }
+      group.source = outcome;
+      if (group.stopped) return void (await outcome.return?.());
+      for (;;) {
+        const step = await outcome.next();
+        if (step.done) break;
+        const result = formatted(step.value);
+        let json: string | undefined;
+        // Nothing here awaits: no subscriber joins or leaves half-way through an event.
+        for (const member of group.members) {
+          if (!member.send) member.push(result);
+          else {
+            json ??= JSON.stringify(result);
+            member.send(json);
+          }
+        }
+      }
+      for (const member of group.members) member.finish();
+    } catch (error) {
+      for (const member of group.members) member.fail(error);
+    } finally {
+      group.stopped = true;
+      subscribers -= group.members.size;
+      group.members.clear();
+      if (groups.get(group.key) === group) groups.delete(group.key);
+    }
+  }
+
+  function leave(group: Group, member: Member): void {
+    if (!group.members.delete(member)) return;
+    subscribers--;
+    if (group.members.size > 0 || group.stopped) return;
+    group.stopped = true;
+    if (groups.get(group.key) === group) groups.delete(group.key);
+    // Ends the bus subscription; the loop in `run` then sees the end of the source.
+    void group.source?.return?.();
+  }
+
+  return {
+    join(operation, subscriber) {
+      const key = JSON.stringify([
+        operation.query,
+        operation.operationName ?? null,
+        operation.variables ?? null,
+        visibilityOf(operation.principal),
+      ]);
+      let group = groups.get(key);
+      const starting = !group;
+      if (!group) {
+        group = { key, members: new Set(), stopped: false };
+        groups.set(key, group);
+      }
+      const member = createMember(subscriber, (m) => leave(group, m));
+      group.members.add(member);
+      subscribers++;
+      if (starting) void run(group, operation);
+      return member.iterator;
+    },
+    counts: () => ({ subscribers, groups: groups.size }),
+  };
+}
+
+interface Group {
+  readonly key: string;
+  readonly members: Set<Member>;
+  source?: AsyncIterator<ExecutionResult>;
+  stopped: boolean;
+}
+
+interface Member {
+  readonly send: ((payloadJson: string) => void) | undefined;
+  readonly iterator: AsyncIterableIterator<ExecutionResult>;
+  push(result: ExecutionResult): void;
+  /** Ends the subscription, after one last result when given. */
+  finish(last?: ExecutionResult): void;
+  fail(error: unknown): void;
+}
+
+function createMember(subscriber: Subscriber, leave: (member: Member) => void): Member {
+  const queue: ExecutionResult[] = [];
+  let waiting:
+    | { resolve(step: IteratorResult<ExecutionResult>): void; reject(error: unknown): void }
+    | undefined;
+  // An error for the next `next()` when none was waiting as it came.
+  let failure: { error: unknown } | undefined;
+  let done = false;
+
+  const settle = (): void => {
+    if (!waiting || (!queue.length && !done)) return;
+    const { resolve } = waiting;
+    waiting = undefined;
+    const value = queue.shift();
+    resolve(value ? { value, done: false } : { value: undefined, done: true });
+  };
+
+  const member: Member = {
+    send: subscriber.send,
+    push(result) {
+      if (done) return;
+      if (queue.length >= subscriber.maxQueue) {
+        member.fail(new Error('The subscriber fell too far behind and was dropped.'));
+        leave(member);
+        subscriber.onOverflow?.();
+        return;
+      }
+      queue.push(result);
+      settle();
+    },
+    finish(last) {
+      if (done) return;
+      if (last) queue.push(last);
+      done = true;
+      settle();
+    },
+    fail(error) {
+      if (done) return;
+      done = true;
+      queue.length = 0;
+      if (!waiting) failure = { error };
+      else {
+        const { reject } = waiting;
+        waiting = undefined;
+        reject(error);
+      }
+    },
+    iterator: {
+      next() {
+        const value = queue.shift();
+        if (value) return Promise.resolve({ value, done: false });
+        if (failure) {
+          const { error } = failure;
+          failure = undefined;
+          return Promise.reject(error);
+        }
+        if (done) return Promise.resolve({ value: undefined, done: true });
+        return new Promise((resolve, reject) => {
+          waiting = { resolve, reject };
+        });
+      },
+      return() {
+        if (!done) leave(member);
+        done = true;
+        queue.length = 0;
+        failure = undefined;
+        settle();
+        return Promise.resolve({ value: undefined, done: true });
+      },
+      [Symbol.asyncIterator]() {
+        return this;
+      },
+    },
+  };
+  return member;
+}
