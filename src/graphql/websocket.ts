@@ -1,7 +1,8 @@
-import { execute, GraphQLError, getOperationAST, subscribe } from 'graphql';
-import { type Context, makeServer, type Server } from 'graphql-ws';
+import { execute, GraphQLError, getOperationAST, OperationTypeNode, subscribe } from 'graphql';
+import { CloseCode, type Context, makeServer, type Server } from 'graphql-ws';
 import type { Principal } from '../core/auth.js';
 import { isSwitchboardError } from '../core/errors.js';
+import { createCredentialWatch } from './credential-watch.js';
 import { createEngine, type Engine, type GraphQLOptions } from './engine.js';
 import type { GraphQLLimits } from './limits.js';
 import { createSubscriptionGroups, type SubscriptionOperation } from './subscription-groups.js';
@@ -31,6 +32,12 @@ export interface GraphQLWebSocketServer extends Server<GraphQLWebSocketExtra> {
 export interface GraphQLWebSocketOptions extends GraphQLOptions {
   /** How long a socket may stay open without `connection_init` (close 4408). Default 3 s. */
   readonly connectionInitWaitTimeout?: number;
+  /**
+   * How often the credentials of open sockets are checked again: a socket whose access token expired
+   * or was revoked, or whose API key was revoked, is closed with 4403 Forbidden within this time.
+   * Each distinct credential is checked once per round. Default 30 s.
+   */
+  readonly credentialCheckMs?: number;
 }
 
 /** Close code for a subscriber that fell too far behind (RFC 6455 §7.4.1 "Try Again Later"). */
@@ -52,20 +59,23 @@ export function createGraphQLWebSocketServer(options: GraphQLWebSocketOptions): 
   const principals = new WeakMap<object, Principal>();
   const operations = new WeakMap<object, Set<string>>();
   const groups = createSubscriptionGroups({ format: (errors) => engine.format(errors) });
-  // Set by `onSubscribe` for each subscription, read by `subscribe` (graphql-ws passes only the args).
-  const subscribers = new WeakMap<
-    object,
-    { operation: SubscriptionOperation; id: string; extra: GraphQLWebSocketExtra }
-  >();
+  const credentials = createCredentialWatch({
+    authenticate: engine.authenticate,
+    intervalMs: options.credentialCheckMs ?? 30_000,
+    logger: engine.logger,
+  });
+  const unwatch = new WeakMap<object, () => void>();
+  // The context `onSubscribe` gives a subscription, for `subscribe` (graphql-ws passes it only the args).
+  const tickets = new WeakSet<SubscriptionTicket>();
 
   const server = makeServer<Record<string, unknown> | undefined, GraphQLWebSocketExtra>({
     connectionInitWaitTimeout: options.connectionInitWaitTimeout ?? 3_000,
     // Our own graphql functions, so execution uses the same graphql copy that built the schema.
     execute: (args) => execute(args),
     subscribe(args) {
-      const subscriber = subscribers.get(args.contextValue as object);
-      if (!subscriber) return subscribe(args);
-      const { operation, id, extra } = subscriber;
+      const ticket = args.contextValue as SubscriptionTicket;
+      if (!tickets.has(ticket)) return subscribe(args);
+      const { operation, id, extra } = ticket;
       const { sendText, close } = extra;
       const frame = `{"id":${JSON.stringify(id)},"type":"next","payload":`;
       return groups.join(operation, {
@@ -75,10 +85,20 @@ export function createGraphQLWebSocketServer(options: GraphQLWebSocketOptions): 
       });
     },
     async onConnect(ctx) {
-      const principal = await authenticate(engine, ctx);
+      const request = credentialsRequest(ctx);
+      const principal = await authenticate(engine, request);
       if (!principal) return false;
       principals.set(ctx, principal);
+      const forbidden = () => ctx.extra.close?.(CloseCode.Forbidden, 'Forbidden');
+      const credential = request.headers.get('authorization');
+      unwatch.set(
+        ctx,
+        credentials.watch(credential, () => credentialsRequest(ctx), forbidden),
+      );
       return true;
+    },
+    onClose(ctx) {
+      unwatch.get(ctx)?.();
     },
     onSubscribe(ctx, id, payload) {
       const principal = principals.get(ctx);
@@ -93,7 +113,8 @@ export function createGraphQLWebSocketServer(options: GraphQLWebSocketOptions): 
       const prepared = engine.prepare(payload.query);
       if (!prepared.ok) return prepared.errors;
       const operationName = payload.operationName ?? undefined;
-      if (!getOperationAST(prepared.document, operationName))
+      const operation = getOperationAST(prepared.document, operationName);
+      if (!operation)
         return [
           new GraphQLError('Name the operation to run in "operationName".', {
             extensions: { code: 'bad_request' },
@@ -108,21 +129,19 @@ export function createGraphQLWebSocketServer(options: GraphQLWebSocketOptions): 
           ),
         ];
       operations.set(ctx, running.add(id));
-      const { request, close } = ctx.extra;
-      const contextValue = engine.context(principal, {
-        ...(request ? { request } : {}),
-        dropSlowSubscriber: () => close?.(SLOW_SUBSCRIBER_CLOSE_CODE, 'Subscriber too slow'),
-      });
       const args = {
         schema: engine.schema,
         document: prepared.document,
         operationName,
         variableValues: payload.variables ?? undefined,
-        contextValue,
       };
-      // A subscription joins the group of subscribers that see the same: its context, made once per
-      // group, carries the principal but no request.
-      subscribers.set(contextValue, {
+      if (operation.operation !== OperationTypeNode.SUBSCRIPTION) {
+        const { request } = ctx.extra;
+        return { ...args, contextValue: engine.context(principal, request ? { request } : {}) };
+      }
+      // A subscription joins the group of subscribers that see the same; the group's context, made
+      // once, carries the principal but no request. Its own context is only this small ticket.
+      const ticket: SubscriptionTicket = {
         id,
         extra: ctx.extra,
         operation: {
@@ -134,8 +153,9 @@ export function createGraphQLWebSocketServer(options: GraphQLWebSocketOptions): 
           principal,
           context: () => engine.context(principal),
         },
-      });
-      return args;
+      };
+      tickets.add(ticket);
+      return { ...args, contextValue: ticket };
     },
     onComplete(ctx, id) {
       operations.get(ctx)?.delete(id);
@@ -159,17 +179,26 @@ export function createGraphQLWebSocketServer(options: GraphQLWebSocketOptions): 
   };
 }
 
-async function authenticate(
-  engine: Engine,
+interface SubscriptionTicket {
+  readonly id: string;
+  readonly extra: GraphQLWebSocketExtra;
+  readonly operation: SubscriptionOperation;
+}
+
+/** The upgrade request's headers, overridden by header-like fields of the `connection_init` payload. */
+function credentialsRequest(
   ctx: Context<Record<string, unknown> | undefined, GraphQLWebSocketExtra>,
-): Promise<Principal | null> {
+): Request {
   const upgrade = ctx.extra.request;
   const headers = new Headers(upgrade?.headers);
   for (const [name, value] of Object.entries(ctx.connectionParams ?? {}).slice(0, 20)) {
     // Only header-like string fields are credentials; anything else in the payload is ignored.
     if (typeof value === 'string' && /^[A-Za-z0-9-]{1,64}$/.test(name)) headers.set(name, value);
   }
-  const request = new Request(upgrade?.url ?? 'http://localhost/graphql', { headers });
+  return new Request(upgrade?.url ?? 'http://localhost/graphql', { headers });
+}
+
+async function authenticate(engine: Engine, request: Request): Promise<Principal | null> {
   try {
     return await engine.authenticate(request);
   } catch (error) {

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { CloseCode, handleProtocols } from 'graphql-ws';
-import type { GraphQLWebSocketServer } from '../graphql/websocket.js';
+import type { WebSocket } from 'ws';
+import type { GraphQLWebSocketExtra, GraphQLWebSocketServer } from '../graphql/websocket.js';
 import { SLOW_SUBSCRIBER_CLOSE_CODE } from '../graphql/websocket.js';
 import type { WebSocketRoute } from './serve.js';
 
@@ -29,6 +30,7 @@ export function graphqlWebSocketRoute(
   const keepAliveMs = options.keepAliveMs ?? 12_000;
   const maxMessageBytes = options.maxMessageBytes ?? server.limits.maxBodyBytes;
   const maxBufferedBytes = options.maxBufferedBytes ?? 1_000_000;
+  const keepAlive = keepAliveMs > 0 ? createKeepAlive(keepAliveMs) : undefined;
   return {
     path: options.path ?? '/graphql',
     handleProtocols: (protocols) => handleProtocols(protocols),
@@ -69,40 +71,90 @@ export function graphqlWebSocketRoute(
             });
           },
         },
-        { request: upgradeRequest(req), close, sendText },
+        socketExtra(req, close, sendText),
       );
-
-      let alive = true;
-      socket.on('pong', () => {
-        alive = true;
-      });
-      const pinger =
-        keepAliveMs > 0
-          ? setInterval(() => {
-              if (!alive) return socket.terminate();
-              alive = false;
-              socket.ping();
-            }, keepAliveMs)
-          : null;
+      keepAlive?.add(socket);
       socket.once('close', (code, reason) => {
-        if (pinger) clearInterval(pinger);
+        keepAlive?.delete(socket);
         void closed(code, reason.toString());
       });
     },
   };
 }
 
-/** The upgrade request as a Web `Request`, so `authenticate` can fall back on its headers. */
-function upgradeRequest(req: IncomingMessage): Request {
+/**
+ * One timer pings every socket of the route: a socket that has not answered the previous ping by the
+ * next round is cut. A timer per socket would cost memory and timer-list work for each of thousands.
+ */
+function createKeepAlive(intervalMs: number): {
+  add(socket: WebSocket): void;
+  delete(socket: WebSocket): void;
+} {
+  // Whether each socket answered since the last round.
+  const sockets = new Map<WebSocket, boolean>();
+  let timer: ReturnType<typeof setInterval> | undefined;
+  const onPong = function (this: WebSocket): void {
+    if (sockets.has(this)) sockets.set(this, true);
+  };
+  const round = (): void => {
+    for (const [socket, answered] of sockets) {
+      if (!answered) {
+        sockets.delete(socket);
+        socket.terminate();
+      } else {
+        sockets.set(socket, false);
+        socket.ping();
+      }
+    }
+  };
+  return {
+    add(socket) {
+      sockets.set(socket, true);
+      socket.on('pong', onPong);
+      timer ??= setInterval(round, intervalMs);
+    },
+    delete(socket) {
+      sockets.delete(socket);
+      if (sockets.size === 0 && timer !== undefined) {
+        clearInterval(timer);
+        timer = undefined;
+      }
+    },
+  };
+}
+
+/**
+ * What the server core gets with the socket. The upgrade request, for `authenticate` to fall back on
+ * its headers and for operations' context, is built each time it is asked for (at `connection_init`,
+ * and per query or mutation): only its raw header list stays with the socket, not a `Request`.
+ */
+function socketExtra(
+  req: IncomingMessage,
+  close: (code: number, reason: string) => void,
+  sendText: (data: string) => void,
+): GraphQLWebSocketExtra {
+  const rawHeaders = req.rawHeaders;
+  const target = req.url ?? '/';
+  const host = req.headers.host ?? 'localhost';
+  return {
+    close,
+    sendText,
+    get request() {
+      return upgradeRequest(rawHeaders, target, host);
+    },
+  };
+}
+
+function upgradeRequest(rawHeaders: readonly string[], target: string, host: string): Request {
   const headers = new Headers();
-  for (let i = 0; i < req.rawHeaders.length; i += 2) {
-    const name = req.rawHeaders[i]!;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i]!;
     // Upgrade-specific headers are not valid on a Web Request and mean nothing to authenticate.
-    if (!/^(connection|upgrade|sec-websocket-.*)$/i.test(name)) headers.append(name, req.rawHeaders[i + 1]!);
+    if (!/^(connection|upgrade|sec-websocket-.*)$/i.test(name)) headers.append(name, rawHeaders[i + 1]!);
   }
   let url: URL;
   try {
-    url = new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`);
+    url = new URL(target, `http://${host}`);
   } catch {
     url = new URL('http://localhost/graphql');
   }

@@ -2,7 +2,8 @@
 import { createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { type Demo, startDemo, tokensFor } from './support.js';
+import { until } from '../support/until.js';
+import { ADMIN_KEY, type Demo, startDemo, tokensFor } from './support.js';
 
 interface GraphQLBody {
   data?: Record<string, unknown> | null;
@@ -113,5 +114,71 @@ describe('scopes on GraphQL and WebSocket', () => {
     }
     await demo.switchboard.close();
     expect(JSON.stringify((await pending).data)).toContain('hi');
+  });
+});
+
+describe('credentials that stop being valid while a WebSocket is open', () => {
+  let demo: Demo;
+  beforeAll(async () => {
+    demo = await startDemo({ graphql: { credentialCheckMs: 50 } });
+  });
+  afterAll(() => demo.close());
+
+  /** A bare graphql-transport-ws peer subscribed to new messages; resolves once it is subscribed. */
+  async function subscribed(token: string): Promise<{ closed: Promise<number>; socket: WebSocket }> {
+    const before = demo.switchboard.graphqlWebSocket!.subscriptions().subscribers;
+    const socket = new WebSocket(`${demo.base.replace('http', 'ws')}/graphql`, 'graphql-transport-ws');
+    const closed = new Promise<number>((resolve) => socket.once('close', resolve));
+    await new Promise((resolve) => socket.once('open', resolve));
+    socket.send(JSON.stringify({ type: 'connection_init', payload: { Authorization: `Bearer ${token}` } }));
+    await new Promise((resolve) => socket.once('message', resolve));
+    const query = 'subscription { onNewMessage(chatbotId: "bot-1") { content } }';
+    socket.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query } }));
+    await until(() => demo.switchboard.graphqlWebSocket!.subscriptions().subscribers > before);
+    return { closed, socket };
+  }
+
+  it('closes the socket with 4403 once its access token has expired', async () => {
+    const tokens = await tokensFor(demo, demo.ada, { scope: 'chat.messages.read' });
+    const { closed } = await subscribed(tokens.access_token);
+    demo.clock.advance(3_600_000);
+    expect(await closed).toBe(4403);
+  });
+
+  it('closes the socket with 4403 once its token is revoked, and keeps the others', async () => {
+    const tokens = await tokensFor(demo, demo.ada, { scope: 'chat.messages.read' });
+    const revoked = await subscribed(tokens.access_token);
+    const kept = await subscribed(ADMIN_KEY);
+    const response = await fetch(`${demo.base}/oauth/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        token: tokens.refresh_token,
+        client_id: demo.confidential.id,
+        client_secret: demo.confidential.secret,
+      }),
+    });
+    expect(response.status).toBe(200);
+    expect(await revoked.closed).toBe(4403);
+    await new Promise((resolve) => setTimeout(resolve, 200)); // several more rounds
+    expect(kept.socket.readyState).toBe(WebSocket.OPEN);
+    kept.socket.close();
+    await until(() => demo.switchboard.graphqlWebSocket!.subscriptions().subscribers === 0);
+  });
+
+  it('closes the socket with 4403 once its API key is revoked', async () => {
+    const created = await fetch(`${demo.base}/oauth/api-keys`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'widget', scopes: ['chat.messages.read'] }),
+    });
+    const { id, key } = (await created.json()) as { id: string; key: string };
+    const { closed } = await subscribed(key);
+    const revoke = await fetch(`${demo.base}/oauth/api-keys/${id}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${ADMIN_KEY}` },
+    });
+    expect(revoke.status).toBe(204);
+    expect(await closed).toBe(4403);
   });
 });
