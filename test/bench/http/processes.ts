@@ -2,10 +2,11 @@
  * Benchmark servers as child processes: each script is compiled to plain JavaScript first and started
  * with `node <script>.mjs` (a TypeScript loader such as tsx would also recompile the built package it
  * imports, adding its own helpers to the code measured), announces `READY <port>` on stdout, and
- * leaves when its stdin closes (so it also goes when the runner dies).
+ * leaves when its stdin closes (so it also goes when the runner dies). A server may also answer
+ * commands: `ask` writes a line to its stdin and awaits the next `REPLY <answer>` line it prints.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
+import { createInterface, type Interface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
@@ -19,12 +20,16 @@ export interface ServerSpec {
   readonly authenticates: boolean;
   /** Whether it serves Switchboard's REST API, so the runner can read its seeded client ids. */
   readonly listsClients: boolean;
+  /** Flags for node itself, e.g. `--expose-gc`. */
+  readonly nodeFlags?: readonly string[];
 }
 
 export interface RunningServer {
   readonly spec: ServerSpec;
   /** e.g. `http://127.0.0.1:41234` */
   readonly url: string;
+  /** Sends `command` as one line and resolves with the answer of the next `REPLY <answer>` line. */
+  ask(command: string, timeoutMs?: number): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -38,7 +43,7 @@ const INHERITED = Object.fromEntries(
 
 export async function startServer(spec: ServerSpec, timeoutMs = 60_000): Promise<RunningServer> {
   const script = await compiled(spec.script);
-  const child = spawn(process.execPath, [script], {
+  const child = spawn(process.execPath, [...(spec.nodeFlags ?? []), script], {
     cwd: root,
     env: { ...INHERITED, ...spec.env },
     stdio: ['pipe', 'pipe', 'inherit'],
@@ -54,8 +59,35 @@ export async function startServer(spec: ServerSpec, timeoutMs = 60_000): Promise
   };
   // Registered before READY, so an interruption during start-up stops this one too.
   running.add(stop);
-  const port = await readyPort(child, spec, timeoutMs);
-  return { spec, url: `http://127.0.0.1:${port}`, stop };
+  // Keeps reading after READY too, so a chatty server never blocks on a full pipe.
+  const lines = createInterface({ input: child.stdout! });
+  const replies: ((answer: string) => void)[] = [];
+  lines.on('line', (line) => {
+    if (line.startsWith('REPLY ')) replies.shift()?.(line.slice('REPLY '.length));
+  });
+  const ask = (command: string, askTimeoutMs = 60_000): Promise<string> =>
+    new Promise((resolve, reject) => {
+      const fail = (why: string): void => {
+        clearTimeout(timer);
+        child.off('exit', onExit);
+        const at = replies.indexOf(answer);
+        if (at >= 0) replies.splice(at, 1);
+        reject(new Error(`${spec.name} (${spec.script}) ${why} (asked "${command}")`));
+      };
+      const onExit = (): void => fail('exited before replying');
+      const timer = setTimeout(() => fail(`did not reply within ${askTimeoutMs} ms`), askTimeoutMs);
+      const answer = (text: string): void => {
+        clearTimeout(timer);
+        child.off('exit', onExit);
+        resolve(text);
+      };
+      if (child.exitCode !== null || child.signalCode !== null) return fail('is not running');
+      child.once('exit', onExit);
+      replies.push(answer);
+      child.stdin!.write(`${command}\n`);
+    });
+  const port = await readyPort(child, lines, spec, timeoutMs);
+  return { spec, url: `http://127.0.0.1:${port}`, ask, stop };
 }
 
 /**
@@ -63,7 +95,9 @@ export async function startServer(spec: ServerSpec, timeoutMs = 60_000): Promise
  * they do for the sources), with its packages left as imports: what runs is their built code as is.
  */
 async function compiled(script: string): Promise<string> {
-  const outfile = fileURLToPath(new URL(`.build/${script.replace(/\.ts$/, '.mjs')}`, import.meta.url));
+  // `../webhooks/server.ts` builds to `.build/webhooks/server.mjs`: every build stays in (ignored) .build.
+  const name = script.replace(/^(\.\.\/)+/, '').replace(/\.ts$/, '.mjs');
+  const outfile = fileURLToPath(new URL(`.build/${name}`, import.meta.url));
   await build({
     entryPoints: [fileURLToPath(new URL(script, import.meta.url))],
     outfile,
@@ -82,7 +116,12 @@ export async function stopAll(): Promise<void> {
   await Promise.all([...running].map((stop) => stop()));
 }
 
-function readyPort(child: ChildProcess, spec: ServerSpec, timeoutMs: number): Promise<number> {
+function readyPort(
+  child: ChildProcess,
+  lines: Interface,
+  spec: ServerSpec,
+  timeoutMs: number,
+): Promise<number> {
   return new Promise((resolve, reject) => {
     const fail = (why: string): void => {
       clearTimeout(timer);
@@ -93,13 +132,14 @@ function readyPort(child: ChildProcess, spec: ServerSpec, timeoutMs: number): Pr
       fail(`exited before READY (${signal ?? `code ${code}`})`);
     const timer = setTimeout(() => fail(`did not print READY within ${timeoutMs} ms`), timeoutMs);
     child.once('exit', onExit);
-    // Keeps reading after READY too, so a chatty server never blocks on a full pipe.
-    createInterface({ input: child.stdout! }).on('line', (line) => {
+    const onLine = (line: string): void => {
       const port = /^READY (\d+)$/.exec(line)?.[1];
       if (!port) return;
       clearTimeout(timer);
       child.off('exit', onExit);
+      lines.off('line', onLine);
       resolve(Number(port));
-    });
+    };
+    lines.on('line', onLine);
   });
 }

@@ -1,0 +1,89 @@
+/**
+ * GraphQL subscriptions at scale: how fast a new message reaches N subscribers, and what an idle
+ * subscriber costs the server. Run on demand, never by `npm test`:
+ *
+ *   npm run bench:subscriptions                                   # the default plan below
+ *   npm run bench:subscriptions -- --sizes 1000 --messages 5      # quicker
+ *   npm run bench:subscriptions -- --modes socket --sizes 10000
+ *   npm run bench:subscriptions -- --sse                          # also GraphQL over SSE, N = 1,000
+ *   npm run bench:subscriptions -- --json results.json
+ *
+ * Default plan: one subscription per WebSocket (`socket`) at N = 1,000 and 10,000; 20 per WebSocket
+ * (`shared`) at N = 1,000, 10,000 and 50,000. `sse` (graphql-sse distinct connections, one POST
+ * /graphql event stream per subscriber, N = 1,000) only with --sse or --modes: a server that does not
+ * serve it is reported "not supported" on its line.
+ *
+ * Every (mode, N) gets a fresh server process (server.ts, the built package as a user sets it up);
+ * the subscribers are opened from this process, 200 connections at a time. Memory: the server's heap
+ * and RSS after a forced GC, once before any connection and once when every subscriber has received a
+ * warm-up message and has been idle for a second, divided by the live subscribers. Latency: messages
+ * are created one at a time (POST /api/v1/chatbots/bot-1/messages); each counts from just before its
+ * POST to the `next` frame's arrival at each subscriber, and the next waits until every live
+ * subscriber has it (or 30 s). The arrivals are read on one event loop here, so at large N the
+ * highest percentiles include this process working through the frames: compare runs, not servers.
+ *
+ * The npm script raises the soft open-files limit to the hard one first (N sockets on each side).
+ */
+import { readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { arch, cpus, platform } from 'node:os';
+import { stopAll } from '../http/processes.js';
+import { SHARED_PER_SOCKET } from './client.js';
+import { measure, type Result } from './measure.js';
+import { type BenchOptions, DEFAULT_SIZES, parseOptions, USAGE, UsageError } from './options.js';
+import { formatResult } from './report.js';
+
+function machine(): string {
+  const cores = cpus();
+  return `${cores[0]?.model.trim() ?? 'unknown CPU'}, ${cores.length} cores, Node ${process.version} (${platform()} ${arch()})`;
+}
+
+/** The soft limit on open files (Linux), inherited by the server: each side holds a descriptor per connection. */
+function openFilesLimit(): string {
+  try {
+    return /^Max open files\s+(\S+)/m.exec(readFileSync('/proc/self/limits', 'utf8'))?.[1] ?? 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
+async function main(options: BenchOptions): Promise<void> {
+  const log = (line: string): void => void process.stderr.write(`${line}\n`);
+  process.stdout.write(`Switchboard GraphQL subscriptions: ${machine()}\n`);
+  process.stdout.write(
+    `${options.messages} messages per size, one at a time; shared = ${SHARED_PER_SOCKET} subscriptions ` +
+      `per WebSocket; open files limit ${openFilesLimit()}; KB = 1,024 bytes\n\n`,
+  );
+  const results: Result[] = [];
+  try {
+    for (const mode of options.modes) {
+      for (const n of options.sizes ?? DEFAULT_SIZES[mode]) {
+        const result = await measure(mode, n, options.messages, log);
+        results.push(result);
+        process.stdout.write(`${formatResult(result).join('\n')}\n`);
+      }
+    }
+  } finally {
+    await stopAll();
+  }
+  if (options.json) {
+    const json = { machine: machine(), settings: options, results };
+    await writeFile(options.json, `${JSON.stringify(json, null, 2)}\n`);
+    process.stdout.write(`\nResults written to ${options.json}\n`);
+  }
+}
+
+// Ctrl+C stops the server instead of leaving it behind.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    void stopAll().finally(() => process.exit(130));
+  });
+}
+
+try {
+  await main(parseOptions(process.argv.slice(2)));
+} catch (error) {
+  if (!(error instanceof UsageError)) throw error;
+  process.stderr.write(`${error.message ? `${error.message}\n` : ''}${USAGE}\n`);
+  process.exitCode = error.message ? 64 : 0;
+}
