@@ -139,11 +139,11 @@ export function createSubscriptionGroups(options: SubscriptionGroupsOptions): Su
         group = { key, members: new Set(), stopped: false };
         groups.set(key, group);
       }
-      const member = createMember(subscriber, (m) => leave(group, m));
+      const member = new Member(subscriber, group, leave);
       group.members.add(member);
       subscribers++;
       if (starting) void run(group, operation);
-      return member.iterator;
+      return member;
     },
     counts: () => ({ subscribers, groups: groups.size }),
   };
@@ -156,88 +156,92 @@ interface Group {
   stopped: boolean;
 }
 
-interface Member {
+/**
+ * One subscriber in a group, and the iterator its transport reads. A class, not closures: at tens of
+ * thousands of subscribers the per-subscriber functions would cost more than its state.
+ */
+class Member implements AsyncIterableIterator<ExecutionResult> {
   readonly send: ((payloadJson: string) => void) | undefined;
-  readonly iterator: AsyncIterableIterator<ExecutionResult>;
-  push(result: ExecutionResult): void;
-  /** Ends the subscription, after one last result when given. */
-  finish(last?: ExecutionResult): void;
-  fail(error: unknown): void;
-}
-
-function createMember(subscriber: Subscriber, leave: (member: Member) => void): Member {
-  const queue: ExecutionResult[] = [];
-  let waiting:
+  #queue: ExecutionResult[] = [];
+  #waiting:
     | { resolve(step: IteratorResult<ExecutionResult>): void; reject(error: unknown): void }
     | undefined;
   // An error for the next `next()` when none was waiting as it came.
-  let failure: { error: unknown } | undefined;
-  let done = false;
+  #failure: { error: unknown } | undefined;
+  #done = false;
 
-  const settle = (): void => {
-    if (!waiting || (!queue.length && !done)) return;
-    const { resolve } = waiting;
-    waiting = undefined;
-    const value = queue.shift();
-    resolve(value ? { value, done: false } : { value: undefined, done: true });
-  };
+  constructor(
+    readonly subscriber: Subscriber,
+    readonly group: Group,
+    readonly leave: (group: Group, member: Member) => void,
+  ) {
+    this.send = subscriber.send;
+  }
 
-  const member: Member = {
-    send: subscriber.send,
-    push(result) {
-      if (done) return;
-      if (queue.length >= subscriber.maxQueue) {
-        member.fail(new Error('The subscriber fell too far behind and was dropped.'));
-        leave(member);
-        subscriber.onOverflow?.();
-        return;
-      }
-      queue.push(result);
-      settle();
-    },
-    finish(last) {
-      if (done) return;
-      if (last) queue.push(last);
-      done = true;
-      settle();
-    },
-    fail(error) {
-      if (done) return;
-      done = true;
-      queue.length = 0;
-      if (!waiting) failure = { error };
-      else {
-        const { reject } = waiting;
-        waiting = undefined;
-        reject(error);
-      }
-    },
-    iterator: {
-      next() {
-        const value = queue.shift();
-        if (value) return Promise.resolve({ value, done: false });
-        if (failure) {
-          const { error } = failure;
-          failure = undefined;
-          return Promise.reject(error);
-        }
-        if (done) return Promise.resolve({ value: undefined, done: true });
-        return new Promise((resolve, reject) => {
-          waiting = { resolve, reject };
-        });
-      },
-      return() {
-        if (!done) leave(member);
-        done = true;
-        queue.length = 0;
-        failure = undefined;
-        settle();
-        return Promise.resolve({ value: undefined, done: true });
-      },
-      [Symbol.asyncIterator]() {
-        return this;
-      },
-    },
-  };
-  return member;
+  push(result: ExecutionResult): void {
+    if (this.#done) return;
+    if (this.#queue.length >= this.subscriber.maxQueue) {
+      this.fail(new Error('The subscriber fell too far behind and was dropped.'));
+      this.leave(this.group, this);
+      this.subscriber.onOverflow?.();
+      return;
+    }
+    this.#queue.push(result);
+    this.#settle();
+  }
+
+  /** Ends the subscription, after one last result when given. */
+  finish(last?: ExecutionResult): void {
+    if (this.#done) return;
+    if (last) this.#queue.push(last);
+    this.#done = true;
+    this.#settle();
+  }
+
+  fail(error: unknown): void {
+    if (this.#done) return;
+    this.#done = true;
+    this.#queue.length = 0;
+    const waiting = this.#waiting;
+    if (!waiting) this.#failure = { error };
+    else {
+      this.#waiting = undefined;
+      waiting.reject(error);
+    }
+  }
+
+  next(): Promise<IteratorResult<ExecutionResult>> {
+    const value = this.#queue.shift();
+    if (value) return Promise.resolve({ value, done: false });
+    const failure = this.#failure;
+    if (failure) {
+      this.#failure = undefined;
+      return Promise.reject(failure.error);
+    }
+    if (this.#done) return Promise.resolve({ value: undefined, done: true });
+    return new Promise((resolve, reject) => {
+      this.#waiting = { resolve, reject };
+    });
+  }
+
+  return(): Promise<IteratorResult<ExecutionResult>> {
+    if (!this.#done) this.leave(this.group, this);
+    this.#done = true;
+    this.#queue.length = 0;
+    this.#failure = undefined;
+    this.#settle();
+    return Promise.resolve({ value: undefined, done: true });
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  #settle(): void {
+    const waiting = this.#waiting;
+    if (!waiting || (!this.#queue.length && !this.#done)) return;
+    this.#waiting = undefined;
+    const value = this.#queue.shift();
+    waiting.resolve(value ? { value, done: false } : { value: undefined, done: true });
+  }
 }

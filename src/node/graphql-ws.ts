@@ -59,15 +59,15 @@ export function graphqlWebSocketRoute(
             }),
           close,
           onMessage(callback) {
-            socket.on('message', async (data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean) => {
+            // Not async: a subscribe message's handling lasts as long as the subscription, and an
+            // awaiting listener would hold the message's bytes for all that time.
+            socket.on('message', (data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean) => {
               const size = Array.isArray(data) ? data.reduce((n, b) => n + b.length, 0) : data.byteLength;
               if (size > maxMessageBytes) return close(1009, 'Message too big');
               if (isBinary) return close(CloseCode.BadRequest, 'Binary messages are not supported');
-              try {
-                await callback(String(data));
-              } catch {
-                close(CloseCode.InternalServerError, 'Internal server error');
-              }
+              callback(String(data)).catch(() =>
+                close(CloseCode.InternalServerError, 'Internal server error'),
+              );
             });
           },
         },
@@ -126,37 +126,32 @@ function createKeepAlive(intervalMs: number): {
 /**
  * What the server core gets with the socket. The upgrade request, for `authenticate` to fall back on
  * its headers and for operations' context, is built each time it is asked for (at `connection_init`,
- * and per query or mutation): only its raw header list stays with the socket, not a `Request`.
+ * and per query or mutation): only the headers it carries stay with the socket, not a `Request`.
  */
 function socketExtra(
   req: IncomingMessage,
   close: (code: number, reason: string) => void,
   sendText: (data: string) => void,
 ): GraphQLWebSocketExtra {
-  const rawHeaders = req.rawHeaders;
+  // Upgrade-specific headers are not valid on a Web Request and mean nothing to authenticate.
+  const kept: [string, string][] = [];
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    const name = req.rawHeaders[i]!;
+    if (!/^(connection|upgrade|sec-websocket-.*)$/i.test(name)) kept.push([name, req.rawHeaders[i + 1]!]);
+  }
   const target = req.url ?? '/';
   const host = req.headers.host ?? 'localhost';
   return {
     close,
     sendText,
     get request() {
-      return upgradeRequest(rawHeaders, target, host);
+      let url: URL;
+      try {
+        url = new URL(target, `http://${host}`);
+      } catch {
+        url = new URL('http://localhost/graphql');
+      }
+      return new Request(url, { headers: kept });
     },
   };
-}
-
-function upgradeRequest(rawHeaders: readonly string[], target: string, host: string): Request {
-  const headers = new Headers();
-  for (let i = 0; i < rawHeaders.length; i += 2) {
-    const name = rawHeaders[i]!;
-    // Upgrade-specific headers are not valid on a Web Request and mean nothing to authenticate.
-    if (!/^(connection|upgrade|sec-websocket-.*)$/i.test(name)) headers.append(name, rawHeaders[i + 1]!);
-  }
-  let url: URL;
-  try {
-    url = new URL(target, `http://${host}`);
-  } catch {
-    url = new URL('http://localhost/graphql');
-  }
-  return new Request(url, { headers });
 }

@@ -87,6 +87,10 @@ export async function serve(options: ServeOptions): Promise<NodeServer> {
       return protocols.values().next().value ?? false;
     },
   });
+  // ws reports protocol violations (e.g. an oversized message, closed with 1009) as 'error' events;
+  // unheard, one would crash the process. One listener for all: made here, it holds no request.
+  const onSocketError = (error: Error): void =>
+    logger.log('warn', 'websocket closed on a protocol error', { error: String(error) });
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const route = routeOf(req);
     if (!route || closing) {
@@ -96,11 +100,7 @@ export async function serve(options: ServeOptions): Promise<NodeServer> {
       return;
     }
     sockets.handleUpgrade(req, socket, head, (ws) => {
-      // ws reports protocol violations (e.g. an oversized message, closed with 1009) as 'error' events;
-      // unheard, one would crash the process.
-      ws.on('error', (error) =>
-        logger.log('warn', 'websocket closed on a protocol error', { error: String(error) }),
-      );
+      ws.on('error', onSocketError);
       route.onConnection(ws, req);
     });
   });
