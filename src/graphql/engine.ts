@@ -30,6 +30,12 @@ export interface GraphQLOptions {
    * runtime refuses code generation (`new Function`) graphql-js runs them anyway, as it does with false.
    */
   readonly compile?: boolean;
+  /**
+   * How often the credentials of open subscriptions (WebSocket, event stream) are checked again: a
+   * connection whose access token expired or was revoked, or whose API key was revoked, ends within
+   * this time (WebSocket close 4403). Each distinct credential is checked once per round. Default 30 s.
+   */
+  readonly credentialCheckMs?: number;
 }
 
 export interface Engine {

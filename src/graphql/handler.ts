@@ -5,6 +5,7 @@ import { readJson } from '../internal/body.js';
 import { hasQueryParam } from '../internal/url.js';
 import { createEngine, type Engine, type GraphQLOptions } from './engine.js';
 import { type MediaType, namesExplicitly, negotiate } from './http/accept.js';
+import { createEventStreams } from './http/event-stream.js';
 import { graphiqlPage } from './http/graphiql.js';
 import { readMultipart } from './http/multipart.js';
 import { type GraphQLParams, paramsFromBody, paramsFromUrl } from './http/params.js';
@@ -33,8 +34,16 @@ export function createGraphQLHandler(
   const engine = createEngine(options);
   const graphiql = options.graphiql ?? engine.introspection;
   const uploads = options.uploads ?? true;
+  const streams = createEventStreams(engine, options);
 
   return async (request) => {
+    if (streams.accepts(request) && (request.method === 'GET' || request.method === 'POST')) {
+      try {
+        return await streams.handle(request, await authenticateOrAnonymous(engine, request));
+      } catch (error) {
+        return errorResponse(engine, error, 'application/json');
+      }
+    }
     const media = negotiate(request.headers.get('accept'), JSON_TYPES);
     try {
       if (request.method === 'GET' && graphiql && wantsHtml(request)) return htmlResponse();

@@ -33,6 +33,12 @@ export interface Subscriber {
   readonly onOverflow?: () => void;
 }
 
+/** One subscriber's view of its group: the results for it, and a way to end it from the transport. */
+export interface Subscription extends AsyncIterableIterator<ExecutionResult> {
+  /** Ends this subscriber's subscription (it leaves its group), after one last result when given. */
+  end(last?: ExecutionResult): void;
+}
+
 /** Subscriptions grouped by what they see: one execution and one serialisation per event and group. */
 export interface SubscriptionGroups {
   /**
@@ -40,7 +46,7 @@ export interface SubscriptionGroups {
    * iterator ends when the subscription does, yields the results not sent through `send` (an
    * operation refused at start, every event without `send`), and leaves the group on `return()`.
    */
-  join(operation: SubscriptionOperation, subscriber: Subscriber): AsyncIterableIterator<ExecutionResult>;
+  join(operation: SubscriptionOperation, subscriber: Subscriber): Subscription;
   /** How many subscribers there are, and in how many groups (one per distinct operation and visibility). */
   counts(): { subscribers: number; groups: number };
 }
@@ -160,7 +166,7 @@ interface Group {
  * One subscriber in a group, and the iterator its transport reads. A class, not closures: at tens of
  * thousands of subscribers the per-subscriber functions would cost more than its state.
  */
-class Member implements AsyncIterableIterator<ExecutionResult> {
+class Member implements Subscription {
   readonly send: ((payloadJson: string) => void) | undefined;
   #queue: ExecutionResult[] = [];
   #waiting:
@@ -198,6 +204,12 @@ class Member implements AsyncIterableIterator<ExecutionResult> {
     this.#settle();
   }
 
+  end(last?: ExecutionResult): void {
+    if (this.#done) return;
+    this.leave(this.group, this);
+    this.finish(last);
+  }
+
   fail(error: unknown): void {
     if (this.#done) return;
     this.#done = true;
@@ -231,6 +243,12 @@ class Member implements AsyncIterableIterator<ExecutionResult> {
     this.#failure = undefined;
     this.#settle();
     return Promise.resolve({ value: undefined, done: true });
+  }
+
+  /** As an async generator's: ends the subscription, rejecting with the error (graphql-sse checks for it). */
+  async throw(error: unknown): Promise<IteratorResult<ExecutionResult>> {
+    await this.return();
+    throw error;
   }
 
   [Symbol.asyncIterator](): this {

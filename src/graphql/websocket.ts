@@ -32,12 +32,6 @@ export interface GraphQLWebSocketServer extends Server<GraphQLWebSocketExtra> {
 export interface GraphQLWebSocketOptions extends GraphQLOptions {
   /** How long a socket may stay open without `connection_init` (close 4408). Default 3 s. */
   readonly connectionInitWaitTimeout?: number;
-  /**
-   * How often the credentials of open sockets are checked again: a socket whose access token expired
-   * or was revoked, or whose API key was revoked, is closed with 4403 Forbidden within this time.
-   * Each distinct credential is checked once per round. Default 30 s.
-   */
-  readonly credentialCheckMs?: number;
 }
 
 /** Close code for a subscriber that fell too far behind (RFC 6455 §7.4.1 "Try Again Later"). */

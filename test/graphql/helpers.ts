@@ -123,6 +123,8 @@ export function observedBus(): {
   bus: EventBus;
   listeners(count: number): Promise<void>;
   none(): Promise<void>;
+  /** Listeners subscribed now. */
+  count(): number;
 } {
   const bus = createMemoryEventBus();
   let current = 0;
@@ -149,5 +151,6 @@ export function observedBus(): {
     listeners: (count) =>
       count <= current ? Promise.resolve() : new Promise((resolve) => waiters.push({ count, resolve })),
     none: () => (current === 0 ? Promise.resolve() : new Promise((resolve) => idle.push(resolve))),
+    count: () => current,
   };
 }
