@@ -1,17 +1,21 @@
 /**
- * One (mode, N) measurement on a fresh server: its memory before any connection, N subscribers opened,
- * one warm-up message that every one of them must receive (so all are live), its memory again once
- * idle, then the timed messages, one at a time.
+ * One (mode, N) measurement on a fresh server (Switchboard, or the floor: floor.ts): its memory before
+ * any connection, N subscribers opened, one warm-up message that every one of them must receive (so all
+ * are live), its memory again once idle, then the timed messages, one at a time.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BENCH_KEY } from '../http/fixture.js';
-import { type RunningServer, startServer } from '../http/processes.js';
+import { type RunningServer, type ServerSpec, startServer } from '../http/processes.js';
 import { type Mode, openSubscribers } from './client.js';
 import { Deliveries } from './deliveries.js';
 import { NotAnEventStream } from './sse.js';
 import { CHATBOT_ID } from './subscription.js';
 
+/** `switchboard`: server.ts; `floor`: floor.ts, the same fan-out with no GraphQL. */
+export type Target = 'switchboard' | 'floor';
+
 export interface Result {
+  readonly server: Target;
   readonly mode: Mode;
   readonly subscribers: number;
   /** WebSockets or event streams open. */
@@ -39,21 +43,31 @@ const WARM_UP = 'bench warm-up';
 /** Quiet time after the warm-up message, before memory is read. */
 const IDLE_MS = 1_000;
 
-const SERVER = {
-  name: 'switchboard',
-  script: '../subscriptions/server.ts',
-  authenticates: true,
-  listsClients: false,
-  nodeFlags: ['--expose-gc'],
-} as const;
+const SERVERS: Readonly<Record<Target, ServerSpec>> = {
+  switchboard: {
+    name: 'switchboard',
+    script: '../subscriptions/server.ts',
+    authenticates: true,
+    listsClients: false,
+    nodeFlags: ['--expose-gc'],
+  },
+  floor: {
+    name: 'floor',
+    script: '../subscriptions/floor.ts',
+    authenticates: false,
+    listsClients: false,
+    nodeFlags: ['--expose-gc'],
+  },
+};
 
 export async function measure(
+  target: Target,
   mode: Mode,
   n: number,
   messages: number,
   log: (line: string) => void,
 ): Promise<Result> {
-  const server = await startServer(SERVER);
+  const server = await startServer(SERVERS[target]);
   const deliveries = new Deliveries(n);
   try {
     const before = await memoryOf(server);
@@ -67,11 +81,11 @@ export async function measure(
         error instanceof NotAnEventStream
           ? `not supported: the server answers a subscription over SSE with ${message}`
           : `the first connection failed: ${message}`;
-      return unmeasured(mode, n, messages, why);
+      return unmeasured(target, mode, n, messages, why);
     }
     const openSeconds = (performance.now() - started) / 1_000;
     try {
-      log(`  ${mode} N=${n}: ${fleet.connections} connections open in ${openSeconds.toFixed(1)} s`);
+      log(`  ${target} ${mode} N=${n}: ${fleet.connections} connections open in ${openSeconds.toFixed(1)} s`);
       const warmUp = await deliveries.deliver(WARM_UP, () => post(server, WARM_UP), MESSAGE_TIMEOUT_MS);
       for (const i of warmUp.missing) deliveries.failed(i, 'no warm-up message within 30 s');
       await sleep(IDLE_MS);
@@ -88,6 +102,7 @@ export async function measure(
       }
       latencies.sort((a, b) => a - b);
       return {
+        server: target,
         mode,
         subscribers: n,
         connections: fleet.connections,
@@ -110,9 +125,10 @@ export async function measure(
   }
 }
 
-function unmeasured(mode: Mode, n: number, messages: number, error: string): Result {
+function unmeasured(target: Target, mode: Mode, n: number, messages: number, error: string): Result {
   const nan = Number.NaN;
   return {
+    server: target,
     mode,
     subscribers: n,
     connections: 0,

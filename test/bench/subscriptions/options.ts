@@ -8,6 +8,8 @@ export interface BenchOptions {
   readonly sizes: readonly number[] | undefined;
   /** Messages timed per size (after one uncounted warm-up message). */
   readonly messages: number;
+  /** Also measure the floor (floor.ts) after Switchboard, for every WebSocket (mode, N). */
+  readonly floor: boolean;
   readonly json: string | undefined;
 }
 
@@ -25,6 +27,9 @@ export const USAGE = `usage: npm run bench:subscriptions -- [options]
   --sizes <list>      subscribers, comma-separated, for every mode (default: socket ${DEFAULT_SIZES.socket.join(',')};
                       shared ${DEFAULT_SIZES.shared.join(',')}; sse ${DEFAULT_SIZES.sse.join(',')})
   --messages <n>      messages timed per size (default 20)
+  --floor             also measure each socket and shared size on the floor (floor.ts: a bare ws
+                      server, no GraphQL, its own fresh process), printed under Switchboard's line
+                      with Switchboard's p50 and p99 as multiples of the floor's
   --json <path>       write the results as JSON there`;
 
 /** A command line that cannot run; its message (empty for --help) is shown above the usage. */
@@ -46,6 +51,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     modes: modes as Mode[],
     sizes: values.sizes === undefined ? undefined : list(values.sizes).map((s) => count('--sizes', s)),
     messages: count('--messages', values.messages),
+    floor: values.floor,
     json: values.json,
   };
 }
@@ -58,6 +64,7 @@ function parse(argv: readonly string[]) {
       sse: { type: 'boolean', default: false },
       sizes: { type: 'string' },
       messages: { type: 'string', default: '20' },
+      floor: { type: 'boolean', default: false },
       json: { type: 'string' },
       help: { type: 'boolean', default: false },
     },

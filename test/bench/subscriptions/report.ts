@@ -1,20 +1,38 @@
-/** One line per (mode, N), and the failure reasons under it. */
+/** One line per (mode, N), and the failure reasons under it; the floor's line (--floor) right below. */
 import type { Result } from './measure.js';
 
 const whole = new Intl.NumberFormat('en-US');
 
-export function formatResult(r: Result): string[] {
-  const head = `${r.mode.padEnd(6)} N=${whole.format(r.subscribers).padEnd(7)}`;
+/** Switchboard's latency divided by the floor's, same mode and N (NaN when either is missing). */
+export interface FloorRatios {
+  readonly p50: number;
+  readonly p99: number;
+}
+
+export function vsFloor(switchboard: Result, floor: Result): FloorRatios {
+  return { p50: switchboard.p50 / floor.p50, p99: switchboard.p99 / floor.p99 };
+}
+
+/** `ratios`, on the floor's line: Switchboard's p50 and p99 as multiples of the floor's. */
+export function formatResult(r: Result, ratios?: FloorRatios): string[] {
+  // The floor's line sits under Switchboard's, same mode and N: its label alone says what it is.
+  const head =
+    r.server === 'floor'
+      ? '  floor'.padEnd(16)
+      : `${r.mode.padEnd(6)} N=${whole.format(r.subscribers).padEnd(7)}`;
   if (r.error) return [`${head}  ${r.error}`];
   const unit = r.mode === 'sse' ? 'streams' : 'sockets';
   const kb = (bytes: number): string => `${(bytes / 1024).toFixed(1)} KB`;
+  const failures = `failures ${whole.format(r.failures)}`;
   const line = [
     head,
     `${whole.format(r.connections)} ${unit} (open ${r.openSeconds.toFixed(1)} s)`.padEnd(28),
     `delivered ${whole.format(r.delivered)}/${whole.format(r.expected)}`.padEnd(28),
     `p50 ${ms(r.p50)}  p99 ${ms(r.p99)}  max ${ms(r.max)}`.padEnd(40),
     `per idle subscriber: heap ${kb(r.heapPerSubscriber)}, RSS ${kb(r.rssPerSubscriber)}`.padEnd(50),
-    `failures ${whole.format(r.failures)}`,
+    ...(ratios
+      ? [failures.padEnd(14), `switchboard p50 ${times(ratios.p50)} floor, p99 ${times(ratios.p99)} floor`]
+      : [failures]),
   ].join('  ');
   const reasons = Object.entries(r.reasons).map(([reason, n]) => `    ${whole.format(n)} × ${reason}`);
   return [line, ...reasons];
@@ -22,4 +40,8 @@ export function formatResult(r: Result): string[] {
 
 function ms(value: number): string {
   return `${value < 10 ? value.toFixed(2) : value.toFixed(1)} ms`;
+}
+
+function times(ratio: number): string {
+  return Number.isFinite(ratio) ? `${ratio.toFixed(1)}×` : 'n/a';
 }

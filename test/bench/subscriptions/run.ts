@@ -6,6 +6,7 @@
  *   npm run bench:subscriptions -- --sizes 1000 --messages 5      # quicker
  *   npm run bench:subscriptions -- --modes socket --sizes 10000
  *   npm run bench:subscriptions -- --sse                          # also GraphQL over SSE, N = 1,000
+ *   npm run bench:subscriptions -- --floor                        # and the floor beside Switchboard
  *   npm run bench:subscriptions -- --json results.json
  *
  * Default plan: one subscription per WebSocket (`socket`) at N = 1,000 and 10,000; 20 per WebSocket
@@ -22,6 +23,13 @@
  * subscriber has it (or 30 s). The arrivals are read on one event loop here, so at large N the
  * highest percentiles include this process working through the frames: compare runs, not servers.
  *
+ * --floor: after Switchboard's, each `socket` and `shared` (mode, N) is measured again on a fresh
+ * process of floor.ts, the same fan-out with no GraphQL (a bare `ws` server that acknowledges, answers
+ * the POST and writes one pre-serialised `next` frame per subscriber). Its line, `  floor`, is printed
+ * under Switchboard's with Switchboard's p50 and p99 as multiples of the floor's; in --json, as `floor`
+ * and `vsFloor` on Switchboard's result. Both are read by this same process, whose share of the
+ * latency at large N pulls the ratio towards 1.
+ *
  * The npm script raises the soft open-files limit to the hard one first (N sockets on each side).
  */
 import { readFileSync } from 'node:fs';
@@ -31,7 +39,10 @@ import { stopAll } from '../http/processes.js';
 import { SHARED_PER_SOCKET } from './client.js';
 import { measure, type Result } from './measure.js';
 import { type BenchOptions, DEFAULT_SIZES, parseOptions, USAGE, UsageError } from './options.js';
-import { formatResult } from './report.js';
+import { type FloorRatios, formatResult, vsFloor } from './report.js';
+
+/** Switchboard's result; with --floor (WebSocket modes), the floor's beside it. */
+type Entry = Result & { readonly floor?: Result; readonly vsFloor?: FloorRatios };
 
 function machine(): string {
   const cores = cpus();
@@ -54,13 +65,21 @@ async function main(options: BenchOptions): Promise<void> {
     `${options.messages} messages per size, one at a time; shared = ${SHARED_PER_SOCKET} subscriptions ` +
       `per WebSocket; open files limit ${openFilesLimit()}; KB = 1,024 bytes\n\n`,
   );
-  const results: Result[] = [];
+  const results: Entry[] = [];
+  const print = (lines: string[]): void => void process.stdout.write(`${lines.join('\n')}\n`);
   try {
     for (const mode of options.modes) {
       for (const n of options.sizes ?? DEFAULT_SIZES[mode]) {
-        const result = await measure(mode, n, options.messages, log);
-        results.push(result);
-        process.stdout.write(`${formatResult(result).join('\n')}\n`);
+        const result = await measure('switchboard', mode, n, options.messages, log);
+        print(formatResult(result));
+        if (!options.floor || mode === 'sse') {
+          results.push(result);
+          continue;
+        }
+        const floor = await measure('floor', mode, n, options.messages, log);
+        const ratios = vsFloor(result, floor);
+        print(formatResult(floor, ratios));
+        results.push({ ...result, floor, vsFloor: ratios });
       }
     }
   } finally {

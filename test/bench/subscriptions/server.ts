@@ -5,14 +5,10 @@
  * with `--expose-gc`).
  */
 // The built package, as a user runs it (`npm run bench:subscriptions` builds it first).
-import { createInterface } from 'node:readline';
-import { setImmediate } from 'node:timers/promises';
 import { createSwitchboard } from 'switchboard-kit';
 import { graphqlWebSocketRoute, serve } from 'switchboard-kit/node';
 import { announce, BENCH_KEY } from '../http/fixture.js';
-
-const gc = globalThis.gc;
-if (!gc) throw new Error('Start this server with node --expose-gc: it reports memory after a GC.');
+import { answerMemoryRequests } from './memory-report.js';
 
 // No logger: the default is silent.
 const switchboard = createSwitchboard({ oauth: { adminApiKey: BENCH_KEY } });
@@ -29,13 +25,5 @@ const server = await serve({
   },
 });
 
-createInterface({ input: process.stdin }).on('line', async (line) => {
-  if (line.trim() !== 'memory') return;
-  // Twice, a turn apart: what the first GC frees may let finalizers drop more.
-  gc();
-  await setImmediate();
-  gc();
-  const { heapUsed, rss } = process.memoryUsage();
-  process.stdout.write(`REPLY ${heapUsed} ${rss}\n`);
-});
+answerMemoryRequests();
 announce(server.port);
