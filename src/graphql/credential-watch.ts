@@ -2,12 +2,18 @@ import type { Authenticate } from '../core/auth.js';
 import { isSwitchboardError } from '../core/errors.js';
 import type { Logger } from '../core/runtime.js';
 
+/** A long-lived connection whose credentials are watched. */
+export interface Watched {
+  /** Rebuilds the request its credentials came in. */
+  request(): Request;
+  /** Ends the connection: its credentials are no longer accepted. */
+  revoked(): void;
+}
+
 export interface CredentialWatch {
-  /**
-   * Watches the credentials of a long-lived connection: `request` rebuilds the request they came in,
-   * `end` closes the connection once they are no longer accepted. Returns a function to stop watching.
-   */
-  watch(credential: string | null, request: () => Request, end: () => void): () => void;
+  /** Watches a connection's credentials (its `Authorization` header) until `unwatch`. */
+  watch(credential: string | null, connection: Watched): void;
+  unwatch(credential: string | null, connection: Watched): void;
   /** Checks every watched credential now (rounds otherwise run every `intervalMs`). */
   check(): Promise<void>;
 }
@@ -26,26 +32,44 @@ export interface CredentialWatchOptions {
  * fails for another reason (storage unreachable) keeps the connections and is logged.
  */
 export function createCredentialWatch(options: CredentialWatchOptions): CredentialWatch {
-  // By credential (the Authorization header); connections without one are watched one by one.
-  const watched = new Map<string, { readonly request: () => Request; readonly ends: Set<() => void> }>();
-  let anonymous = 0;
+  // By credential (the Authorization header); connections without one are checked one by one.
+  const watched = new Map<string, Set<Watched>>();
+  const alone = new Set<Watched>();
   let timer: ReturnType<typeof setInterval> | undefined;
   let running: Promise<void> | undefined;
 
-  async function round(): Promise<void> {
-    for (const [credential, entry] of [...watched]) {
-      try {
-        await options.authenticate(entry.request());
-      } catch (error) {
-        if (!isSwitchboardError(error) || (error.code !== 'unauthorized' && error.code !== 'forbidden')) {
-          options.logger.log('warn', 'credential check failed; connections kept', { error: String(error) });
-          continue;
-        }
-        if (watched.get(credential) === entry) watched.delete(credential);
-        for (const end of entry.ends) end();
-      }
+  async function accepted(connection: Watched): Promise<boolean> {
+    try {
+      await options.authenticate(connection.request());
+      return true;
+    } catch (error) {
+      if (isSwitchboardError(error) && (error.code === 'unauthorized' || error.code === 'forbidden'))
+        return false;
+      options.logger.log('warn', 'credential check failed; connections kept', { error: String(error) });
+      return true;
     }
   }
+
+  async function round(): Promise<void> {
+    for (const [credential, connections] of [...watched]) {
+      const [first] = connections;
+      if (!first || (await accepted(first))) continue;
+      watched.delete(credential);
+      for (const connection of connections) connection.revoked();
+    }
+    for (const connection of [...alone]) {
+      if (await accepted(connection)) continue;
+      alone.delete(connection);
+      connection.revoked();
+    }
+    stopIfIdle();
+  }
+
+  const stopIfIdle = (): void => {
+    if (watched.size > 0 || alone.size > 0 || timer === undefined) return;
+    clearInterval(timer);
+    timer = undefined;
+  };
 
   const check = (): Promise<void> => {
     running ??= round().finally(() => {
@@ -55,28 +79,30 @@ export function createCredentialWatch(options: CredentialWatchOptions): Credenti
   };
 
   return {
-    watch(credential, request, end) {
-      const key = credential ?? `\0${++anonymous}`;
-      let entry = watched.get(key);
-      if (!entry) {
-        entry = { request, ends: new Set() };
-        watched.set(key, entry);
+    watch(credential, connection) {
+      if (credential === null) alone.add(connection);
+      else {
+        let connections = watched.get(credential);
+        if (!connections) {
+          connections = new Set();
+          watched.set(credential, connections);
+        }
+        connections.add(connection);
       }
-      entry.ends.add(end);
       if (timer === undefined) {
         timer = setInterval(() => void check(), options.intervalMs);
         // Where the runtime has it (Node, Bun, Deno): the watch alone does not keep the process alive.
         (timer as { unref?: () => void }).unref?.();
       }
-      const current = entry;
-      return () => {
-        current.ends.delete(end);
-        if (current.ends.size === 0 && watched.get(key) === current) watched.delete(key);
-        if (watched.size === 0 && timer !== undefined) {
-          clearInterval(timer);
-          timer = undefined;
-        }
-      };
+    },
+    unwatch(credential, connection) {
+      if (credential === null) alone.delete(connection);
+      else {
+        const connections = watched.get(credential);
+        connections?.delete(connection);
+        if (connections?.size === 0) watched.delete(credential);
+      }
+      stopIfIdle();
     },
     check,
   };

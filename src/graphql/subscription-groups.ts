@@ -31,10 +31,17 @@ export interface Subscriber {
   readonly maxQueue: number;
   /** Called once when that happens, so the transport can close (WebSocket 1013). */
   readonly onOverflow?: () => void;
+  /**
+   * With `send`: told how the subscription ends (unless the subscriber ended it), in place of the
+   * iterator, so a transport that sends frames itself needs no pending read per subscriber.
+   */
+  readonly onEnd?: (outcome: { readonly last?: ExecutionResult } | { readonly error: unknown }) => void;
 }
 
 /** One subscriber's view of its group: the results for it, and a way to end it from the transport. */
 export interface Subscription extends AsyncIterableIterator<ExecutionResult> {
+  /** Leaves the group: the subscriber ended it. */
+  return(): Promise<IteratorResult<ExecutionResult>>;
   /** Ends this subscriber's subscription (it leaves its group), after one last result when given. */
   end(last?: ExecutionResult): void;
 }
@@ -103,10 +110,11 @@ export function createSubscriptionGroups(options: SubscriptionGroupsOptions): Su
         let json: string | undefined;
         // Nothing here awaits: no subscriber joins or leaves half-way through an event.
         for (const member of group.members) {
-          if (!member.send) member.push(result);
+          const { subscriber } = member;
+          if (!subscriber.send) member.push(result);
           else {
             json ??= JSON.stringify(result);
-            member.send(json);
+            subscriber.send(json);
           }
         }
       }
@@ -167,8 +175,8 @@ interface Group {
  * thousands of subscribers the per-subscriber functions would cost more than its state.
  */
 class Member implements Subscription {
-  readonly send: ((payloadJson: string) => void) | undefined;
-  #queue: ExecutionResult[] = [];
+  // Results not read yet (only subscribers without `send` read through the iterator).
+  readonly #queue: ExecutionResult[] = [];
   #waiting:
     | { resolve(step: IteratorResult<ExecutionResult>): void; reject(error: unknown): void }
     | undefined;
@@ -180,9 +188,7 @@ class Member implements Subscription {
     readonly subscriber: Subscriber,
     readonly group: Group,
     readonly leave: (group: Group, member: Member) => void,
-  ) {
-    this.send = subscriber.send;
-  }
+  ) {}
 
   push(result: ExecutionResult): void {
     if (this.#done) return;
@@ -199,9 +205,12 @@ class Member implements Subscription {
   /** Ends the subscription, after one last result when given. */
   finish(last?: ExecutionResult): void {
     if (this.#done) return;
-    if (last) this.#queue.push(last);
     this.#done = true;
-    this.#settle();
+    if (this.subscriber.onEnd) this.subscriber.onEnd(last ? { last } : {});
+    else {
+      if (last) this.#queue.push(last);
+      this.#settle();
+    }
   }
 
   end(last?: ExecutionResult): void {
@@ -213,6 +222,10 @@ class Member implements Subscription {
   fail(error: unknown): void {
     if (this.#done) return;
     this.#done = true;
+    if (this.subscriber.onEnd) {
+      this.subscriber.onEnd({ error });
+      return;
+    }
     this.#queue.length = 0;
     const waiting = this.#waiting;
     if (!waiting) this.#failure = { error };

@@ -1,11 +1,23 @@
-import { execute, GraphQLError, getOperationAST, OperationTypeNode, subscribe } from 'graphql';
+import {
+  type ExecutionResult,
+  execute,
+  GraphQLError,
+  getOperationAST,
+  OperationTypeNode,
+  subscribe,
+} from 'graphql';
 import { CloseCode, type Context, makeServer, type Server } from 'graphql-ws';
 import type { Principal } from '../core/auth.js';
 import { isSwitchboardError } from '../core/errors.js';
-import { createCredentialWatch } from './credential-watch.js';
+import { createCredentialWatch, type Watched } from './credential-watch.js';
 import { createEngine, type Engine, type GraphQLOptions } from './engine.js';
 import type { GraphQLLimits } from './limits.js';
-import { createSubscriptionGroups, type SubscriptionOperation } from './subscription-groups.js';
+import {
+  createSubscriptionGroups,
+  type Subscriber,
+  type Subscription,
+  type SubscriptionOperation,
+} from './subscription-groups.js';
 
 /** What a runtime hookup hands to the server with each socket. */
 export interface GraphQLWebSocketExtra {
@@ -50,17 +62,58 @@ export const SLOW_SUBSCRIBER_CLOSE_CODE = 1013;
 export function createGraphQLWebSocketServer(options: GraphQLWebSocketOptions): GraphQLWebSocketServer {
   // graphql-ws runs every operation itself through graphql-js: nothing here would use a compilation.
   const engine = createEngine({ ...options, compile: false });
-  const principals = new WeakMap<object, Principal>();
-  const operations = new WeakMap<object, Set<string>>();
   const groups = createSubscriptionGroups({ format: (errors) => engine.format(errors) });
   const credentials = createCredentialWatch({
     authenticate: engine.authenticate,
     intervalMs: options.credentialCheckMs ?? 30_000,
     logger: engine.logger,
   });
-  const unwatch = new WeakMap<object, () => void>();
+  // One record per socket, found from graphql-ws's context through the socket's `extra`.
+  const connections = new WeakMap<GraphQLWebSocketExtra, Connection>();
   // The context `onSubscribe` gives a subscription, for `subscribe` (graphql-ws passes it only the args).
   const tickets = new WeakSet<SubscriptionTicket>();
+
+  /** The checks every operation passes, wherever it is handled: its errors, or what to run. */
+  function admit(connection: Connection, payload: SubscribePayload): readonly GraphQLError[] | Admitted {
+    if (!connection.principal)
+      return [new GraphQLError('Not authenticated.', { extensions: { code: 'unauthorized' } })];
+    if (payload.query.length > engine.limits.maxBodyBytes)
+      return [
+        new GraphQLError(`The query is larger than the limit of ${engine.limits.maxBodyBytes} bytes.`, {
+          extensions: { code: 'payload_too_large' },
+        }),
+      ];
+    const prepared = engine.prepare(payload.query);
+    if (!prepared.ok) return prepared.errors;
+    const operationName = payload.operationName ?? undefined;
+    const operation = getOperationAST(prepared.document, operationName);
+    if (!operation)
+      return [
+        new GraphQLError('Name the operation to run in "operationName".', {
+          extensions: { code: 'bad_request' },
+        }),
+      ];
+    if (connection.operations.size >= engine.limits.maxOperationsPerSocket)
+      return [
+        new GraphQLError(
+          `At most ${engine.limits.maxOperationsPerSocket} operations may run at once on one connection.`,
+          { extensions: { code: 'too_many_operations', limit: engine.limits.maxOperationsPerSocket } },
+        ),
+      ];
+    return {
+      principal: connection.principal,
+      operation: operation.operation,
+      group: {
+        schema: engine.schema,
+        query: payload.query,
+        document: prepared.document,
+        operationName,
+        variables: payload.variables,
+        principal: connection.principal,
+        context: () => engine.context(connection.principal!),
+      },
+    };
+  }
 
   const server = makeServer<Record<string, unknown> | undefined, GraphQLWebSocketExtra>({
     connectionInitWaitTimeout: options.connectionInitWaitTimeout ?? 3_000,
@@ -69,90 +122,51 @@ export function createGraphQLWebSocketServer(options: GraphQLWebSocketOptions): 
     subscribe(args) {
       const ticket = args.contextValue as SubscriptionTicket;
       if (!tickets.has(ticket)) return subscribe(args);
-      const { operation, id, extra } = ticket;
-      const { sendText, close } = extra;
-      const frame = `{"id":${JSON.stringify(id)},"type":"next","payload":`;
-      return groups.join(operation, {
-        ...(sendText ? { send: (payload: string) => sendText(`${frame}${payload}}`) } : {}),
+      const { close } = ticket.extra;
+      return groups.join(ticket.operation, {
         maxQueue: engine.limits.maxSubscriberQueue,
         onOverflow: () => close?.(SLOW_SUBSCRIBER_CLOSE_CODE, 'Subscriber too slow'),
       });
     },
     async onConnect(ctx) {
+      const connection = connections.get(ctx.extra);
       const request = credentialsRequest(ctx);
       const principal = await authenticate(engine, request);
-      if (!principal) return false;
-      principals.set(ctx, principal);
-      const forbidden = () => ctx.extra.close?.(CloseCode.Forbidden, 'Forbidden');
-      const credential = request.headers.get('authorization');
-      unwatch.set(
-        ctx,
-        credentials.watch(credential, () => credentialsRequest(ctx), forbidden),
-      );
+      if (!principal || !connection) return false;
+      connection.graphqlWs = ctx;
+      connection.principal = principal;
+      connection.credential = request.headers.get('authorization');
+      credentials.watch(connection.credential, connection);
       return true;
     },
     onClose(ctx) {
-      unwatch.get(ctx)?.();
+      const connection = connections.get(ctx.extra);
+      if (connection?.principal) credentials.unwatch(connection.credential, connection);
     },
     onSubscribe(ctx, id, payload) {
-      const principal = principals.get(ctx);
-      if (!principal)
+      const connection = connections.get(ctx.extra);
+      if (!connection)
         return [new GraphQLError('Not authenticated.', { extensions: { code: 'unauthorized' } })];
-      if (payload.query.length > engine.limits.maxBodyBytes)
-        return [
-          new GraphQLError(`The query is larger than the limit of ${engine.limits.maxBodyBytes} bytes.`, {
-            extensions: { code: 'payload_too_large' },
-          }),
-        ];
-      const prepared = engine.prepare(payload.query);
-      if (!prepared.ok) return prepared.errors;
-      const operationName = payload.operationName ?? undefined;
-      const operation = getOperationAST(prepared.document, operationName);
-      if (!operation)
-        return [
-          new GraphQLError('Name the operation to run in "operationName".', {
-            extensions: { code: 'bad_request' },
-          }),
-        ];
-      const running = operations.get(ctx) ?? new Set<string>();
-      if (running.size >= engine.limits.maxOperationsPerSocket)
-        return [
-          new GraphQLError(
-            `At most ${engine.limits.maxOperationsPerSocket} operations may run at once on one connection.`,
-            { extensions: { code: 'too_many_operations', limit: engine.limits.maxOperationsPerSocket } },
-          ),
-        ];
-      operations.set(ctx, running.add(id));
+      const admitted = admit(connection, payload);
+      if (isErrors(admitted)) return [...admitted];
+      connection.operations.add(id);
       const args = {
         schema: engine.schema,
-        document: prepared.document,
-        operationName,
+        document: admitted.group.document,
+        operationName: admitted.group.operationName,
         variableValues: payload.variables ?? undefined,
       };
-      if (operation.operation !== OperationTypeNode.SUBSCRIPTION) {
+      if (admitted.operation !== OperationTypeNode.SUBSCRIPTION) {
         const { request } = ctx.extra;
-        return { ...args, contextValue: engine.context(principal, request ? { request } : {}) };
+        return { ...args, contextValue: engine.context(admitted.principal, request ? { request } : {}) };
       }
-      // A subscription joins the group of subscribers that see the same; the group's context, made
-      // once, carries the principal but no request. Its own context is only this small ticket.
-      const ticket: SubscriptionTicket = {
-        id,
-        extra: ctx.extra,
-        operation: {
-          schema: engine.schema,
-          query: payload.query,
-          document: prepared.document,
-          operationName,
-          variables: payload.variables,
-          principal,
-          context: () => engine.context(principal),
-        },
-      };
+      // Only on a transport that cannot send frames itself (see `intercept`): a ticket as its context.
+      const ticket: SubscriptionTicket = { extra: ctx.extra, operation: admitted.group };
       tickets.add(ticket);
       return { ...args, contextValue: ticket };
     },
     onComplete(ctx, id) {
-      operations.get(ctx)?.delete(id);
+      connections.get(ctx.extra)?.operations.delete(id);
     },
     onError: (_ctx, _id, _payload, errors) => engine.format(errors),
     // Results of a subscription group come with their errors masked already.
@@ -166,15 +180,178 @@ export function createGraphQLWebSocketServer(options: GraphQLWebSocketOptions): 
           }
         : undefined,
   });
+
+  /**
+   * One subscription served beside graphql-ws: its frames, as graphql-ws would write them, sent by
+   * the transport's `sendText`. A class, so a subscriber costs one small object, not a set of closures.
+   */
+  class SocketSubscriber implements Subscriber {
+    readonly maxQueue = engine.limits.maxSubscriberQueue;
+    subscription?: Subscription;
+
+    constructor(
+      readonly connection: Connection,
+      readonly id: string,
+      /** The id as JSON, for the frames. */
+      readonly quoted: string,
+    ) {}
+
+    send(payload: string): void {
+      this.connection.extra.sendText!(`{"id":${this.quoted},"type":"next","payload":${payload}}`);
+    }
+
+    onOverflow(): void {
+      this.connection.extra.close?.(SLOW_SUBSCRIBER_CLOSE_CODE, 'Subscriber too slow');
+    }
+
+    onEnd(outcome: { readonly last?: ExecutionResult } | { readonly error: unknown }): void {
+      const { connection, id, quoted } = this;
+      if (connection.subscriptions.get(id) !== this.subscription) return;
+      connection.subscriptions.delete(id);
+      connection.operations.delete(id);
+      const sendText = connection.extra.sendText!;
+      if ('error' in outcome) {
+        const reason = outcome.error instanceof Error ? outcome.error.message : String(outcome.error);
+        const errors = engine.format([new GraphQLError(reason)]);
+        sendText(`{"id":${quoted},"type":"error","payload":${JSON.stringify(errors)}}`);
+        return;
+      }
+      if (outcome.last) this.send(JSON.stringify(outcome.last));
+      sendText(`{"id":${quoted},"type":"complete"}`);
+    }
+  }
+
+  /**
+   * Subscriptions on a transport that sends text itself bypass graphql-ws's per-subscription machinery
+   * (its parsed message, emit closures and a pending `for await` each): a subscriber is its group
+   * membership and an entry here, its frames built from the group's serialised results. Everything
+   * else (init, ping, queries, mutations, protocol errors) is graphql-ws's. Answers undefined to pass
+   * the message on.
+   */
+  function intercept(
+    connection: Connection,
+    extra: GraphQLWebSocketExtra,
+    data: string,
+  ): Promise<void> | undefined {
+    const sendText = extra.sendText!;
+    let message: { type?: unknown; id?: unknown; payload?: unknown };
+    try {
+      message = JSON.parse(data);
+    } catch {
+      return undefined;
+    }
+    const id = message.id;
+    if (typeof id !== 'string' || id === '') return undefined;
+    if (message.type === 'complete') {
+      const subscription = connection.subscriptions.get(id);
+      if (!subscription) return undefined;
+      connection.subscriptions.delete(id);
+      connection.operations.delete(id);
+      return subscription.return().then(() => undefined);
+    }
+    if (message.type !== 'subscribe' || !connection.principal || !isSubscribePayload(message.payload))
+      return undefined;
+    if (
+      connection.subscriptions.has(id) ||
+      (connection.graphqlWs && id in connection.graphqlWs.subscriptions)
+    ) {
+      extra.close?.(CloseCode.SubscriberAlreadyExists, `Subscriber for ${id} already exists`);
+      return DONE;
+    }
+    const quoted = JSON.stringify(id);
+    const admitted = admit(connection, message.payload);
+    if (isErrors(admitted)) {
+      sendText(`{"id":${quoted},"type":"error","payload":${JSON.stringify(engine.format(admitted))}}`);
+      return DONE;
+    }
+    if (admitted.operation !== OperationTypeNode.SUBSCRIPTION) return undefined;
+    connection.operations.add(id);
+    const subscriber = new SocketSubscriber(connection, id, quoted);
+    const subscription = groups.join(admitted.group, subscriber);
+    subscriber.subscription = subscription;
+    connection.subscriptions.set(id, subscription);
+    return DONE;
+  }
+
   return {
-    opened: (socket, extra) => server.opened(socket, extra),
+    opened(socket, extra) {
+      const connection = new Connection(extra);
+      connections.set(extra, connection);
+      const transport = extra.sendText
+        ? {
+            ...socket,
+            onMessage: (callback: (data: string) => Promise<void>) =>
+              socket.onMessage((data) => intercept(connection, extra, data) ?? callback(data)),
+          }
+        : socket;
+      const closed = server.opened(transport, extra);
+      return async (code, reason) => {
+        const subscriptions = [...connection.subscriptions.values()];
+        connection.subscriptions.clear();
+        await Promise.all(subscriptions.map((subscription) => subscription.return()));
+        await closed(code, reason);
+      };
+    },
     limits: engine.limits,
     subscriptions: () => groups.counts(),
   };
 }
 
+const DONE = Promise.resolve();
+
+/** What the server keeps per socket. A class: its credentials are watched through its methods. */
+class Connection implements Watched {
+  /** Set once `connection_init` is accepted. */
+  principal?: Principal;
+  graphqlWs?: Context<Record<string, unknown> | undefined, GraphQLWebSocketExtra>;
+  /** The `Authorization` header its credentials came in, once accepted. */
+  credential: string | null = null;
+  /** Every operation in flight, graphql-ws's and ours, for `maxOperationsPerSocket`. */
+  readonly operations = new Set<string>();
+  /** The subscriptions served beside graphql-ws (see `intercept`), by id. */
+  readonly subscriptions = new Map<string, Subscription>();
+
+  constructor(readonly extra: GraphQLWebSocketExtra) {}
+
+  request(): Request {
+    return credentialsRequest(this.graphqlWs!);
+  }
+
+  revoked(): void {
+    this.extra.close?.(CloseCode.Forbidden, 'Forbidden');
+  }
+}
+
+interface SubscribePayload {
+  readonly query: string;
+  readonly operationName?: string | null;
+  readonly variables?: Record<string, unknown> | null;
+}
+
+interface Admitted {
+  readonly principal: Principal;
+  readonly operation: OperationTypeNode;
+  readonly group: SubscriptionOperation;
+}
+
+const isErrors = (value: readonly GraphQLError[] | Admitted): value is readonly GraphQLError[] =>
+  Array.isArray(value);
+
+/** The shape graphql-ws requires of a subscribe payload; anything else it refuses (4400) itself. */
+function isSubscribePayload(value: unknown): value is SubscribePayload {
+  if (typeof value !== 'object' || value === null) return false;
+  const { query, operationName, variables, extensions } = value as Record<string, unknown>;
+  const optionalObject = (v: unknown) =>
+    v === undefined || v === null || (typeof v === 'object' && !Array.isArray(v));
+  return (
+    typeof query === 'string' &&
+    (operationName === undefined || operationName === null || typeof operationName === 'string') &&
+    optionalObject(variables) &&
+    optionalObject(extensions)
+  );
+}
+
 interface SubscriptionTicket {
-  readonly id: string;
   readonly extra: GraphQLWebSocketExtra;
   readonly operation: SubscriptionOperation;
 }

@@ -71,7 +71,7 @@ export function graphqlWebSocketRoute(
             });
           },
         },
-        socketExtra(req, close, sendText),
+        new SocketExtra(req, close, sendText),
       );
       keepAlive?.add(socket);
       socket.once('close', (code, reason) => {
@@ -126,32 +126,39 @@ function createKeepAlive(intervalMs: number): {
 /**
  * What the server core gets with the socket. The upgrade request, for `authenticate` to fall back on
  * its headers and for operations' context, is built each time it is asked for (at `connection_init`,
- * and per query or mutation): only the headers it carries stay with the socket, not a `Request`.
+ * and per query or mutation): only the headers it carries stay with the socket, as one flat list. A
+ * class, so its getter is shared by every socket rather than made for each.
  */
-function socketExtra(
-  req: IncomingMessage,
-  close: (code: number, reason: string) => void,
-  sendText: (data: string) => void,
-): GraphQLWebSocketExtra {
-  // Upgrade-specific headers are not valid on a Web Request and mean nothing to authenticate.
-  const kept: [string, string][] = [];
-  for (let i = 0; i < req.rawHeaders.length; i += 2) {
-    const name = req.rawHeaders[i]!;
-    if (!/^(connection|upgrade|sec-websocket-.*)$/i.test(name)) kept.push([name, req.rawHeaders[i + 1]!]);
+class SocketExtra implements GraphQLWebSocketExtra {
+  // [name, value, name, value, …]: upgrade-specific headers are not valid on a Web Request and mean
+  // nothing to `authenticate`.
+  readonly #headers: string[] = [];
+  readonly #target: string;
+  readonly #host: string;
+
+  constructor(
+    req: IncomingMessage,
+    readonly close: (code: number, reason: string) => void,
+    readonly sendText: (data: string) => void,
+  ) {
+    const raw = req.rawHeaders;
+    for (let i = 0; i < raw.length; i += 2) {
+      if (!/^(connection|upgrade|sec-websocket-.*)$/i.test(raw[i]!)) this.#headers.push(raw[i]!, raw[i + 1]!);
+    }
+    this.#target = req.url ?? '/';
+    this.#host = req.headers.host ?? 'localhost';
   }
-  const target = req.url ?? '/';
-  const host = req.headers.host ?? 'localhost';
-  return {
-    close,
-    sendText,
-    get request() {
-      let url: URL;
-      try {
-        url = new URL(target, `http://${host}`);
-      } catch {
-        url = new URL('http://localhost/graphql');
-      }
-      return new Request(url, { headers: kept });
-    },
-  };
+
+  get request(): Request {
+    let url: URL;
+    try {
+      url = new URL(this.#target, `http://${this.#host}`);
+    } catch {
+      url = new URL('http://localhost/graphql');
+    }
+    const headers = new Headers();
+    for (let i = 0; i < this.#headers.length; i += 2)
+      headers.append(this.#headers[i]!, this.#headers[i + 1]!);
+    return new Request(url, { headers });
+  }
 }

@@ -203,6 +203,17 @@ describe('shared executions', () => {
     expect(subscriptions().groups).toBe(before.groups);
   });
 
+  it('closes with 4409 when a subscription id is already in use on the socket', async () => {
+    const before = subscriptions();
+    const socket = await peer('service', { same: onNewMessage('bot-dup') });
+    const closed = new Promise<number>((resolve) => socket.once('close', resolve));
+    socket.send(
+      JSON.stringify({ id: 'same', type: 'subscribe', payload: { query: onNewMessage('bot-dup') } }),
+    );
+    expect(await closed).toBe(CloseCode.SubscriberAlreadyExists);
+    await until(() => subscriptions().subscribers === before.subscribers, 'the subscriber to leave');
+  });
+
   it('never shares a result between principals that see differently', async () => {
     const before = subscriptions();
     const results: Record<string, unknown[]> = { service: [], limited: [] };

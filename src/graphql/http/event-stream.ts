@@ -160,11 +160,10 @@ export function createEventStreams(engine: Engine, options: EventStreamOptions =
         if (context.subscription) context.subscription.end(last as unknown as ExecutionResult);
         else context.end();
       };
-      const unwatch = credentials.watch(
-        request.headers.get('authorization'),
-        () => new Request(request.url, { headers: request.headers }),
-        revoked,
-      );
+      const credential = request.headers.get('authorization');
+      const watched = { request: () => new Request(request.url, { headers: request.headers }), revoked };
+      credentials.watch(credential, watched);
+      const unwatch = () => credentials.unwatch(credential, watched);
       const events = answer;
       const release = (): void => {
         context.unread = false;
