@@ -102,7 +102,7 @@ async function trustedTarget(
     throw new UntrustedRequest('The app that sent you here is not registered.');
   }
   const redirectUri = single(params, 'redirect_uri');
-  if (!redirectUri || !redirectUriAllowed(redirectUri, client.redirectUris)) {
+  if (!redirectUri || !redirectUriAllowed(redirectUri, client)) {
     throw new UntrustedRequest('The app asked to send you to an address it has not registered.');
   }
   return { client, redirectUri };

@@ -31,12 +31,20 @@ export function checkReceiverUrl(text: string, policy: OutboundPolicy): string |
     return policy.allowHttp ? 'must use https or http' : 'must use https';
   }
   if (url.username || url.password) return 'must not contain credentials';
-  if (url.hash) return 'must not contain a fragment';
+  if (text.includes('#')) return 'must not contain a fragment';
   if (policy.allowPrivateAddresses) return null;
-  const host = url.hostname.toLowerCase();
+  const host = canonicalHost(url);
   if (host === 'localhost' || host.endsWith('.localhost')) return 'must not point to this machine';
   if (parseIp(host) && !isPublicAddress(host)) return 'must not point to a private or reserved address';
   return null;
+}
+
+/**
+ * The host name as DNS sees it: the URL parser has already lower-cased it and turned an IDN into its
+ * ASCII (punycode) form; a trailing dot (the root, `localhost.`) names the same host and goes too.
+ */
+function canonicalHost(url: URL): string {
+  return url.hostname.toLowerCase().replace(/\.+$/, '');
 }
 
 /** Why a send is refused: `permanent` for a URL or address that is not allowed, not for a failed lookup. */

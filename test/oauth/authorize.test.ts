@@ -46,11 +46,43 @@ describe('authorization endpoint', () => {
     expect(response.headers.get('location')).toBeNull();
   });
 
-  it('accepts any port on a registered loopback redirect URI (RFC 8252 §7.3)', async () => {
+  it('accepts any port on a registered loopback redirect URI for a public (native) client (RFC 8252 §7.3)', async () => {
     const page = await openConsentPage(
-      authorizationUrl(demo, { redirect_uri: 'http://127.0.0.1:9999/callback' }).url,
+      authorizationUrl(demo, {
+        client_id: demo.publicClient.id,
+        redirect_uri: 'http://127.0.0.1:9999/callback',
+      }).url,
     );
     expect(page.response.status).toBe(200);
+  });
+
+  it("matches a confidential (web) client's loopback redirect URI exactly: another port is an error page", async () => {
+    const { url } = authorizationUrl(demo, { redirect_uri: 'http://127.0.0.1:9999/callback' });
+    const response = await fetch(url, { redirect: 'manual' });
+    expect(response.status).toBe(400);
+    expect(response.headers.get('location')).toBeNull();
+  });
+
+  it('refuses to register a redirect URI with a fragment, even an empty one', async () => {
+    for (const uri of ['https://app.example.com/cb#x', 'https://app.example.com/cb#']) {
+      const input = { name: 'Frag', type: 'confidential' as const, redirectUris: [uri], scopes: [] };
+      const refused = await demo.switchboard.oauth!.registerClient(input).catch((error: unknown) => error);
+      expect(JSON.stringify((refused as { details?: unknown }).details)).toContain(
+        'must not contain a fragment',
+      );
+    }
+  });
+
+  it('shows an error page for a redirect URI with a fragment, and redirects nowhere (RFC 6749 §3.1.2)', async () => {
+    for (const client_id of [demo.confidential.id, demo.publicClient.id]) {
+      for (const redirect_uri of [`${REDIRECT}#f`, `${REDIRECT}#`]) {
+        const response = await fetch(authorizationUrl(demo, { client_id, redirect_uri }).url, {
+          redirect: 'manual',
+        });
+        expect(response.status).toBe(400);
+        expect(response.headers.get('location')).toBeNull();
+      }
+    }
   });
 
   it('refuses a public client without PKCE, redirecting with error, state and iss', async () => {

@@ -55,7 +55,12 @@ describe('outbound safety', () => {
     expect(checkReceiverUrl('https://user:pw@hooks.example.com/', {})).toBe('must not contain credentials');
     expect(checkReceiverUrl('not a url', {})).toBe('must be an absolute URL');
     expect(checkReceiverUrl('https://localhost:8443/', {})).toBe('must not point to this machine');
+    // The same host however it is spelled: a trailing dot (the DNS root), upper case, a subdomain.
+    for (const url of ['https://localhost.:8443/hook', 'https://LOCALHOST./', 'https://api.localhost../x'])
+      expect(checkReceiverUrl(url, {})).toBe('must not point to this machine');
     expect(checkReceiverUrl('https://127.0.0.1/', { allowPrivateAddresses: true })).toBeNull();
+    for (const url of ['https://hooks.example.com/in#x', 'https://hooks.example.com/in#'])
+      expect(checkReceiverUrl(url, {})).toBe('must not contain a fragment');
   });
 });
 

@@ -103,6 +103,8 @@ async function compiled(script: string): Promise<string> {
     outfile,
     bundle: true,
     packages: 'external',
+    // By name, or tsconfig's `paths` would compile the sources in instead of importing the built package.
+    external: ['switchboard-kit', 'switchboard-kit/*'],
     platform: 'node',
     format: 'esm',
     target: 'node20',
