@@ -15,7 +15,12 @@ export interface ServerConfig {
   readonly demoClientSecret: string | undefined;
   /** Redirect URIs allowed for the demo OAuth clients. */
   readonly demoRedirectUris: readonly string[];
-  /** Dev mode for webhooks: allow http:// and loopback/private receiver addresses (default true). */
+  /** `NODE_ENV=production`: development allowances are off unless asked for. */
+  readonly production: boolean;
+  /**
+   * Development allowance for webhooks: http:// and loopback/private receiver addresses. Default: on
+   * outside production (`NODE_ENV` other than `production`), off in production.
+   */
   readonly allowLocalWebhooks: boolean;
   /** How often the outbox relay and the webhook dispatcher look for work left by other instances. */
   readonly pollIntervalMs: number | undefined;
@@ -90,7 +95,8 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): S
   }
 
   const seedSetting = flag(env, 'SEED_DEMO_DATA', problems);
-  const allowLocalWebhooks = flag(env, 'ALLOW_LOCAL_WEBHOOKS', problems) ?? true;
+  const production = env.NODE_ENV === 'production';
+  const allowLocalWebhooks = flag(env, 'ALLOW_LOCAL_WEBHOOKS', problems) ?? !production;
 
   if (problems.length) throw new ConfigError(problems);
   return {
@@ -102,6 +108,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): S
     logLevel,
     demoClientSecret,
     demoRedirectUris,
+    production,
     allowLocalWebhooks,
     pollIntervalMs,
     webhookRetryDelaysMs: delays,

@@ -82,7 +82,7 @@ async function main(config: ServerConfig): Promise<void> {
     `  OAuth metadata   ${base}/.well-known/oauth-authorization-server`,
     `  Authorize        ${base}/oauth/authorize`,
     `  Token            ${base}/oauth/token`,
-    `  Webhooks         ${base}/api/v1/webhook-endpoints${config.allowLocalWebhooks ? '  (dev mode: http and local receivers allowed)' : ''}`,
+    `  Webhooks         ${base}/api/v1/webhook-endpoints  (${webhookMode(config)})`,
     `  Liveness         ${base}/healthz`,
     `  Readiness        ${base}/readyz`,
     '',
@@ -126,4 +126,12 @@ try {
     process.exit(78); // EX_CONFIG
   }
   throw error;
+}
+
+/** The banner's word on where webhooks may go, and how to change it. */
+function webhookMode(config: ServerConfig): string {
+  if (!config.allowLocalWebhooks) return 'https receivers on public addresses only';
+  return config.production
+    ? 'ALLOW_LOCAL_WEBHOOKS=true: http and loopback/private receivers allowed, in production'
+    : 'development: http and loopback/private receivers allowed; NODE_ENV=production turns this off';
 }

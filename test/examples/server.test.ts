@@ -68,6 +68,28 @@ describe('example server', () => {
     expect(await other.stop()).toBe(0);
   });
 
+  it('allows local webhook receivers only outside production, and says which mode it is in', async () => {
+    const register = async (example: RunningExample) => {
+      const key = /Admin API key {4}(sbk_\w+)/.exec(example.output())![1];
+      const response = await fetch(`${example.url}/api/v1/webhook-endpoints`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ url: 'http://127.0.0.1:9/hooks', eventTypes: ['order.*'] }),
+      });
+      return response.status;
+    };
+    // Outside production (vitest runs with NODE_ENV=test): allowed, and the banner says so.
+    expect(server.output()).toContain('development: http and loopback/private receivers allowed');
+    expect(await register(server)).toBe(201);
+    const production = await startExampleServer({ NODE_ENV: 'production' });
+    try {
+      expect(production.output()).toContain('https receivers on public addresses only');
+      expect(await register(production)).toBe(422);
+    } finally {
+      await production.stop();
+    }
+  });
+
   it('refuses to start with bad configuration and says what to fix', async () => {
     const { code, output } = await runExampleServerExpectingFailure({
       PORT: 'eighty',
