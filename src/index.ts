@@ -25,6 +25,7 @@ export {
 } from './core/auth.js';
 export {
   type ClientService,
+  type CreateOptions,
   createDomain,
   type Domain,
   type DomainOptions,

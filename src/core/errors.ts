@@ -48,6 +48,8 @@ export interface SwitchboardErrorOptions {
   readonly cause?: unknown;
   /** Overrides the status derived from the code (e.g. 400 instead of 422 for a malformed body). */
   readonly status?: number;
+  /** Seconds after which the same request may succeed; answered as `Retry-After`. */
+  readonly retryAfter?: number;
 }
 
 /**
@@ -62,12 +64,14 @@ export class SwitchboardError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
   readonly details: readonly FieldError[];
+  readonly retryAfter: number | undefined;
 
   constructor(code: ErrorCode, message: string, options: SwitchboardErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     this.status = options.status ?? STATUS[code];
     this.details = options.details ?? [];
+    this.retryAfter = options.retryAfter;
   }
 
   /** The safe, serialisable view of this error: no stack, no cause. */

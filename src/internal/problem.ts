@@ -36,5 +36,9 @@ export function problemResponse(error: unknown, headers: HeadersInit = {}): Resp
     code: known.code,
     ...(known.details.length ? { errors: known.details } : {}),
   };
-  return jsonResponse(known.status, body, headers, 'application/problem+json');
+  const withRetry =
+    known.retryAfter === undefined
+      ? headers
+      : { ...Object.fromEntries(new Headers(headers)), 'retry-after': String(known.retryAfter) };
+  return jsonResponse(known.status, body, withRetry, 'application/problem+json');
 }

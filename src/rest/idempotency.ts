@@ -3,14 +3,19 @@
  * key and the same body gets the first answer again instead of creating a second record. Keys are
  * namespaced by caller and path, so two callers (or two collections) never share one.
  */
+import type { CreateOptions } from '../core/domain/index.js';
 import { SwitchboardError } from '../core/errors.js';
 import type { IdempotencyStore } from '../storage/contract/index.js';
 import { bodyTag } from './conditional.js';
 
 /** How long a finished key answers with its stored response. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
-/** How long an unfinished claim blocks retries before it counts as abandoned. */
-const LOCK_MS = 60_000;
+/**
+ * How long an unfinished claim blocks retries before it counts as abandoned (its process died before
+ * committing anything: what commits stores its answer in the same transaction). A retry within it is
+ * told when to come back (`Retry-After`).
+ */
+const LOCK_MS = 15_000;
 
 interface StoredResponse {
   readonly fingerprint: string;
@@ -38,7 +43,8 @@ export interface IdempotentRun {
   readonly key: string;
   readonly body: Uint8Array;
   readonly now: number;
-  readonly run: () => Promise<Response>;
+  /** Runs the request; a create passes `idempotent(respond)` to the domain to store its answer atomically. */
+  readonly run: (idempotent: <T>(respond: (record: T) => Response) => CreateOptions<T>) => Promise<Response>;
 }
 
 /**
@@ -51,7 +57,11 @@ export async function runIdempotent(options: IdempotentRun): Promise<Response> {
   const fingerprint = await bodyTag(options.body);
   const claim = await options.store.claim(options.key, { now: options.now, lockMs: LOCK_MS });
   if (claim.state === 'in_progress') {
-    throw new SwitchboardError('conflict', 'A request with this Idempotency-Key is still being processed.');
+    throw new SwitchboardError(
+      'conflict',
+      'A request with this Idempotency-Key is still being processed; retry in a few seconds.',
+      { retryAfter: Math.ceil(LOCK_MS / 1000) },
+    );
   }
   if (claim.state === 'completed') {
     const stored = JSON.parse(claim.result ?? 'null') as StoredResponse | null;
@@ -60,9 +70,17 @@ export async function runIdempotent(options: IdempotentRun): Promise<Response> {
     response.headers.set('idempotent-replayed', 'true');
     return response;
   }
+  const expiresAt = options.now + IDEMPOTENCY_TTL_MS;
+  let storedWithRecord = false;
+  const idempotent = <T>(respond: (record: T) => Response): CreateOptions<T> => ({
+    async within(tx, record) {
+      await tx.idempotency.complete(options.key, await stored(respond(record), fingerprint), expiresAt);
+      storedWithRecord = true;
+    },
+  });
   let response: Response;
   try {
-    response = await options.run();
+    response = await options.run(idempotent);
   } catch (error) {
     await options.store.release(options.key);
     throw error;
@@ -71,11 +89,18 @@ export async function runIdempotent(options: IdempotentRun): Promise<Response> {
     await options.store.release(options.key);
     return response;
   }
+  if (storedWithRecord) return response;
+  const text = await stored(response, fingerprint);
+  await options.store.complete(options.key, text, expiresAt);
+  const { status, headers, body } = JSON.parse(text) as StoredResponse;
+  return new Response(body, { status, headers });
+}
+
+/** The answer as kept for replays (never a cookie). */
+async function stored(response: Response, fingerprint: string): Promise<string> {
   const body = await response.text();
   const headers = [...response.headers].filter(([name]) => name !== 'set-cookie');
-  const stored: StoredResponse = { fingerprint, status: response.status, headers, body };
-  await options.store.complete(options.key, JSON.stringify(stored), options.now + IDEMPOTENCY_TTL_MS);
-  return new Response(body, { status: response.status, headers });
+  return JSON.stringify({ fingerprint, status: response.status, headers, body } satisfies StoredResponse);
 }
 
 function reused(): SwitchboardError {

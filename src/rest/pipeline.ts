@@ -81,7 +81,10 @@ export function createPipeline(options: PipelineOptions): Pipeline {
               key: `rest:${encodeURIComponent(principal.subject)}:${context.url.pathname}:${key}`,
               body: bytes ?? new Uint8Array(),
               now: options.clock.now(),
-              run: () => route.handle(context),
+              run: (idempotent) => {
+                context.idempotent = idempotent;
+                return route.handle(context);
+              },
             });
       // Answers made by json() get their validators when finish() builds them.
       return route.method === 'GET' && !draftOf(response) ? cacheable(request, response) : response;
@@ -180,6 +183,7 @@ function parseParamsOrNotFound(route: AnyRoute, request: Request, raw: Record<st
 class Context implements RouteContext {
   query: unknown = {};
   body: unknown = undefined;
+  idempotent: RouteContext['idempotent'] = () => ({});
   readonly basePath: string;
   readonly clock: Clock;
   readonly logger: Logger;

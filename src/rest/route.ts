@@ -2,8 +2,10 @@
  * Route definitions are data: method, path, scope, schemas and summary. The handler set turns them into
  * a route table AND into the OpenAPI document, so what is documented is what is served.
  */
+
 import type { z } from 'zod';
 import type { Principal, Scope } from '../core/auth.js';
+import type { CreateOptions } from '../core/domain/index.js';
 import type { Clock, Logger } from '../core/runtime.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -20,6 +22,16 @@ export interface RouteContext<P = unknown, Q = unknown, B = unknown> {
   readonly basePath: string;
   readonly clock: Clock;
   readonly logger: Logger;
+  /**
+   * Options for the domain create a POST handler makes, given how it answers with the record: when
+   * the request carries an `Idempotency-Key`, that answer is stored in the same transaction as the
+   * record, so a retry after a crash always replays it. Without a key, no options.
+   *
+   * @example
+   * const respond = (client: Client) => created(client, `${basePath}/clients/${client.id}`);
+   * return respond(await domain.clients.create(body, idempotent(respond)));
+   */
+  idempotent<T>(respond: (record: T) => Response): CreateOptions<T>;
 }
 
 export interface RouteBody<S extends z.ZodType = z.ZodType> {

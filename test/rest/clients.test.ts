@@ -1,4 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Storage } from '../../src/storage/contract/index.js';
+import { createMemoryStorage } from '../../src/storage/memory/index.js';
 import { createClient, type RestServer, startRestServer } from './support.js';
 
 let api: RestServer;
@@ -66,6 +68,43 @@ describe('POST /api/v1/clients', () => {
     expect(await retry.json()).toEqual(await first.json());
     expect((await (await api.call('/api/v1/clients')).json()).total).toBe(1);
     expect((await api.events()).filter((e) => e.type === 'client.created')).toHaveLength(1);
+  });
+
+  it('replays the answer of a POST whose process died right after committing (answer stored with the record)', async () => {
+    // Storage where a write outside a transaction never lands: as if the process died between the
+    // transaction that created the client and anything written after it.
+    const base = createMemoryStorage();
+    const dying: Storage = {
+      ...base,
+      idempotency: {
+        ...base.idempotency,
+        complete: () => Promise.reject(new Error('the process died')),
+      },
+    };
+    await api.close();
+    api = await startRestServer({}, dying);
+    const headers = { 'idempotency-key': 'crash-1' };
+    const first = await api.call('/api/v1/clients', { method: 'POST', json: ada, headers });
+    expect(first.status).toBe(201);
+    api.clock.advance(60_000); // past any lease
+    const retry = await api.call('/api/v1/clients', { method: 'POST', json: ada, headers });
+    expect(retry.status).toBe(201);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(retry.headers.get('location')).toBe(first.headers.get('location'));
+    expect((await (await api.call('/api/v1/clients')).json()).total).toBe(1);
+  });
+
+  it('answers 409 with Retry-After while the first request holds the key, and runs a retry once its lease lapsed', async () => {
+    const key = 'rest:admin:/api/v1/clients:in-flight';
+    // A request that claimed the key and never finished (its process died before committing anything).
+    await api.storage.idempotency.claim(key, { now: api.clock.now(), lockMs: 15_000 });
+    const headers = { 'idempotency-key': 'in-flight' };
+    const busy = await api.call('/api/v1/clients', { method: 'POST', json: ada, headers });
+    expect(busy.status).toBe(409);
+    expect(busy.headers.get('retry-after')).toBe('15');
+    api.clock.advance(15_000);
+    const retry = await api.call('/api/v1/clients', { method: 'POST', json: ada, headers });
+    expect(retry.status).toBe(201);
   });
 
   it('refuses a reused Idempotency-Key with a different body (422)', async () => {

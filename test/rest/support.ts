@@ -9,7 +9,7 @@ import {
 import { type NodeServer, serve } from '../../src/node/index.js';
 import { createRestVersions, type RestOptions } from '../../src/rest/index.js';
 import { createMemoryStorage } from '../../src/storage/memory/index.js';
-import { countingIds, manualClock } from '../support/clock.js';
+import { countingIds, type ManualClock, manualClock } from '../support/clock.js';
 
 const allScopes = new Set(Object.keys(SCOPES));
 
@@ -40,6 +40,7 @@ export interface RestServer {
   readonly url: string;
   readonly domain: Domain;
   readonly storage: Storage;
+  readonly clock: ManualClock;
   readonly server: NodeServer;
   /** Events published so far (the outbox is flushed first). */
   events(): Promise<DomainEvent[]>;
@@ -52,9 +53,11 @@ export interface RestServer {
  * The REST block on its own (domain, memory storage, outbox relay → bus) on a real node:http server on
  * loopback; requests outside every mount get a plain 404.
  */
-export async function startRestServer(rest: RestOptions = {}): Promise<RestServer> {
+export async function startRestServer(
+  rest: RestOptions = {},
+  storage: Storage = createMemoryStorage(),
+): Promise<RestServer> {
   const clock = manualClock();
-  const storage = createMemoryStorage();
   const bus = createMemoryEventBus();
   const relay = createOutboxRelay({ storage, bus, clock });
   const domain = createDomain({ storage, clock, ids: countingIds() });
@@ -77,6 +80,7 @@ export async function startRestServer(rest: RestOptions = {}): Promise<RestServe
     url: server.url,
     domain,
     storage,
+    clock,
     server,
     async events() {
       await relay.flush();

@@ -3,6 +3,7 @@ import type { Client, Page } from '../records.js';
 import { isoAt } from '../runtime.js';
 import { ClientCreateInput, ClientPatchInput, ClientReplaceInput, validate } from '../validation.js';
 import {
+  type CreateOptions,
   checkVersion,
   commit,
   type DomainContext,
@@ -14,7 +15,7 @@ import {
 
 export interface ClientService {
   /** Validates and creates a client; publishes `client.created`. */
-  create(input: unknown): Promise<Client>;
+  create(input: unknown, options?: CreateOptions<Client>): Promise<Client>;
   /** The client, or a `not_found` error. */
   get(id: string): Promise<Client>;
   find(id: string): Promise<Client | null>;
@@ -46,7 +47,7 @@ export function clientService(ctx: DomainContext): ClientService {
     );
 
   return {
-    async create(input) {
+    async create(input, options = {}) {
       const fields = validate(ClientCreateInput, input);
       const now = isoAt(ctx.clock.now());
       const client: Client = {
@@ -62,6 +63,7 @@ export function clientService(ctx: DomainContext): ClientService {
       return commit(ctx, async (tx) => {
         await tx.clients.insert(client);
         await tx.outbox.append(newEvent(ctx, 'client.created', { ...client }));
+        await options.within?.(tx, client);
         return client;
       });
     },

@@ -12,6 +12,14 @@ export interface DomainContext {
   readonly onCommit: () => void;
 }
 
+/**
+ * Options of a create. `within` runs in the same transaction, after the record is written: what it
+ * writes lands if and only if the record does (the REST layer stores an `Idempotency-Key`'s answer so).
+ */
+export interface CreateOptions<T> {
+  readonly within?: (tx: Stores, created: T) => Promise<void>;
+}
+
 /** Options of a write that may be conditional on the version the caller last saw (`If-Match`). */
 export interface WriteOptions {
   readonly ifVersion?: number;

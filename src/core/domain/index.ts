@@ -5,7 +5,7 @@ import { type MessageService, messageService } from './messages.js';
 import { type OrderService, orderService } from './orders.js';
 
 export type { ClientService } from './clients.js';
-export type { WriteOptions } from './context.js';
+export type { CreateOptions, WriteOptions } from './context.js';
 export type { MessageService } from './messages.js';
 export type { OrderService } from './orders.js';
 

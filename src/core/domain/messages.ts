@@ -2,11 +2,11 @@ import type { MessageFilter, Range } from '../../storage/contract/index.js';
 import type { Message, Page } from '../records.js';
 import { isoAt } from '../runtime.js';
 import { MessageCreateInput, validate } from '../validation.js';
-import { commit, type DomainContext, newEvent, notFound } from './context.js';
+import { type CreateOptions, commit, type DomainContext, newEvent, notFound } from './context.js';
 
 export interface MessageService {
   /** Records a chat message; publishes `message.created` (what `onNewMessage` subscribers receive). */
-  create(input: unknown): Promise<Message>;
+  create(input: unknown, options?: CreateOptions<Message>): Promise<Message>;
   get(id: string): Promise<Message>;
   /** A conversation: messages of one chatbot, optionally of one visitor, oldest first. */
   list(filter: MessageFilter, range: Range): Promise<Page<Message>>;
@@ -14,12 +14,13 @@ export interface MessageService {
 
 export function messageService(ctx: DomainContext): MessageService {
   return {
-    async create(input) {
+    async create(input, options = {}) {
       const fields = validate(MessageCreateInput, input);
       const message: Message = { id: ctx.ids('msg'), ...fields, timestamp: isoAt(ctx.clock.now()) };
       return commit(ctx, async (tx) => {
         await tx.messages.insert(message);
         await tx.outbox.append(newEvent(ctx, 'message.created', { ...message }));
+        await options.within?.(tx, message);
         return message;
       });
     },

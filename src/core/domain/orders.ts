@@ -4,6 +4,7 @@ import { ORDER_TRANSITIONS, type Order, type OrderStatus, type Page } from '../r
 import { isoAt } from '../runtime.js';
 import { OrderCreateInput, OrderStatusChangeInput, validate } from '../validation.js';
 import {
+  type CreateOptions,
   checkVersion,
   commit,
   type DomainContext,
@@ -15,7 +16,7 @@ import {
 
 export interface OrderService {
   /** Creates a `pending` order for an existing client; publishes `order.created`. */
-  create(clientId: string, input: unknown): Promise<Order>;
+  create(clientId: string, input: unknown, options?: CreateOptions<Order>): Promise<Order>;
   get(id: string): Promise<Order>;
   find(id: string): Promise<Order | null>;
   /** Orders of one client; `not_found` when the client does not exist. */
@@ -32,7 +33,7 @@ export interface OrderService {
 export function orderService(ctx: DomainContext): OrderService {
   const { storage } = ctx;
   return {
-    async create(clientId, input) {
+    async create(clientId, input, options = {}) {
       const fields = validate(OrderCreateInput, input);
       const now = isoAt(ctx.clock.now());
       const order: Order = {
@@ -50,6 +51,7 @@ export function orderService(ctx: DomainContext): OrderService {
         if (!client) throw notFound('client', clientId);
         await tx.orders.insert(order);
         await tx.outbox.append(newEvent(ctx, 'order.created', { ...order, customerEmail: client.email }));
+        await options.within?.(tx, order);
         return order;
       });
     },

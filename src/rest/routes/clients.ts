@@ -83,14 +83,15 @@ export function clientRoutes(options: ResourceRouteOptions): AnyRoute[] {
         409: problem('The e-mail is already used by another client'),
         422: problem('A field is not valid'),
       },
-      async handle({ body, principal, basePath }) {
+      async handle({ body, principal, basePath, idempotent }) {
         if (principal.userId !== undefined) {
           throw new SwitchboardError('forbidden', 'A signed-in user cannot create other clients.');
         }
-        const client = await domain.clients.create(body);
-        return created(client, `${basePath}/clients/${encodeURIComponent(client.id)}`, {
-          version: client.version,
-        });
+        const respond = (client: Client) =>
+          created(client, `${basePath}/clients/${encodeURIComponent(client.id)}`, {
+            version: client.version,
+          });
+        return respond(await domain.clients.create(body, idempotent(respond)));
       },
     }),
     defineRoute({

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Message } from '../../core/records.js';
 import { MessageCreateInput } from '../../core/validation.js';
 import { PAGE_HEADERS, pageQuery, paginated, rangeOf } from '../pagination.js';
 import { created, json } from '../responses.js';
@@ -61,9 +62,12 @@ export function messageRoutes(options: ResourceRouteOptions): AnyRoute[] {
         },
         422: problem('A field is not valid'),
       },
-      async handle({ params, body, basePath }) {
-        const message = await domain.messages.create({ ...body, chatbotId: params.chatbot_id });
-        return created(message, `${basePath}/messages/${encodeURIComponent(message.id)}`);
+      async handle({ params, body, basePath, idempotent }) {
+        const respond = (message: Message) =>
+          created(message, `${basePath}/messages/${encodeURIComponent(message.id)}`);
+        return respond(
+          await domain.messages.create({ ...body, chatbotId: params.chatbot_id }, idempotent(respond)),
+        );
       },
     }),
     defineRoute({

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { SwitchboardError } from '../../core/errors.js';
-import type { OrderStatus } from '../../core/records.js';
+import type { Order as OrderRecord, OrderStatus } from '../../core/records.js';
 import { OrderCreateInput, OrderStatusChangeInput, OrderStatusSchema } from '../../core/validation.js';
 import { ifMatch } from '../conditional.js';
 import { PAGE_HEADERS, pageQuery, paginated, rangeOf } from '../pagination.js';
@@ -116,13 +116,14 @@ export function orderRoutes(options: ResourceRouteOptions): AnyRoute[] {
         404: problem('No such client'),
         422: problem('A field is not valid'),
       },
-      async handle({ params, body, principal, basePath }) {
+      async handle({ params, body, principal, basePath, idempotent }) {
         assertVisible(principal, params.id);
         const input = version === 1 ? body : fromMoney(body as z.output<typeof OrderCreateV2Input>);
-        const order = await domain.orders.create(params.id, input);
-        return created(present(order), `${basePath}/orders/${encodeURIComponent(order.id)}`, {
-          version: order.version,
-        });
+        const respond = (order: OrderRecord) =>
+          created(present(order), `${basePath}/orders/${encodeURIComponent(order.id)}`, {
+            version: order.version,
+          });
+        return respond(await domain.orders.create(params.id, input, idempotent(respond)));
       },
     }),
     defineRoute({

@@ -1,4 +1,5 @@
 import type { IdempotencyStore } from '../contract/index.js';
+import { type Journal, put, remove } from './journal.js';
 
 interface Entry {
   done: boolean;
@@ -22,7 +23,7 @@ const SWEEP_EVERY_MS = 60_000;
  * Claims are atomic because nothing awaits between the check and the write. Expired keys are swept at
  * most once a minute, so the map is bounded by the keys of one retention window.
  */
-export function memoryIdempotencyStore(state: IdempotencyState): IdempotencyStore {
+export function memoryIdempotencyStore(state: IdempotencyState, journal: Journal): IdempotencyStore {
   const sweep = (now: number): void => {
     if (now < state.nextSweep) return;
     state.nextSweep = now + SWEEP_EVERY_MS;
@@ -35,15 +36,17 @@ export function memoryIdempotencyStore(state: IdempotencyState): IdempotencyStor
       if (entry && entry.until > now) {
         return entry.done ? { state: 'completed', result: entry.result } : { state: 'in_progress' };
       }
-      state.entries.set(key, { done: false, result: null, until: now + lockMs });
+      put(journal, state.entries, key, { done: false, result: null, until: now + lockMs });
       return { state: 'claimed' };
     },
+    // Inside a transaction (the answer to a request, stored with the record it created), a rollback
+    // takes it back.
     async complete(key, result, expiresAt) {
-      state.entries.set(key, { done: true, result, until: expiresAt });
+      put(journal, state.entries, key, { done: true, result, until: expiresAt });
     },
     async release(key) {
       const entry = state.entries.get(key);
-      if (entry && !entry.done) state.entries.delete(key);
+      if (entry && !entry.done) remove(journal, state.entries, key);
     },
   };
 }

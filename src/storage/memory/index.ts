@@ -36,7 +36,7 @@ export function createMemoryStorage(options: MemoryStorageOptions = {}): Storage
     orders: memoryOrderStore(records, journal),
     messages: memoryMessageStore(records, journal),
     outbox: memoryOutboxStore(outbox, journal),
-    idempotency: memoryIdempotencyStore(idempotency),
+    idempotency: memoryIdempotencyStore(idempotency, journal),
     apiKeys: memoryApiKeyStore(apiKeys, journal),
     oauth: memoryOAuthStores(oauth, journal),
     webhooks: memoryWebhookStores(webhooks, journal),

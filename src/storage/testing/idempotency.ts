@@ -44,4 +44,21 @@ export function idempotencyContract(storage: () => Storage): void {
     await s.idempotency.release('k4');
     expect(await s.idempotency.claim('k4', lock)).toEqual({ state: 'completed', result: null });
   });
+
+  it('completes a key in a transaction with the records written there, or not at all', async () => {
+    const s = storage();
+    await s.idempotency.claim('k5', lock);
+    await s.idempotency.claim('k6', lock);
+    await s.transaction(async (tx) => {
+      await tx.idempotency.complete('k5', '{"id":"cli_5"}', NOW + 60_000);
+    });
+    await expect(
+      s.transaction(async (tx) => {
+        await tx.idempotency.complete('k6', '{"id":"cli_6"}', NOW + 60_000);
+        throw new Error('the record could not be written');
+      }),
+    ).rejects.toThrow('could not be written');
+    expect(await s.idempotency.claim('k5', lock)).toEqual({ state: 'completed', result: '{"id":"cli_5"}' });
+    expect(await s.idempotency.claim('k6', lock)).toEqual({ state: 'in_progress' });
+  });
 }
