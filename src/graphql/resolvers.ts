@@ -35,8 +35,12 @@ export const resolvers: GraphQLResolvers = {
     REFUNDED: 'refunded',
   },
   Client: {
-    orders: (client: Client, args: { status?: OrderStatus | null }, ctx) =>
-      ctx.orders.load(client.id, args.status ?? undefined),
+    orders(client: Client, args: { status?: OrderStatus | null; limit?: number | null }, ctx) {
+      const orders = ctx.orders.load(client.id, args.status ?? undefined);
+      if (args.limit === undefined || args.limit === null) return orders;
+      const { limit } = listRange({ limit: args.limit }, ctx);
+      return orders instanceof Promise ? orders.then((all) => all.slice(0, limit)) : orders.slice(0, limit);
+    },
   },
   Message: {
     visitor_id: (message: Message) => message.visitorId,

@@ -27,8 +27,11 @@ export const typeDefs = /* GraphQL */ `
     email: String!
     phone: String
     city: String
-    "The client's orders, oldest first, optionally only those with one status. Needs crm.orders.read."
-    orders(status: OrderStatus): [Order!]!
+    """
+    The client's orders, oldest first, optionally only those with one status, at most \`limit\` of them
+    (1 to the server's list limit; all when omitted). Needs crm.orders.read.
+    """
+    orders(status: OrderStatus, limit: Int): [Order!]!
     createdAt: DateTime!
     updatedAt: DateTime!
   }

@@ -73,6 +73,17 @@ describe('GraphQL queries and mutations over HTTP', () => {
     expect(body.data.client.orders).toEqual([{ status: 'PAID', total: '5.00' }]);
   });
 
+  it('limits the orders of each client, oldest first, and refuses a limit out of range', async () => {
+    const before = { ...counted.calls };
+    const { body } = await server.gql('{ clients { orders(limit: 1) { status } } }');
+    expect(body.errors).toBeUndefined();
+    expect(body.data.clients[0].orders).toEqual([{ status: 'PENDING' }]);
+    expect(counted.calls.batched - before.batched).toBe(1); // still one storage call for every client
+    const refused = await server.gql('{ clients { orders(limit: 0) { id } } }');
+    expect(refused.body.errors[0].extensions.code).toBe('validation_failed');
+    expect(refused.body.errors[0].message).toContain('limit must be between 1 and');
+  });
+
   it('creates a client, returns createdAt as ISO-8601 and finds it again', async () => {
     const created = await server.gql(
       'mutation($input: CreateClientInput!) { createClient(input: $input) { id name createdAt } }',
