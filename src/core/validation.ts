@@ -36,7 +36,9 @@ export const ClientPatchInput = z
     phone: clientFields.phone.optional(),
     city: clientFields.city.optional(),
   })
-  .refine((patch) => Object.keys(patch).length > 0, { message: 'Send at least one field to change.' });
+  .refine((patch) => Object.keys(patch).length > 0, { message: 'Send at least one field to change.' })
+  // The refinement above, as JSON Schema says it (OpenAPI documents are generated from these schemas).
+  .meta({ minProperties: 1 });
 
 export const OrderStatusSchema = z.enum(ORDER_STATUSES as [string, ...string[]]);
 

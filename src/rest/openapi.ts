@@ -162,7 +162,8 @@ function headersOf(route: AnyRoute): Json[] {
       in: 'header',
       required: false,
       description: 'Makes a retried POST return the first result instead of creating another record.',
-      schema: { type: 'string', maxLength: 255 },
+      // What `idempotencyKeyOf` accepts: 1 to 255 visible ASCII characters.
+      schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
     });
   }
   if (route.method === 'PUT' || route.method === 'PATCH' || route.method === 'DELETE') {

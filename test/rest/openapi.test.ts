@@ -58,6 +58,31 @@ describe('the OpenAPI document', () => {
     expect(html).not.toMatch(/<script/i);
   });
 
+  it('refuses in the document what the server refuses: an empty patch, an empty Idempotency-Key', async () => {
+    const document = await (await api.call('/api/v2/openapi.json', { token: null })).json();
+    const ajv = new Ajv2020({ strict: false });
+    addFormats(ajv);
+    const schemaOf = (schema: Json) => ajv.compile({ ...schema, components: document.components });
+    const patchBody = document.paths['/clients/{id}'].patch.requestBody.content['application/json'].schema;
+    expect(schemaOf(patchBody)({})).toBe(false);
+    const created = await (
+      await api.call('/api/v2/clients', {
+        method: 'POST',
+        json: { name: 'Empty', email: 'empty@example.com' },
+      })
+    ).json();
+    expect((await api.call(`/api/v2/clients/${created.id}`, { method: 'PATCH', json: {} })).status).toBe(422);
+    const key = document.paths['/clients'].post.parameters.find((p: Json) => p.name === 'Idempotency-Key');
+    expect(schemaOf(key.schema)('')).toBe(false);
+    expect(schemaOf(key.schema)('a-uuid-like-key')).toBe(true);
+    const empty = await api.call('/api/v2/clients', {
+      method: 'POST',
+      json: { name: 'Keyless', email: 'keyless@example.com' },
+      headers: { 'idempotency-key': '' },
+    });
+    expect(empty.status).toBe(400);
+  });
+
   it('real responses of every route match their documented status, media type and schema', async () => {
     for (const base of ['/api/v1', '/api/v2']) {
       const document = await (await api.call(`${base}/openapi.json`, { token: null })).json();
