@@ -101,6 +101,8 @@ export function buildOpenApiDocument(
     }
     if (route.method === 'POST')
       responses['409'] ??= problemRef('A request with this Idempotency-Key is in flight');
+    // A path parameter can always name nothing (or, with a `/` in it, a path nothing is served at).
+    if (route.params) responses['404'] ??= problemRef('Nothing is served at this path');
     paths[route.path] = { ...paths[route.path], [route.method.toLowerCase()]: operation };
   }
   const uri = (id: string): string => `#/components/schemas/${id}`;

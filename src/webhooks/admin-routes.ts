@@ -263,7 +263,9 @@ export function webhookAdminRoutes(admin: WebhookAdmin): AnyRoute[] {
       path: '/webhook-endpoints/{id}/redeliveries',
       operationId: 'resendWebhookDeliveries',
       summary: 'Send the deliveries of a time range again',
-      description: 'Every `dead` (or, with `status`, `succeeded`) delivery created in [`from`, `to`).',
+      description:
+        'Every `dead` (or, with `status`, `succeeded`) delivery created in [`from`, `to`). `from` must be ' +
+        'earlier than `to`: an empty or reversed range is refused with 422.',
       tags,
       scope: WRITE,
       params: endpointParams,

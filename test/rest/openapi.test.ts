@@ -83,6 +83,19 @@ describe('the OpenAPI document', () => {
     expect(empty.status).toBe(400);
   });
 
+  it('documents the 404 of every operation with a path parameter, which can always name nothing', async () => {
+    const document = await (await api.call('/api/v2/openapi.json', { token: null })).json();
+    for (const [path, methods] of Object.entries<Json>(document.paths)) {
+      if (!path.includes('{')) continue;
+      for (const [method, operation] of Object.entries<Json>(methods))
+        expect(operation.responses['404'], `${method.toUpperCase()} ${path} documents 404`).toBeDefined();
+    }
+    // An id with a slash in it makes a path nothing is served at: still a documented 404.
+    const response = await api.call('/api/v2/clients/a%2Fb/orders');
+    expect(response.status).toBe(404);
+    expect(response.headers.get('content-type')).toContain('application/problem+json');
+  });
+
   it('real responses of every route match their documented status, media type and schema', async () => {
     for (const base of ['/api/v1', '/api/v2']) {
       const document = await (await api.call(`${base}/openapi.json`, { token: null })).json();
