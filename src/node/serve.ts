@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { type WebSocket, WebSocketServer } from 'ws';
@@ -55,18 +55,21 @@ export async function serve(options: ServeOptions): Promise<NodeServer> {
   const logger = options.logger ?? silentLogger;
   const host = options.host ?? '127.0.0.1';
   let origin = `http://${host}`;
-  let inFlight = 0;
+  // Responses not finished yet: shutdown waits for them, and cuts the event streams among them.
+  const inFlight = new Set<ServerResponse>();
+  const eventStreams = new WeakSet<ServerResponse>();
   let closing: Promise<void> | null = null;
   const idle = new Set<() => void>();
 
   // Made once the port is known: a request without a Host header (HTTP/1.0) is taken to be for us.
   let listener: RequestListener = async () => {};
   const server = createServer((req, res) => {
-    inFlight++;
+    inFlight.add(res);
+    if (req.headers.accept?.includes('text/event-stream')) eventStreams.add(res);
     if (closing) res.setHeader('connection', 'close');
     res.once('close', () => {
-      inFlight--;
-      if (inFlight === 0) for (const resolve of idle) resolve();
+      inFlight.delete(res);
+      if (inFlight.size === 0) for (const resolve of idle) resolve();
     });
     listener(req, res).catch((error) => {
       logger.log('error', 'failed to write response', { error: String(error) });
@@ -124,7 +127,9 @@ export async function serve(options: ServeOptions): Promise<NodeServer> {
     server.close();
     server.closeIdleConnections();
     for (const ws of sockets.clients) ws.close(1001, 'server shutting down');
-    if (inFlight > 0) {
+    // An event stream (GraphQL over SSE) never ends by itself: cut it now, its client reconnects.
+    for (const res of inFlight) if (eventStreams.has(res)) res.socket?.destroy();
+    if (inFlight.size > 0) {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, options.drainTimeoutMs ?? 10_000);
         idle.add(() => {

@@ -130,3 +130,27 @@ describe('GraphQL over SSE', () => {
     await reader;
   });
 });
+
+describe('GraphQL over SSE at shutdown', () => {
+  it('cuts open event streams at once instead of waiting out the drain timeout', async () => {
+    const observed = observedBus();
+    const server = await startServer({ bus: observed.bus });
+    const response = await fetch(server.url, {
+      method: 'POST',
+      headers: {
+        accept: 'text/event-stream',
+        'content-type': 'application/json',
+        authorization: 'Bearer service',
+      },
+      body: JSON.stringify({ query: onNewMessage('bot-shutdown') }),
+    });
+    expect(response.status).toBe(200);
+    const reading = response.text().catch(() => 'cut');
+    await observed.listeners(1);
+    const started = Date.now();
+    await server.close();
+    expect(Date.now() - started).toBeLessThan(5_000); // the drain timeout is 10 s
+    await reading;
+    await observed.none();
+  });
+});
