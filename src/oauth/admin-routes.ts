@@ -5,7 +5,13 @@ import { readJson } from '../internal/body.js';
 import { jsonResponse } from '../internal/json.js';
 import type { ApiKeyRecord, OAuthClientRecord } from '../storage/contract/index.js';
 import { createApiKey } from './api-keys.js';
-import { type RegisterClientInput, registerOAuthClient } from './clients.js';
+import {
+  type RegisterClientInput,
+  registerOAuthClient,
+  rotateOAuthClientSecret,
+  type UpdateClientInput,
+  updateOAuthClient,
+} from './clients.js';
 import type { ServerContext } from './server-options.js';
 
 /** The scope every admin route needs. */
@@ -15,23 +21,58 @@ const NO_STORE = { 'cache-control': 'no-store' };
 
 /**
  * Admin REST routes for OAuth clients and API keys, for holders of `admin.oauth.write` (an admin API key):
- * `GET|POST /oauth/clients`, `GET|DELETE /oauth/clients/{id}`, `GET|POST /oauth/api-keys`,
- * `DELETE /oauth/api-keys/{id}`. Secrets and keys appear once, in the 201 response that creates them.
+ * `GET|POST /oauth/clients`, `GET|PATCH|DELETE /oauth/clients/{id}`, `POST /oauth/clients/{id}/secret`
+ * (rotate, with an overlap), `GET|POST /oauth/api-keys`, `DELETE /oauth/api-keys/{id}`. Secrets and keys
+ * appear once, in the response that creates them.
  */
 export function adminRoutes(
   ctx: ServerContext,
   authenticate: Authenticate,
 ): (request: Request, path: string) => Promise<Response | null> {
   return async (request, path) => {
-    const match = /^\/oauth\/(clients|api-keys)(?:\/([^/]+))?$/.exec(path);
+    const match = /^\/oauth\/(clients|api-keys)(?:\/([^/]+)(\/secret)?)?$/.exec(path);
     if (!match) return null;
-    const [, kind, id] = match;
+    const [, kind, id, secretPath] = match;
+    if (secretPath && kind !== 'clients') return null;
     requireScope(await authenticate(request), ADMIN_SCOPE);
     const { method } = request;
     const now = (): number => ctx.clock.now();
     const stores = ctx.storage;
 
+    if (kind === 'clients' && secretPath) {
+      if (method !== 'POST')
+        throw new SwitchboardError('method_not_allowed', `${method} is not allowed on ${path}.`);
+      const body =
+        request.headers.get('content-length') === '0' ? {} : await readJson(request, ctx.maxBodyBytes);
+      const overlap = (body as { overlapSeconds?: unknown } | null)?.overlapSeconds;
+      if (overlap !== undefined && typeof overlap !== 'number') throw notObject();
+      const { client, secret } = await rotateOAuthClientSecret(stores, id!, {
+        clock: ctx.clock,
+        ...(overlap === undefined ? {} : { overlapMs: overlap * 1000 }),
+      });
+      return jsonResponse(
+        200,
+        { ...clientView(client), secret, previousSecretValidUntil: client.previousSecret?.until ?? null },
+        NO_STORE,
+      );
+    }
     if (kind === 'clients') {
+      if (id !== undefined && method === 'PATCH') {
+        const body = (await readJson(request, ctx.maxBodyBytes)) as UpdateClientInput | null;
+        if (typeof body !== 'object' || body === null || Array.isArray(body)) throw notObject();
+        const { name, redirectUris, scopes } = body;
+        const client = await updateOAuthClient(
+          stores,
+          id,
+          {
+            ...(name === undefined ? {} : { name }),
+            ...(redirectUris === undefined ? {} : { redirectUris }),
+            ...(scopes === undefined ? {} : { scopes }),
+          },
+          { knownScopes: ctx.scopes },
+        );
+        return jsonResponse(200, clientView(client), NO_STORE);
+      }
       if (id === undefined && method === 'GET') {
         return jsonResponse(200, { items: (await stores.oauth.clients.list()).map(clientView) }, NO_STORE);
       }

@@ -1,11 +1,18 @@
 import { type Authenticate, SCOPES } from '../core/auth.js';
 import { SwitchboardError } from '../core/errors.js';
 import { jsonResponse } from '../internal/json.js';
-import type { ApiKeyRecord } from '../storage/contract/index.js';
+import type { ApiKeyRecord, OAuthClientRecord } from '../storage/contract/index.js';
 import { adminRoutes } from './admin-routes.js';
 import { type CreateApiKeyInput, type CreatedApiKey, createApiKey, ensureApiKey } from './api-keys.js';
 import { authorizeEndpoint } from './authorize-endpoint.js';
-import { type RegisterClientInput, type RegisteredClient, registerOAuthClient } from './clients.js';
+import {
+  type RegisterClientInput,
+  type RegisteredClient,
+  registerOAuthClient,
+  rotateOAuthClientSecret,
+  type UpdateClientInput,
+  updateOAuthClient,
+} from './clients.js';
 import { createCsrf } from './csrf.js';
 import { createGuard } from './guard.js';
 import { introspectEndpoint } from './introspect-endpoint.js';
@@ -52,6 +59,10 @@ export interface AuthorizationServer {
   readonly keys: KeyRing | null;
   /** Registers a client; its secret is returned once. */
   registerClient(input: RegisterClientInput): Promise<RegisteredClient>;
+  /** Changes a client's name, redirect URIs or scopes. */
+  updateClient(id: string, input: UpdateClientInput): Promise<OAuthClientRecord>;
+  /** A new secret for a confidential client (returned once); the old one works `overlapMs` longer (default 24 h). */
+  rotateClientSecret(id: string, options?: { overlapMs?: number }): Promise<RegisteredClient>;
   /** Creates an API key; the key is returned once. */
   createApiKey(input: CreateApiKeyInput): Promise<CreatedApiKey>;
   /** RFC 8414 metadata for an issuer. */
@@ -133,6 +144,9 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     keys: ctx.idTokens?.keys ?? null,
     registerClient: (input) =>
       registerOAuthClient(ctx.storage, input, { clock: ctx.clock, ids: ctx.ids, knownScopes: ctx.scopes }),
+    updateClient: (id, input) => updateOAuthClient(ctx.storage, id, input, { knownScopes: ctx.scopes }),
+    rotateClientSecret: (id, options = {}) =>
+      rotateOAuthClientSecret(ctx.storage, id, { clock: ctx.clock, ...options }),
     createApiKey: (input) => createApiKey(ctx.storage, input, { clock: ctx.clock, ids: ctx.ids }),
     metadata: (issuer) => serverMetadata(ctx, issuer.replace(/\/$/, '')),
   };

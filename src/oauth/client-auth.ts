@@ -40,9 +40,15 @@ export async function authenticateClient(
     if (secret !== undefined) throw oauthError('invalid_client', 'This is a public client: send no secret.');
     return client;
   }
-  if (secret === undefined || !secretMatches(secret, client.secretHash)) {
-    throw oauthError('invalid_client', 'Client authentication failed.');
-  }
+  // During a rotation's overlap the replaced secret still works (compared in constant time as well).
+  const previous = client.previousSecret;
+  const accepted =
+    secret !== undefined &&
+    (secretMatches(secret, client.secretHash) ||
+      (previous != null &&
+        Date.parse(previous.until) > ctx.clock.now() &&
+        secretMatches(secret, previous.hash)));
+  if (!accepted) throw oauthError('invalid_client', 'Client authentication failed.');
   return client;
 }
 

@@ -107,3 +107,80 @@ function clientProblems(
     add('secret', 'too_short', 'A client secret must be at least 32 characters.');
   return problems;
 }
+
+/** What an admin may change on a registered client; the rest (id, type, grant types) stays. */
+export interface UpdateClientInput {
+  readonly name?: string;
+  readonly redirectUris?: readonly string[];
+  /** Narrowing does not shrink tokens already issued; new ones get at most these. */
+  readonly scopes?: readonly string[];
+}
+
+/**
+ * Changes a client's name, redirect URIs or scopes, checked by the rules registration applies.
+ *
+ * @example
+ * await updateOAuthClient(storage, 'oac_1', { redirectUris: ['https://bot.example.com/cb'] }, { knownScopes: SCOPES });
+ */
+export async function updateOAuthClient(
+  stores: Pick<Stores, 'oauth'>,
+  id: string,
+  input: UpdateClientInput,
+  options: Pick<RegisterClientOptions, 'knownScopes'>,
+): Promise<OAuthClientRecord> {
+  const current = await stores.oauth.clients.get(id);
+  if (!current) throw new SwitchboardError('not_found', `No OAuth client with id "${id}".`);
+  const next = {
+    name: input.name ?? current.name,
+    type: current.secretHash === null ? ('public' as const) : ('confidential' as const),
+    redirectUris: input.redirectUris ?? current.redirectUris,
+    scopes: input.scopes ?? current.scopes,
+    grantTypes: current.grantTypes,
+  };
+  const problems = clientProblems(next, options.knownScopes);
+  if (problems.length)
+    throw new SwitchboardError('validation_failed', 'The OAuth client is not valid.', { details: problems });
+  const client: OAuthClientRecord = {
+    ...current,
+    name: next.name.trim(),
+    redirectUris: [...next.redirectUris],
+    scopes: [...new Set(next.scopes)],
+  };
+  if (!(await stores.oauth.clients.update(client)))
+    throw new SwitchboardError('not_found', `No OAuth client with id "${id}".`);
+  return client;
+}
+
+/** Longest a replaced client secret may stay valid. */
+export const MAX_SECRET_OVERLAP_MS = 7 * 24 * 60 * 60 * 1000;
+
+/**
+ * Gives a confidential client a new secret (returned once, stored hashed). The old one keeps working
+ * for `overlapMs` (default 24 h, at most 7 days; 0 ends it at once), so the app can switch without
+ * downtime, like a webhook secret rotation.
+ */
+export async function rotateOAuthClientSecret(
+  stores: Pick<Stores, 'oauth'>,
+  id: string,
+  options: { readonly clock: Clock; readonly overlapMs?: number },
+): Promise<RegisteredClient> {
+  const overlapMs = options.overlapMs ?? 24 * 60 * 60 * 1000;
+  if (!Number.isInteger(overlapMs) || overlapMs < 0 || overlapMs > MAX_SECRET_OVERLAP_MS)
+    throw new SwitchboardError('validation_failed', 'The overlap must be 0 to 7 days.', {
+      details: [{ field: 'overlapSeconds', code: 'out_of_range', message: 'Use 0 to 604800 seconds.' }],
+    });
+  const current = await stores.oauth.clients.get(id);
+  if (!current) throw new SwitchboardError('not_found', `No OAuth client with id "${id}".`);
+  if (current.secretHash === null)
+    throw new SwitchboardError('conflict', 'A public client has no secret to rotate.');
+  const secret = randomSecret('sbcs_');
+  const client: OAuthClientRecord = {
+    ...current,
+    secretHash: hashSecret(secret),
+    previousSecret:
+      overlapMs > 0 ? { hash: current.secretHash, until: isoAt(options.clock.now() + overlapMs) } : null,
+  };
+  if (!(await stores.oauth.clients.update(client)))
+    throw new SwitchboardError('not_found', `No OAuth client with id "${id}".`);
+  return { client, secret };
+}

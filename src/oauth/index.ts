@@ -38,6 +38,9 @@ export {
   type RegisterClientOptions,
   type RegisteredClient,
   registerOAuthClient,
+  rotateOAuthClientSecret,
+  type UpdateClientInput,
+  updateOAuthClient,
 } from './clients.js';
 export { type ConsentView, renderConsentPage, type ScopeView } from './consent-page.js';
 export { createGuard, type GuardOptions } from './guard.js';

@@ -19,6 +19,8 @@ export interface OAuthClientRecord {
   readonly name: string;
   /** SHA-256 hex of the client secret; `null` for a public client. */
   readonly secretHash: string | null;
+  /** The secret replaced by a rotation, still accepted until `until` (ISO-8601); absent otherwise. */
+  readonly previousSecret?: { readonly hash: string; readonly until: string } | null;
   /** Exact-match list; https, or http on a loopback address (RFC 8252 §7.3). */
   readonly redirectUris: readonly string[];
   /** The most this client may ever be granted. */
@@ -33,6 +35,8 @@ export interface OAuthClientStore {
   list(): Promise<OAuthClientRecord[]>;
   /** Throws a `conflict` SwitchboardError when the id is taken. */
   insert(client: OAuthClientRecord): Promise<void>;
+  /** Replaces the record with the same id (name, redirect URIs, scopes, secrets); false when absent. */
+  update(client: OAuthClientRecord): Promise<boolean>;
   /** False when absent. Does not revoke its grants: callers do that first. */
   delete(id: string): Promise<boolean>;
 }

@@ -48,6 +48,11 @@ export function memoryOAuthStores(state: OAuthState, journal: Journal): OAuthSto
         }
         put(journal, state.clients, client.id, freeze(client));
       },
+      async update(client) {
+        if (!state.clients.has(client.id)) return false;
+        put(journal, state.clients, client.id, freeze(client));
+        return true;
+      },
       async delete(id) {
         return remove(journal, state.clients, id);
       },

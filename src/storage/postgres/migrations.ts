@@ -240,4 +240,11 @@ export const MIGRATIONS: readonly Migration[] = [
     sql: `CREATE INDEX switchboard_webhook_deliveries_leased_idx
             ON switchboard_webhook_deliveries (endpoint_id) WHERE status = 'pending' AND lease_until IS NOT NULL;`,
   },
+  {
+    version: 6,
+    name: 'oauth client secret rotation',
+    sql: `ALTER TABLE switchboard_oauth_clients
+            ADD COLUMN previous_secret_hash text,
+            ADD COLUMN previous_secret_until timestamptz;`,
+  },
 ];

@@ -22,6 +22,8 @@ interface ClientRow {
   scopes: string[];
   grant_types: OAuthGrantType[];
   created_at: Date;
+  previous_secret_hash: string | null;
+  previous_secret_until: Date | null;
 }
 
 const toClient = (r: ClientRow): OAuthClientRecord => ({
@@ -32,6 +34,9 @@ const toClient = (r: ClientRow): OAuthClientRecord => ({
   scopes: r.scopes,
   grantTypes: r.grant_types,
   createdAt: iso(r.created_at),
+  ...(r.previous_secret_hash && r.previous_secret_until
+    ? { previousSecret: { hash: r.previous_secret_hash, until: iso(r.previous_secret_until) } }
+    : {}),
 });
 
 interface CodeRow {
@@ -150,6 +155,25 @@ export function postgresOAuthStores(db: Database): OAuthStores {
         if (!inserted) {
           throw new SwitchboardError('conflict', `An OAuth client with id "${c.id}" already exists.`);
         }
+      },
+      async update(c) {
+        const updated = await db.row(
+          `UPDATE switchboard_oauth_clients
+              SET name = $2, secret_hash = $3, redirect_uris = $4, scopes = $5, grant_types = $6,
+                  previous_secret_hash = $7, previous_secret_until = $8
+            WHERE id = $1 RETURNING id`,
+          [
+            c.id,
+            c.name,
+            c.secretHash,
+            c.redirectUris,
+            c.scopes,
+            c.grantTypes,
+            c.previousSecret?.hash ?? null,
+            c.previousSecret?.until ?? null,
+          ],
+        );
+        return updated !== undefined;
       },
       async delete(id) {
         return (

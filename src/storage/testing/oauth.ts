@@ -97,6 +97,25 @@ export function oauthContract(storage: () => Storage): void {
     expect(await s.oauth.clients.get(first.id)).toBeNull();
   });
 
+  it('updates a client in place, with a previous secret and its deadline, and not an absent one', async () => {
+    const s = storage();
+    const client = anOAuthClient();
+    await s.oauth.clients.insert(client);
+    const rotated = {
+      ...client,
+      name: 'Renamed',
+      redirectUris: ['https://app.example.com/new'],
+      secretHash: 'b'.repeat(64),
+      previousSecret: { hash: client.secretHash!, until: '2026-01-02T00:00:00.000Z' },
+    };
+    expect(await s.oauth.clients.update(rotated)).toBe(true);
+    expect(await s.oauth.clients.get(client.id)).toEqual(rotated);
+    const cleared = { ...rotated, previousSecret: null };
+    expect(await s.oauth.clients.update(cleared)).toBe(true);
+    expect((await s.oauth.clients.get(client.id))?.previousSecret ?? null).toBeNull();
+    expect(await s.oauth.clients.update({ ...client, id: 'oac_absent' })).toBe(false);
+  });
+
   it('consumes a code once and reports every later use as reuse', async () => {
     const s = storage();
     const code = aCode();
