@@ -183,18 +183,26 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
     graphqlWebSocket = createGraphQLWebSocketServer(graphql);
   }
 
-  if (webhooks) {
-    relay.use(webhooks.fanOut);
-    for (const prefix of webhooks.prefixes) mounts.push({ prefix, handle: webhooks.fetch });
-  }
+  if (webhooks) relay.use(webhooks.fanOut);
 
-  // REST last: more specific prefixes (e.g. /api/v1/webhook-endpoints) must come before /api/v1.
   if (options.rest !== false) {
     const { versions, ...rest } = options.rest ?? {};
-    // Admin routes served on their own mounts are listed in the same OpenAPI document too.
-    const mounted = [...(webhooks ? [webhooks.fetch] : []), ...(rest.mounted ?? [])];
-    const shared = { domain, storage, authenticate, clock, logger, ...rest, mounted };
+    // Webhook management is part of every REST version: served there with the version's headers
+    // (deprecation included) and listed in its OpenAPI document.
+    const routes = [...(webhooks?.fetch.routes ?? []), ...(rest.routes ?? [])];
+    const shared = {
+      domain,
+      storage,
+      authenticate,
+      clock,
+      logger,
+      ...rest,
+      routes,
+      mounted: rest.mounted ?? [],
+    };
     for (const { prefix, handle } of createRestVersions(shared, versions)) mounts.push({ prefix, handle });
+  } else if (webhooks) {
+    for (const prefix of webhooks.prefixes) mounts.push({ prefix, handle: webhooks.fetch });
   }
 
   async function route(request: Request, pathname: string): Promise<Response> {

@@ -82,7 +82,7 @@ async function main(config: ServerConfig): Promise<void> {
     `  OAuth metadata   ${base}/.well-known/oauth-authorization-server`,
     `  Authorize        ${base}/oauth/authorize`,
     `  Token            ${base}/oauth/token`,
-    `  Webhooks         ${base}/api/v1/webhook-endpoints  (${webhookMode(config)})`,
+    `  Webhooks         ${base}/api/v2/webhook-endpoints  (${webhookMode(config)})`,
     `  Liveness         ${base}/healthz`,
     `  Readiness        ${base}/readyz`,
     '',

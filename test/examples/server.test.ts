@@ -24,7 +24,7 @@ describe('example server', () => {
     ]) {
       expect(server.output()).toContain(`${server.url}${path}`);
     }
-    expect(server.output()).toContain(`${server.url}/api/v1/webhook-endpoints`);
+    expect(server.output()).toContain(`${server.url}/api/v2/webhook-endpoints`);
     expect(server.output()).toContain(`${server.url}/healthz`);
     expect(server.output()).toContain('in-memory (demo data loaded)');
     expect(server.output()).toMatch(/Admin API key {4}sbk_\w{40,}/);
@@ -56,6 +56,22 @@ describe('example server', () => {
     });
 
     expect((await fetch(`${server.url}/api/v2/clients`)).status).toBe(401);
+  });
+
+  it("serves webhook management on every REST version, with that version's deprecation and documents", async () => {
+    const key = /Admin API key {4}(sbk_\w+)/.exec(server.output())![1];
+    const auth = { authorization: `Bearer ${key}` };
+    const v2 = await fetch(`${server.url}/api/v2/webhook-endpoints`, { headers: auth });
+    expect(v2.status).toBe(200);
+    expect(v2.headers.get('deprecation')).toBeNull();
+    const v1 = await fetch(`${server.url}/api/v1/webhook-endpoints`, { headers: auth });
+    expect(v1.status).toBe(200);
+    expect(v1.headers.get('deprecation')).toBeTruthy();
+    expect(v1.headers.get('link')).toContain('/api/v2');
+    const operation = async (base: string) =>
+      (await (await fetch(`${server.url}${base}/openapi.json`)).json()).paths['/webhook-endpoints'].get;
+    expect((await operation('/api/v1')).deprecated).toBe(true);
+    expect((await operation('/api/v2')).deprecated).toBeUndefined();
   });
 
   it('is live and ready', async () => {
