@@ -165,12 +165,22 @@ describe('three instances on one PostgreSQL', () => {
     expect(receiver.overlaps).toEqual([]);
     const retried = ids.filter((id) => (receiver.attempts.get(id) ?? 0) > 1);
     expect(retried.length).toBeGreaterThanOrEqual(Math.floor(total / 3));
-    const { rows } = await db.pool.query<{ status: string; n: string }>(
-      `SELECT status, count(*) AS n FROM switchboard_webhook_deliveries d
-       JOIN switchboard_messages m ON d.payload LIKE '%' || m.id || '%'
-       WHERE m.chatbot_id = 'bot-load' GROUP BY status`,
+    // The receiver sees a delivery before its sender records the 200 (outcomes are written in batches):
+    // wait for the records, then check them.
+    const statuses = async () =>
+      (
+        await db.pool.query<{ status: string; n: string }>(
+          `SELECT status, count(*) AS n FROM switchboard_webhook_deliveries d
+           JOIN switchboard_messages m ON d.payload LIKE '%' || m.id || '%'
+           WHERE m.chatbot_id = 'bot-load' GROUP BY status`,
+        )
+      ).rows;
+    await until(
+      async () => (await statuses()).every((row) => row.status !== 'pending'),
+      'the senders to record every delivery',
+      30_000,
     );
-    expect(rows).toEqual([{ status: 'succeeded', n: String(total) }]);
+    expect(await statuses()).toEqual([{ status: 'succeeded', n: String(total) }]);
   }, 200_000);
 
   it('completes the deliveries of an instance killed with SIGKILL once their lease ends', async () => {
