@@ -1,6 +1,12 @@
 import { isSwitchboardError, SwitchboardError } from '../core/errors.js';
 import type { OAuthClientRecord } from '../storage/contract/index.js';
-import { type ConsentView, PAGE_HEADERS, renderConsentPage, renderErrorPage } from './consent-page.js';
+import {
+  type ConsentView,
+  type ErrorPageApp,
+  PAGE_HEADERS,
+  renderConsentPage,
+  renderErrorPage,
+} from './consent-page.js';
 import { type Csrf, csrfCookieHeader } from './csrf.js';
 import { parseScopes, readForm, single } from './form.js';
 import { oauthError, oauthErrorCodeOf } from './oauth-error.js';
@@ -30,7 +36,21 @@ const ECHOED = [
 ] as const;
 
 /** Error shown to the user, never redirected: the redirect URI is not trusted yet (RFC 6749 §4.1.2.1). */
-class UntrustedRequest extends Error {}
+class UntrustedRequest extends Error {
+  constructor(
+    message: string,
+    /** The app, when the request named a registered one. */
+    readonly app?: ErrorPageApp,
+  ) {
+    super(message);
+  }
+}
+
+/** The app as an error page names it: its name, and its site when a redirect URI is on https. */
+function appOf(client: OAuthClientRecord): ErrorPageApp {
+  const https = client.redirectUris.find((uri) => uri.startsWith('https://'));
+  return { name: client.name, ...(https ? { home: new URL(https).origin } : {}) };
+}
 
 /**
  * The authorization endpoint (RFC 6749 §4.1.1): GET shows the sign-in and consent page, POST takes the
@@ -54,7 +74,8 @@ export function authorizeEndpoint(ctx: ServerContext, csrf: Csrf): (request: Req
     } catch (error) {
       const message =
         error instanceof UntrustedRequest || isSwitchboardError(error) ? error.message : 'Bad request.';
-      return new Response(renderErrorPage(message), { status: 400, headers: PAGE_HEADERS });
+      const app = error instanceof UntrustedRequest ? error.app : undefined;
+      return new Response(renderErrorPage(message, app), { status: 400, headers: PAGE_HEADERS });
     }
     const state = params.get('state') ?? undefined;
     const status = request.method === 'POST' ? 303 : 302;
@@ -103,7 +124,10 @@ async function trustedTarget(
   }
   const redirectUri = single(params, 'redirect_uri');
   if (!redirectUri || !redirectUriAllowed(redirectUri, client)) {
-    throw new UntrustedRequest('The app asked to send you to an address it has not registered.');
+    throw new UntrustedRequest(
+      'The app asked to send you to an address it has not registered.',
+      appOf(client),
+    );
   }
   return { client, redirectUri };
 }

@@ -54,13 +54,7 @@ export function renderConsentPage(view: ConsentView): string {
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <title>Allow ${esc(view.clientName)} access?</title>
-  <style>
-    body { font: 1rem/1.5 system-ui, sans-serif; max-width: 32rem; margin: 2rem auto; padding: 0 1rem; color: #111; }
-    fieldset { border: 1px solid #888; margin: 1rem 0; } ul { list-style: none; padding: 0; }
-    li { margin: .5rem 0; } .error { color: #a00; font-weight: bold; }
-    button { font: inherit; padding: .5rem 1rem; margin-right: .5rem; }
-    :focus-visible { outline: 3px solid #1a5fb4; outline-offset: 2px; }
-  </style>
+  ${PAGE_STYLE}
 </head>
 <body>
   <main>
@@ -85,13 +79,48 @@ export function renderConsentPage(view: ConsentView): string {
 </html>`;
 }
 
-/** A page for errors that must not be redirected (unknown client, unregistered redirect URI). */
-export function renderErrorPage(message: string): string {
+/** The look every page of the authorization endpoint shares (inline: the CSP allows no other). */
+const PAGE_STYLE = `<style>
+    body { font: 1rem/1.5 system-ui, sans-serif; max-width: 32rem; margin: 2rem auto; padding: 0 1rem; color: #111; }
+    fieldset { border: 1px solid #888; margin: 1rem 0; } ul { list-style: none; padding: 0; }
+    li { margin: .5rem 0; } .error { color: #a00; font-weight: bold; }
+    button, .button { font: inherit; padding: .5rem 1rem; margin-right: .5rem; }
+    .button { display: inline-block; border: 1px solid #444; border-radius: 3px; color: #111; text-decoration: none; }
+    :focus-visible { outline: 3px solid #1a5fb4; outline-offset: 2px; }
+  </style>`;
+
+/** The app an error page names, when it is known, and where its own site is. */
+export interface ErrorPageApp {
+  readonly name: string;
+  /** The app's site (the origin of one of its registered https redirect URIs); no link without it. */
+  readonly home?: string;
+}
+
+/**
+ * A page for errors that must not be redirected (unknown client, unregistered redirect URI): it says
+ * what went wrong, names the app when it is known, and offers a way back to the app's own site.
+ */
+export function renderErrorPage(message: string, app?: ErrorPageApp): string {
+  const who = app ? `<strong>${esc(app.name)}</strong>` : 'the app you came from';
+  const back = app?.home
+    ? `<p><a class="button" href="${esc(app.home)}">Return to ${esc(app.name)}</a></p>`
+    : '<p>Close this page and start again from the app.</p>';
   return `<!doctype html>
 <html lang="en">
-<head><meta charset="utf-8"><title>Cannot continue</title></head>
-<body><main><h1>This sign-in link is not valid</h1><p role="alert">${esc(message)}</p>
-<p>Go back to the app you came from and try again.</p></main></body>
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <title>Cannot continue</title>
+  ${PAGE_STYLE}
+</head>
+<body>
+  <main>
+    <h1>This sign-in link is not valid</h1>
+    <p role="alert" class="error">${esc(message)}</p>
+    <p>Nothing was shared with ${who}. Go back to it and try again; if this keeps happening, tell its makers.</p>
+    ${back}
+  </main>
+</body>
 </html>`;
 }
 

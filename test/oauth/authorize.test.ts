@@ -38,6 +38,29 @@ describe('authorization endpoint', () => {
     expect(await response.text()).toContain('not registered');
   });
 
+  it('names the app on the error page, styled like sign-in, with a way back to the app’s own site', async () => {
+    const { client } = await demo.switchboard.oauth!.registerClient({
+      name: 'Salon bot',
+      type: 'public',
+      redirectUris: ['https://salon.example.com/callback'],
+      scopes: ['crm.clients.read'],
+    });
+    const { url } = authorizationUrl(demo, {
+      client_id: client.id,
+      redirect_uri: 'https://evil.example.com/callback',
+    });
+    const response = await fetch(url, { redirect: 'manual' });
+    expect(response.status).toBe(400);
+    const page = await response.text();
+    expect(page).toContain('<strong>Salon bot</strong>');
+    expect(page).toContain('href="https://salon.example.com"');
+    expect(page).toContain('<style>');
+    // An unknown app is not named, and nothing links anywhere.
+    const unknown = await (await fetch(authorizationUrl(demo, { client_id: 'oac_nobody' }).url)).text();
+    expect(unknown).toContain('the app you came from');
+    expect(unknown).not.toContain('href=');
+  });
+
   it('shows an error page for an unknown client', async () => {
     const response = await fetch(authorizationUrl(demo, { client_id: 'oac_nobody' }).url, {
       redirect: 'manual',
