@@ -9,6 +9,17 @@ type Json = Record<string, unknown>;
 const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /**
+ * A description as the OpenAPI document writes it (CommonMark), as HTML: the inline marks our
+ * descriptions use — `code`, **strong**, *emphasis* — on text escaped first, so nothing in a
+ * description can become markup of its own.
+ */
+const prose = (text: unknown): string =>
+  escapeHtml(String(text ?? ''))
+    .replace(/`([^`]+)`/g, '<code>$1</code>')
+    .replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>')
+    .replace(/(^|[\s(])\*([^*\s][^*]*)\*/g, '$1<em>$2</em>');
+
+/**
  * @example
  * new Response(renderReferencePage(document), { headers: { 'content-type': 'text/html' } });
  */
@@ -40,7 +51,7 @@ pre{background:#f5f7fa;padding:.5rem;overflow:auto}table{border-collapse:collaps
 .dep{color:#b3261e;font-weight:700}
 </style></head><body>
 <h1>${escapeHtml(String(info.title))}</h1><p>Version ${escapeHtml(String(info.version))} · base path <code>${escapeHtml(server)}</code> ·
-<a href="openapi.json">OpenAPI document</a></p><p>${escapeHtml(String(info.description ?? ''))}</p>
+<a href="openapi.json">OpenAPI document</a></p><p>${prose(info.description)}</p>
 <h2>Operations</h2>
 ${operations.join('\n')}
 <h2>Schemas</h2>
@@ -61,7 +72,7 @@ function renderOperation(server: string, path: string, method: string, op: Json)
   const parameters = ((op.parameters ?? []) as Json[])
     .map(
       (p) =>
-        `<tr><td><code>${escapeHtml(String(p.name))}</code></td><td>${escapeHtml(String(p.in))}</td><td>${p.required ? 'required' : ''}</td><td>${escapeHtml(String(p.description ?? ''))}</td></tr>`,
+        `<tr><td><code>${escapeHtml(String(p.name))}</code></td><td>${escapeHtml(String(p.in))}</td><td>${p.required ? 'required' : 'optional'}</td><td>${prose(p.description)}</td></tr>`,
     )
     .join('');
   const body = op.requestBody ? Object.entries((op.requestBody as Json).content as Record<string, Json>) : [];
@@ -71,12 +82,12 @@ function renderOperation(server: string, path: string, method: string, op: Json)
   const responses = Object.entries(op.responses as Record<string, Json>)
     .map(([status, r]) => {
       const content = r.content ? Object.values(r.content as Record<string, Json>)[0] : undefined;
-      return `<tr><td>${escapeHtml(status)}</td><td>${escapeHtml(String(r.description))}</td><td>${content ? schemaLink(content) : ''}</td></tr>`;
+      return `<tr><td>${escapeHtml(status)}</td><td>${prose(r.description)}</td><td>${content ? schemaLink(content) : ''}</td></tr>`;
     })
     .join('');
   return `<div class="op" id="${escapeHtml(String(op.operationId))}"><p><span class="m ${verb}">${verb}</span> <code>${escapeHtml(server + path)}</code>${op.deprecated ? ' <span class="dep">deprecated</span>' : ''}</p>
-<p><strong>${escapeHtml(String(op.summary))}</strong> — ${auth}</p>${op.description ? `<p>${escapeHtml(String(op.description))}</p>` : ''}
-${parameters ? `<table><tr><th>Parameter</th><th>In</th><th></th><th></th></tr>${parameters}</table>` : ''}${bodyLine}
+<p><strong>${escapeHtml(String(op.summary))}</strong> — ${auth}</p>${op.description ? `<p>${prose(op.description)}</p>` : ''}
+${parameters ? `<table><tr><th>Parameter</th><th>In</th><th>Required</th><th>Description</th></tr>${parameters}</table>` : ''}${bodyLine}
 <table><tr><th>Status</th><th>Meaning</th><th>Body</th></tr>${responses}</table></div>`;
 }
 

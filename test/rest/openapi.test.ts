@@ -58,6 +58,15 @@ describe('the OpenAPI document', () => {
     expect(html).not.toMatch(/<script/i);
   });
 
+  it('renders the descriptions’ Markdown on the reference page, and names every column', async () => {
+    const html = await (await api.call('/api/v1/docs', { token: null })).text();
+    // createClient's description says "Send an `Idempotency-Key` header …".
+    expect(html).toContain('<code>Idempotency-Key</code>');
+    expect(html).not.toMatch(/`[A-Za-z-]+`/);
+    expect(html).toContain('<th>Required</th><th>Description</th>');
+    expect(html).not.toContain('<th></th>');
+  });
+
   it('refuses in the document what the server refuses: an empty patch, an empty Idempotency-Key', async () => {
     const document = await (await api.call('/api/v2/openapi.json', { token: null })).json();
     const ajv = new Ajv2020({ strict: false });
