@@ -36,7 +36,8 @@ export function renderReferencePage(document: OpenApiDocument): string {
   const components = Object.entries(schemas)
     .map(
       ([name, schema]) =>
-        `<section id="schema-${escapeHtml(name)}"><h3>${escapeHtml(name)}</h3><pre>${escapeHtml(JSON.stringify(schema, null, 2))}</pre></section>`,
+        // Focusable, so a keyboard can scroll a schema wider than the page.
+        `<section id="schema-${escapeHtml(name)}"><h3>${escapeHtml(name)}</h3><pre tabindex="0">${escapeHtml(JSON.stringify(schema, null, 2))}</pre></section>`,
     )
     .join('\n');
   return `<!doctype html>

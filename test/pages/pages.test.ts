@@ -1,0 +1,80 @@
+/**
+ * The pages a person uses, in a real headless Chromium (Debian's `chromium`, driven by playwright-core):
+ * they load nothing from outside the server, and axe-core finds no serious or critical violation.
+ */
+import { existsSync } from 'node:fs';
+import axe from 'axe-core';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { authorizationUrl, type Demo, startDemo } from '../oauth/support.js';
+
+const executablePath =
+  process.env.CHROMIUM_PATH ?? ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find(existsSync);
+
+describe('pages in a browser', () => {
+  let demo: Demo;
+  let browser: Browser;
+  beforeAll(async () => {
+    if (!executablePath) throw new Error('Install Chromium (apt-get install chromium) or set CHROMIUM_PATH.');
+    demo = await startDemo();
+    browser = await chromium.launch({ executablePath, args: ['--no-sandbox'] });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await demo?.close();
+  });
+
+  /** Opens the page, recording every request that leaves the server; runs axe-core on what it shows. */
+  async function audit(url: string | URL): Promise<{ page: Page; outside: string[]; serious: string[] }> {
+    // The pages' CSP forbids scripts, as it should: axe is injected past it, for the test only.
+    const context = await browser.newContext({ bypassCSP: true });
+    const page = await context.newPage();
+    const outside: string[] = [];
+    page.on('request', (request) => {
+      if (!request.url().startsWith(demo.base)) outside.push(request.url());
+    });
+    await page.goto(String(url));
+    await page.evaluate(axe.source);
+    const results = await page.evaluate(() =>
+      (globalThis as unknown as { axe: typeof axe }).axe.run(document, { resultTypes: ['violations'] }),
+    );
+    const serious = results.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
+    return { page, outside, serious };
+  }
+
+  it('sign-in and consent: self-contained and accessible', async () => {
+    const { page, outside, serious } = await audit(authorizationUrl(demo).url);
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toContain('Support bot');
+    expect(outside).toEqual([]);
+    expect(serious).toEqual([]);
+  });
+
+  it('the error page: names the app, offers a way back, self-contained and accessible', async () => {
+    const { client } = await demo.switchboard.oauth!.registerClient({
+      name: 'Salon bot',
+      type: 'public',
+      redirectUris: ['https://salon.example.com/callback'],
+      scopes: ['crm.clients.read'],
+    });
+    const url = authorizationUrl(demo, {
+      client_id: client.id,
+      redirect_uri: 'https://evil.example.com/cb',
+    }).url;
+    const { page, outside, serious } = await audit(url);
+    expect(await page.getByRole('alert').textContent()).toContain('not registered');
+    expect(await page.getByRole('link', { name: 'Return to Salon bot' }).getAttribute('href')).toBe(
+      'https://salon.example.com',
+    );
+    expect(outside).toEqual([]);
+    expect(serious).toEqual([]);
+  });
+
+  it('the REST reference: rendered descriptions, self-contained and accessible', async () => {
+    const { page, outside, serious } = await audit(`${demo.base}/api/v1/docs`);
+    expect(await page.locator('code', { hasText: 'Idempotency-Key' }).count()).toBeGreaterThan(0);
+    expect(outside).toEqual([]);
+    expect(serious).toEqual([]);
+  });
+});
