@@ -105,7 +105,9 @@ export function authorizeEndpoint(ctx: ServerContext, csrf: Csrf): (request: Req
     }
     const userId = await signedInUser(ctx, request, params);
     if (userId === null) {
-      return page(ctx, csrf, request, params, authorization, 'The e-mail or password is not right.', 401);
+      return page(ctx, csrf, request, params, authorization, 'The e-mail or password is not right.', 401, {
+        username: params.get('username') ?? '',
+      });
     }
     const code = await issueCode(ctx, authorization, userId, approved);
     return back({ code });
@@ -175,6 +177,7 @@ async function page(
   authorization: AuthorizationRequest,
   error?: string,
   status = 200,
+  kept: { readonly username?: string } = {},
 ): Promise<Response> {
   const current = (await ctx.signIn.currentUser?.(request)) ?? null;
   if (current === null && !ctx.signIn.verifyPassword) {
@@ -198,6 +201,7 @@ async function page(
     hidden,
     csrfToken: token,
     askPassword: current === null,
+    ...(kept.username ? { username: kept.username } : {}),
     ...(error === undefined ? {} : { error }),
   };
   const headers = new Headers(PAGE_HEADERS);

@@ -21,6 +21,8 @@ export interface ConsentView {
   readonly csrfToken: string;
   /** Show username and password fields (no host session). */
   readonly askPassword: boolean;
+  /** The e-mail the user typed, kept when the page comes back with an error. */
+  readonly username?: string;
   readonly error?: string;
 }
 
@@ -42,7 +44,7 @@ export function renderConsentPage(view: ConsentView): string {
     ? `<fieldset>
         <legend>Sign in</legend>
         <p><label for="username">E-mail</label><br>
-          <input id="username" name="username" type="email" autocomplete="username" required></p>
+          <input id="username" name="username" type="email" autocomplete="username" required value="${esc(view.username ?? '')}"></p>
         <p><label for="password">Password</label><br>
           <input id="password" name="password" type="password" autocomplete="current-password" required></p>
       </fieldset>`
@@ -69,10 +71,12 @@ export function renderConsentPage(view: ConsentView): string {
         <ul>
         ${scopes}
         </ul>
-        <p>Untick anything you do not want to allow.</p>
+        <p>Untick anything you do not want to allow. With nothing ticked, Allow is the same as Refuse:
+          ${esc(view.clientName)} gets no access.</p>
       </fieldset>
       <button type="submit" name="decision" value="approve">Allow</button>
-      <button type="submit" name="decision" value="refuse">Refuse</button>
+      <!-- Refusing needs no sign-in: the button skips the form's required fields. -->
+      <button type="submit" name="decision" value="refuse" formnovalidate>Refuse</button>
     </form>
   </main>
 </body>

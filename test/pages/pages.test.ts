@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import axe from 'axe-core';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authorizationUrl, type Demo, startDemo } from '../oauth/support.js';
+import { authorizationUrl, type Demo, REDIRECT, startDemo } from '../oauth/support.js';
 
 const executablePath =
   process.env.CHROMIUM_PATH ?? ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find(existsSync);
@@ -49,6 +49,25 @@ describe('pages in a browser', () => {
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toContain('Support bot');
     expect(outside).toEqual([]);
     expect(serious).toEqual([]);
+  });
+
+  it('sign-in and consent: Refuse needs no password, and a wrong password keeps the e-mail', async () => {
+    const page = await (await browser.newContext()).newPage();
+    // The app's redirect URI: answered here, so the browser can land on it.
+    await page.route(`${REDIRECT}**`, (route) => route.fulfill({ status: 200, body: 'back in the app' }));
+    await page.goto(String(authorizationUrl(demo).url));
+    await page.getByRole('button', { name: 'Refuse' }).click();
+    await page.waitForURL(`${REDIRECT}**`);
+    expect(new URL(page.url()).searchParams.get('error')).toBe('access_denied');
+
+    await page.goto(String(authorizationUrl(demo).url));
+    await page.getByLabel('E-mail', { exact: true }).fill(demo.ada.email);
+    await page.getByLabel('Password', { exact: true }).fill('not the password');
+    await page.getByRole('button', { name: 'Allow' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('not right');
+    expect(await page.getByLabel('E-mail', { exact: true }).inputValue()).toBe(demo.ada.email);
+    expect(await page.getByLabel('Password', { exact: true }).inputValue()).toBe('');
+    expect(await page.getByText('With nothing ticked, Allow is the same as Refuse').count()).toBe(1);
   });
 
   it('the error page: names the app, offers a way back, self-contained and accessible', async () => {
