@@ -14,8 +14,6 @@ export interface CredentialWatch {
   /** Watches a connection's credentials (its `Authorization` header) until `unwatch`. */
   watch(credential: string | null, connection: Watched): void;
   unwatch(credential: string | null, connection: Watched): void;
-  /** Checks every watched credential now (rounds otherwise run every `intervalMs`). */
-  check(): Promise<void>;
 }
 
 export interface CredentialWatchOptions {
@@ -104,6 +102,5 @@ export function createCredentialWatch(options: CredentialWatchOptions): Credenti
       }
       stopIfIdle();
     },
-    check,
   };
 }

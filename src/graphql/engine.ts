@@ -1,4 +1,4 @@
-import type { ExecutionResult, GraphQLError, GraphQLFormattedError, GraphQLSchema } from 'graphql';
+import { type ExecutionResult, GraphQLError, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import { type Authenticate, type Principal, trustEveryone } from '../core/auth.js';
 import type { Domain } from '../core/domain/index.js';
 import type { EventBus } from '../core/event-bus.js';
@@ -48,6 +48,8 @@ export interface Engine {
   /** Runs a query or mutation (compiled when it can be); subscriptions go through graphql-ws. */
   execute(run: OperationRun): Promise<ExecutionResult>;
   format(errors: readonly GraphQLError[]): GraphQLFormattedError[];
+  /** The result with its errors masked, leaving alone those already masked (a subscription group's). */
+  mask(result: ExecutionResult): ExecutionResult;
   context(
     principal: Principal,
     extra?: { request?: Request; dropSlowSubscriber?: () => void },
@@ -71,6 +73,17 @@ export function createEngine(options: GraphQLOptions): Engine {
     prepare,
     execute: (run) => executeOperation(schema, run),
     format: (errors) => errors.map((error) => formatError(error, formatOptions)),
+    mask: (result) =>
+      result.errors?.length
+        ? {
+            ...result,
+            errors: result.errors.map((error) =>
+              error instanceof GraphQLError
+                ? (formatError(error, formatOptions) as unknown as GraphQLError)
+                : error,
+            ),
+          }
+        : result,
     context: (principal, extra = {}) =>
       createContext({ principal, domain: options.domain, bus: options.bus, limits, logger, ...extra }),
   };

@@ -68,7 +68,7 @@ export interface SubscriptionGroupsOptions {
  * (or none). Built-in resolvers depend on nothing else of the principal, and a subscription's
  * resolvers run with the group's context, so host resolvers must not either.
  */
-export function visibilityOf(principal: Principal): string {
+function visibilityOf(principal: Principal): string {
   return `${principal.kind}\n${principal.userId ?? ''}\n${[...principal.scopes].sort().join(' ')}`;
 }
 

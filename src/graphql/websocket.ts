@@ -171,14 +171,7 @@ export function createGraphQLWebSocketServer(options: GraphQLWebSocketOptions): 
     onError: (_ctx, _id, _payload, errors) => engine.format(errors),
     // Results of a subscription group come with their errors masked already.
     onNext: (_ctx, _id, _payload, _args, result) =>
-      result.errors?.length
-        ? {
-            ...result,
-            errors: result.errors.map((error) =>
-              error instanceof GraphQLError ? engine.format([error])[0]! : error,
-            ),
-          }
-        : undefined,
+      result.errors?.length ? engine.mask(result as ExecutionResult) : undefined,
   });
 
   /**

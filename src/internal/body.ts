@@ -41,9 +41,14 @@ export async function readBody(request: Request, maxBytes: number): Promise<Uint
 // Stateless when not streaming, so one serves every request (making one costs more than decoding a small body).
 const utf8 = new TextDecoder('utf-8', { fatal: false });
 
+/** Reads a body as UTF-8 text within the size limit (malformed sequences become U+FFFD). */
+export async function readText(request: Request, maxBytes: number): Promise<string> {
+  return utf8.decode(await readBody(request, maxBytes));
+}
+
 /** Reads and parses a JSON body within the size limit; malformed JSON is a `bad_request`. */
 export async function readJson(request: Request, maxBytes: number): Promise<unknown> {
-  const text = utf8.decode(await readBody(request, maxBytes));
+  const text = await readText(request, maxBytes);
   try {
     return JSON.parse(text);
   } catch {

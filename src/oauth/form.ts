@@ -1,5 +1,5 @@
 import { SwitchboardError } from '../core/errors.js';
-import { readBody } from '../internal/body.js';
+import { readText } from '../internal/body.js';
 import { oauthError } from './oauth-error.js';
 
 /** Reads an `application/x-www-form-urlencoded` body within the size limit (RFC 6749 §3.2). */
@@ -14,7 +14,7 @@ export async function readForm(request: Request, maxBytes: number): Promise<URLS
       },
     );
   }
-  return new URLSearchParams(new TextDecoder().decode(await readBody(request, maxBytes)));
+  return new URLSearchParams(await readText(request, maxBytes));
 }
 
 /**

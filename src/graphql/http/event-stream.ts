@@ -1,7 +1,7 @@
 import { type ExecutionResult, GraphQLError, getOperationAST, OperationTypeNode } from 'graphql';
 import { createHandler, type Request as SseRequest } from 'graphql-sse';
 import type { Principal } from '../../core/auth.js';
-import { readBody } from '../../internal/body.js';
+import { readText } from '../../internal/body.js';
 import { createCredentialWatch } from '../credential-watch.js';
 import type { Engine } from '../engine.js';
 import { createSubscriptionGroups, type Subscription } from '../subscription-groups.js';
@@ -63,16 +63,6 @@ export function createEventStreams(engine: Engine, options: EventStreamOptions =
     intervalMs: options.credentialCheckMs ?? 30_000,
     logger: engine.logger,
   });
-  const masked = (result: ExecutionResult): ExecutionResult =>
-    result.errors?.length
-      ? {
-          ...result,
-          errors: result.errors.map((error) =>
-            error instanceof GraphQLError ? (engine.format([error])[0] as unknown as GraphQLError) : error,
-          ),
-        }
-      : result;
-
   const handler = createHandler<Request, StreamContext, StreamContext>({
     // Only the distinct connections mode: no token, so no stream is ever reserved.
     authenticate: () => undefined,
@@ -118,7 +108,7 @@ export function createEventStreams(engine: Engine, options: EventStreamOptions =
     async onNext(ctx, _req, result) {
       while (ctx.unread && !ctx.ended) await new Promise<void>((resolve) => (ctx.wake = resolve));
       ctx.unread = true;
-      return masked(result as ExecutionResult);
+      return engine.mask(result as ExecutionResult);
     },
   });
 
@@ -126,10 +116,7 @@ export function createEventStreams(engine: Engine, options: EventStreamOptions =
     accepts: (request) => (request.headers.get('accept') ?? '').toLowerCase().includes('text/event-stream'),
     subscriptions: () => groups.counts(),
     async handle(request, principal) {
-      const body =
-        request.method === 'POST'
-          ? new TextDecoder().decode(await readBody(request, engine.limits.maxBodyBytes))
-          : null;
+      const body = request.method === 'POST' ? await readText(request, engine.limits.maxBodyBytes) : null;
       let stream: AsyncGenerator<string, void, undefined> | undefined;
       const context: StreamContext = {
         principal,
