@@ -1,8 +1,12 @@
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { defineConfig } from 'vitest/config';
+import { graphiqlAssets } from './scripts/graphiql-assets.mjs';
 
 // graphql's CommonJS build, the one Node itself loads for `import 'graphql'` (the package has no exports map).
+// Tests run the sources, whose GraphiQL page imports the bundled files.
+await graphiqlAssets();
+
 const graphqlRoot = dirname(createRequire(import.meta.url).resolve('graphql'));
 
 export default defineConfig({

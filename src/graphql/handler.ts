@@ -4,9 +4,9 @@ import { isSwitchboardError, SwitchboardError } from '../core/errors.js';
 import { readJson } from '../internal/body.js';
 import { hasQueryParam } from '../internal/url.js';
 import { createEngine, type Engine, type GraphQLOptions } from './engine.js';
+import { createGraphiQL } from './graphiql/page.js';
 import { type MediaType, namesExplicitly, negotiate } from './http/accept.js';
 import { createEventStreams } from './http/event-stream.js';
-import { graphiqlPage } from './http/graphiql.js';
 import { readMultipart } from './http/multipart.js';
 import { type GraphQLParams, paramsFromBody, paramsFromUrl } from './http/params.js';
 
@@ -32,7 +32,10 @@ export function createGraphQLHandler(
   options: GraphQLHandlerOptions,
 ): (request: Request) => Promise<Response> {
   const engine = createEngine(options);
-  const graphiql = options.graphiql ?? engine.introspection;
+  const graphiql =
+    (options.graphiql ?? engine.introspection)
+      ? createGraphiQL({ title: 'Switchboard GraphiQL' })
+      : undefined;
   const uploads = options.uploads ?? true;
   const streams = createEventStreams(engine, options);
 
@@ -46,7 +49,11 @@ export function createGraphQLHandler(
     }
     const media = negotiate(request.headers.get('accept'), JSON_TYPES);
     try {
-      if (request.method === 'GET' && graphiql && wantsHtml(request)) return htmlResponse();
+      if (request.method === 'GET' && graphiql) {
+        const asset = await graphiql.asset(request);
+        if (asset) return asset;
+        if (wantsHtml(request)) return await graphiql.page(request);
+      }
       if (request.method !== 'GET' && request.method !== 'POST')
         throw new SwitchboardError('method_not_allowed', 'Use POST, or GET for queries.');
       if (!media)
@@ -211,10 +218,4 @@ function wantsHtml(request: Request): boolean {
   return (
     namesExplicitly(accept, 'text/html') && negotiate(accept, ['text/html', ...JSON_TYPES]) === 'text/html'
   );
-}
-
-function htmlResponse(): Response {
-  return new Response(graphiqlPage({ title: 'Switchboard GraphiQL' }), {
-    headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache' },
-  });
 }

@@ -116,7 +116,21 @@ describe('GraphQL over HTTP', () => {
     });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toContain('text/html');
-    expect(await response.text()).toContain('GraphiQL');
+    expect(response.headers.get('content-security-policy')).toContain("script-src 'self'");
+    const html = await response.text();
+    expect(html).toContain('GraphiQL');
+    // Everything the page loads is served here, relative to the page.
+    expect(html).not.toMatch(/(src|href)="(https?:)?\/\//);
+    const script = html.match(/<script defer src="([^"]+)"/)![1]!;
+    const asset = await fetch(new URL(script, server.url), { headers: { 'accept-encoding': 'gzip' } });
+    expect(asset.status).toBe(200);
+    expect(asset.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect(asset.headers.get('cache-control')).toContain('immutable');
+    expect(asset.headers.get('content-encoding')).toBe('gzip');
+    expect(await asset.text()).toContain('GraphiQL');
+    // A name that is not one of the page's files is not an asset.
+    const unknown = new URL(script.replace(/graphiql-\w+\.js$/, 'graphiql-0.js'), server.url);
+    expect((await fetch(unknown, { headers: { accept: 'application/json' } })).status).toBe(400);
   });
 
   it('masks unexpected errors: a generic message and code for the caller, the details in the log', async () => {
@@ -157,6 +171,10 @@ describe('GraphQL over HTTP with introspection off', () => {
     expect(typo.body.errors[0].message).toBe('Cannot query field "nam" on type "Client".');
     const page = await fetch(server.url, { headers: { accept: 'text/html' } });
     expect(page.headers.get('content-type')).not.toContain('text/html');
+    const asset = await fetch(`${server.url}/graphiql/graphiql-0.js`, {
+      headers: { accept: 'application/json' },
+    });
+    expect(asset.headers.get('content-type')).not.toContain('javascript');
   });
 
   it('still answers __typename', async () => {

@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import axe from 'axe-core';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authorizationUrl, type Demo, REDIRECT, startDemo } from '../oauth/support.js';
+import { ADMIN_KEY, authorizationUrl, type Demo, REDIRECT, startDemo } from '../oauth/support.js';
 
 const executablePath =
   process.env.CHROMIUM_PATH ?? ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find(existsSync);
@@ -16,7 +16,7 @@ describe('pages in a browser', () => {
   let browser: Browser;
   beforeAll(async () => {
     if (!executablePath) throw new Error('Install Chromium (apt-get install chromium) or set CHROMIUM_PATH.');
-    demo = await startDemo();
+    demo = await startDemo({ graphql: {} });
     browser = await chromium.launch({ executablePath, args: ['--no-sandbox'] });
   });
   afterAll(async () => {
@@ -94,6 +94,63 @@ describe('pages in a browser', () => {
     const { page, outside, serious } = await audit(`${demo.base}/api/v1/docs`);
     expect(await page.locator('code', { hasText: 'Idempotency-Key' }).count()).toBeGreaterThan(0);
     expect(outside).toEqual([]);
+    expect(serious).toEqual([]);
+  });
+
+  it('GraphiQL: served by this server under a CSP of its own origin, the Authorization header set in the page', async () => {
+    // The page's own CSP stays on here: any script, style or font it blocked would show as an error.
+    const page = await (await browser.newContext()).newPage();
+    const outside: string[] = [];
+    const errors: string[] = [];
+    page.on('request', (request) => {
+      if (!request.url().startsWith(demo.base)) outside.push(request.url());
+    });
+    page.on('console', (message) => {
+      if (message.type() === 'error') errors.push(message.text());
+    });
+    page.on('pageerror', (error) => errors.push(error.message));
+    const response = await page.goto(`${demo.base}/graphql`);
+    expect(response?.headers()['content-security-policy']).toContain("default-src 'none'");
+    const queryEditor = page.locator('.graphiql-query-editor .CodeMirror');
+    const result = () =>
+      page.evaluate(() => {
+        const element = document.querySelector('.result-window .CodeMirror') as unknown as {
+          CodeMirror: { getValue(): string };
+        };
+        return element.CodeMirror.getValue();
+      });
+    const run = async (query: string) => {
+      await queryEditor.click();
+      await page.keyboard.press('Control+A');
+      await page.keyboard.type(query);
+      await page.keyboard.press('Control+Enter');
+    };
+
+    // The Headers tab is open from the start; what is typed there goes with every request.
+    await page.getByRole('button', { name: 'Headers' }).waitFor();
+    await page.locator('.graphiql-editor-tool .graphiql-editor:not(.hidden) .CodeMirror').click();
+    await page.keyboard.type(JSON.stringify({ Authorization: `Bearer ${ADMIN_KEY}` }));
+    await run('{ clients(limit: 1) { name } }');
+    await expect.poll(result).toContain('Ada Lovelace');
+
+    // Subscriptions go over WebSocket, authenticated by the same header.
+    const socket = page.waitForEvent('websocket');
+    await run('subscription { onNewMessage(chatbotId: "bot_graphiql") { content } }');
+    expect((await socket).url()).toBe(`${demo.base.replace('http', 'ws')}/graphql`);
+    await expect
+      .poll(async () => {
+        await demo.switchboard.domain.messages.create({
+          chatbotId: 'bot_graphiql',
+          visitorId: 'v',
+          content: 'hello GraphiQL',
+        });
+        return result();
+      })
+      .toContain('hello GraphiQL');
+
+    expect(outside).toEqual([]);
+    expect(errors).toEqual([]);
+    const { serious } = await audit(`${demo.base}/graphql`);
     expect(serious).toEqual([]);
   });
 });
