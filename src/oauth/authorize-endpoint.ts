@@ -13,6 +13,7 @@ import { oauthError, oauthErrorCodeOf } from './oauth-error.js';
 import { redirectUriAllowed } from './redirect-uri.js';
 import { hashSecret, randomSecret } from './secrets.js';
 import { OPENID_SCOPE, type ServerContext } from './server-options.js';
+import { createSignInProofs, type SignedIn, type SignInProofs } from './sign-in-proof.js';
 
 /** The authorization request once every check has passed. */
 interface AuthorizationRequest {
@@ -53,10 +54,12 @@ function appOf(client: OAuthClientRecord): ErrorPageApp {
 }
 
 /**
- * The authorization endpoint (RFC 6749 §4.1.1): GET shows the sign-in and consent page, POST takes the
- * user's answer and redirects back with a code, or with `error`, always with `state` and `iss` (RFC 9207).
+ * The authorization endpoint (RFC 6749 §4.1.1): GET shows the sign-in page (or, with a host session,
+ * the consent page), a POST of the sign-in answers with the consent page, and the consent's POST
+ * redirects back with a code, or with `error`, always with `state` and `iss` (RFC 9207).
  */
 export function authorizeEndpoint(ctx: ServerContext, csrf: Csrf): (request: Request) => Promise<Response> {
+  const steps: Steps = { csrf, proofs: createSignInProofs(ctx.csrfSecret) };
   return async (request) => {
     if (request.method !== 'GET' && request.method !== 'POST') {
       throw new SwitchboardError('method_not_allowed', 'Use GET or POST.');
@@ -90,7 +93,7 @@ export function authorizeEndpoint(ctx: ServerContext, csrf: Csrf): (request: Req
       return back({ error: oauthErrorCodeOf(error), error_description: message });
     }
 
-    if (request.method === 'GET') return page(ctx, csrf, request, params, authorization);
+    if (request.method === 'GET') return page(ctx, steps, request, params, authorization);
 
     if (!(await csrf.verify(request, single(params, 'csrf')))) {
       return new Response(renderErrorPage('This form has expired. Start again from the app.'), {
@@ -98,20 +101,34 @@ export function authorizeEndpoint(ctx: ServerContext, csrf: Csrf): (request: Req
         headers: PAGE_HEADERS,
       });
     }
+    const refused = () => back({ error: 'access_denied', error_description: 'The user refused access.' });
+    // Refuse (or Cancel on the sign-in step) needs no sign-in: nothing is shared.
+    if (single(params, 'decision') === 'refuse') return refused();
+    if (single(params, 'step') === 'sign_in') return signInStep(ctx, steps, request, params, authorization);
+
     const chosen = new Set(params.getAll('grant_scope'));
     const approved = authorization.scopes.filter((s) => s === OPENID_SCOPE || chosen.has(s));
-    if (single(params, 'decision') !== 'approve' || !approved.some((s) => s !== OPENID_SCOPE)) {
-      return back({ error: 'access_denied', error_description: 'The user refused access.' });
-    }
-    const userId = await signedInUser(ctx, request, params);
-    if (userId === null) {
-      return page(ctx, csrf, request, params, authorization, 'The e-mail or password is not right.', 401, {
+    if (single(params, 'decision') !== 'approve' || !approved.some((s) => s !== OPENID_SCOPE))
+      return refused();
+    const user = await approvingUser(ctx, steps, request, params, authorization);
+    if (user === null) {
+      return page(ctx, steps, request, params, authorization, {
+        error: params.has('sign_in_proof')
+          ? 'Your sign-in has expired. Sign in again.'
+          : 'The e-mail or password is not right.',
+        status: 401,
         username: params.get('username') ?? '',
       });
     }
-    const code = await issueCode(ctx, authorization, userId, approved);
+    const code = await issueCode(ctx, authorization, user, approved);
     return back({ code });
   };
+}
+
+/** What the two steps of the page share: the form's CSRF protection and the proof of sign-in. */
+interface Steps {
+  readonly csrf: Csrf;
+  readonly proofs: SignInProofs;
 }
 
 async function trustedTarget(
@@ -169,29 +186,38 @@ function checkRequest(
   return { client, redirectUri, state: single(params, 'state'), scopes, codeChallenge, nonce };
 }
 
+interface PageOptions {
+  readonly error?: string;
+  readonly status?: number;
+  /** The e-mail typed on the sign-in step, kept when it comes back with an error. */
+  readonly username?: string;
+  /** Set after a sign-in: the consent step, carrying the proof. */
+  readonly signedIn?: { readonly user: SignedIn; readonly proof: string };
+}
+
+/** The sign-in step, or the consent step when the host has a session or the user just signed in. */
 async function page(
   ctx: ServerContext,
-  csrf: Csrf,
+  steps: Steps,
   request: Request,
   params: URLSearchParams,
   authorization: AuthorizationRequest,
-  error?: string,
-  status = 200,
-  kept: { readonly username?: string } = {},
+  options: PageOptions = {},
 ): Promise<Response> {
-  const current = (await ctx.signIn.currentUser?.(request)) ?? null;
-  if (current === null && !ctx.signIn.verifyPassword) {
+  const current = options.signedIn ? null : ((await ctx.signIn.currentUser?.(request)) ?? null);
+  if (!options.signedIn && current === null && !ctx.signIn.verifyPassword) {
     return new Response(renderErrorPage('Signing in is not set up on this server.'), {
       status: 503,
       headers: PAGE_HEADERS,
     });
   }
-  const { cookie, token, isNew } = await csrf.issue(request);
+  const { cookie, token, isNew } = await steps.csrf.issue(request);
   const hidden: Record<string, string> = {};
   for (const name of ECHOED) {
     const value = params.get(name);
     if (value !== null) hidden[name] = value;
   }
+  const username = options.signedIn?.user.username ?? options.username;
   const view: ConsentView = {
     action: new URL(request.url).pathname,
     clientName: authorization.client.name,
@@ -200,9 +226,10 @@ async function page(
       .map((name) => ({ name, description: ctx.scopes[name] ?? name })),
     hidden,
     csrfToken: token,
-    askPassword: current === null,
-    ...(kept.username ? { username: kept.username } : {}),
-    ...(error === undefined ? {} : { error }),
+    askPassword: !options.signedIn && current === null,
+    ...(options.signedIn ? { signInProof: options.signedIn.proof } : {}),
+    ...(username ? { username } : {}),
+    ...(options.error === undefined ? {} : { error: options.error }),
   };
   const headers = new Headers(PAGE_HEADERS);
   if (isNew) {
@@ -211,20 +238,66 @@ async function page(
       csrfCookieHeader(cookie, { secure: new URL(request.url).protocol === 'https:' }),
     );
   }
-  return new Response((ctx.renderConsent ?? renderConsentPage)(view), { status, headers });
+  return new Response((ctx.renderConsent ?? renderConsentPage)(view), {
+    status: options.status ?? 200,
+    headers,
+  });
 }
 
-async function signedInUser(
+/** The sign-in step's answer: the consent step with a proof of who signed in, or the sign-in again. */
+async function signInStep(
   ctx: ServerContext,
+  steps: Steps,
   request: Request,
   params: URLSearchParams,
+  authorization: AuthorizationRequest,
+): Promise<Response> {
+  const username = (params.get('username') ?? '').trim();
+  const password = params.get('password') ?? '';
+  const userId =
+    username && password && ctx.signIn.verifyPassword
+      ? await ctx.signIn.verifyPassword(username, password)
+      : null;
+  if (userId === null) {
+    return page(ctx, steps, request, params, authorization, {
+      error: 'The e-mail or password is not right.',
+      status: 401,
+      username,
+    });
+  }
+  const user = { userId, username };
+  const proof = await steps.proofs.issue(
+    user,
+    await bindingOf(steps, request, authorization),
+    ctx.clock.now(),
+  );
+  return page(ctx, steps, request, params, authorization, { signedIn: { user, proof } });
+}
+
+/** Who approves: the host's session, the proof from the sign-in step, or a one-form page's password. */
+async function approvingUser(
+  ctx: ServerContext,
+  steps: Steps,
+  request: Request,
+  params: URLSearchParams,
+  authorization: AuthorizationRequest,
 ): Promise<string | null> {
   const current = await ctx.signIn.currentUser?.(request);
   if (current) return current;
+  const proof = single(params, 'sign_in_proof');
+  if (proof !== undefined) {
+    const binding = await bindingOf(steps, request, authorization);
+    return (await steps.proofs.verify(proof, binding, ctx.clock.now()))?.userId ?? null;
+  }
   const username = params.get('username');
   const password = params.get('password');
   if (!username || !password || !ctx.signIn.verifyPassword) return null;
   return ctx.signIn.verifyPassword(username.trim(), password);
+}
+
+async function bindingOf(steps: Steps, request: Request, authorization: AuthorizationRequest) {
+  // After csrf.verify the browser has a well-formed cookie: issue returns it unchanged.
+  return { clientId: authorization.client.id, browser: (await steps.csrf.issue(request)).cookie };
 }
 
 async function issueCode(

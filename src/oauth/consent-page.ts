@@ -1,5 +1,5 @@
 /**
- * The built-in sign-in and consent page: plain HTML, no script, works with a keyboard and a screen
+ * The built-in sign-in and consent pages: plain HTML, no script, work with a keyboard and a screen
  * reader (labels, a fieldset per question, an error announced with `role="alert"`).
  */
 
@@ -9,7 +9,10 @@ export interface ScopeView {
   readonly description: string;
 }
 
-/** What a consent page shows and must post back. */
+/**
+ * What the authorization page shows and must post back. It has two steps: when there is no host
+ * session, first sign in (`askPassword`), then consent; Refuse (or Cancel) needs neither.
+ */
 export interface ConsentView {
   /** Where the form posts (the authorization endpoint). */
   readonly action: string;
@@ -19,65 +22,94 @@ export interface ConsentView {
   readonly hidden: Readonly<Record<string, string>>;
   /** Post back as the `csrf` field. */
   readonly csrfToken: string;
-  /** Show username and password fields (no host session). */
+  /**
+   * The sign-in step: ask for `username` and `password` and post them with `step=sign_in`. The answer
+   * is the consent step, or this step again with `error`.
+   */
   readonly askPassword: boolean;
-  /** The e-mail the user typed, kept when the page comes back with an error. */
+  /** The consent step after a sign-in: post back as the `sign_in_proof` field. */
+  readonly signInProof?: string;
+  /** The e-mail the user signed in with (consent step), or typed (sign-in step, kept on an error). */
   readonly username?: string;
   readonly error?: string;
 }
 
 /**
- * Renders the default page. The form posts `decision` (`approve` or `refuse`), `grant_scope` once per
- * approved scope (the user may untick some), `csrf`, the hidden fields, and `username`/`password`.
+ * Renders the default pages. The sign-in step posts `step=sign_in` with `username` and `password`,
+ * or `decision=refuse`. The consent step posts `decision` (`approve` or `refuse`), `grant_scope` once
+ * per approved scope (the user may untick some) and `sign_in_proof`. Both post `csrf` and the hidden
+ * fields. (A page that posts `username` and `password` with `decision=approve` in one form works too.)
  */
 export function renderConsentPage(view: ConsentView): string {
   const hidden = Object.entries(view.hidden)
     .map(([name, value]) => `<input type="hidden" name="${esc(name)}" value="${esc(value)}">`)
     .join('\n      ');
+  const app = esc(view.clientName);
+  const error = view.error ? `<p role="alert" class="error">${esc(view.error)}</p>` : '';
+  if (view.askPassword) {
+    return page(
+      `Sign in to continue to ${app}`,
+      `<h1>Sign in to continue to <strong>${app}</strong></h1>
+    ${error}
+    <form method="post" action="${esc(view.action)}">
+      ${hidden}
+      <input type="hidden" name="csrf" value="${esc(view.csrfToken)}">
+      <p><label for="username">E-mail</label><br>
+        <input id="username" name="username" type="email" autocomplete="username" required value="${esc(view.username ?? '')}"></p>
+      <p><label for="password">Password</label><br>
+        <input id="password" name="password" type="password" autocomplete="current-password" required></p>
+      <p>Next you choose what ${app} may do. Nothing is shared with it until you allow it.</p>
+      <button type="submit" name="step" value="sign_in">Continue</button>
+      <!-- Cancelling needs no sign-in: the button skips the form's required fields. -->
+      <button type="submit" name="decision" value="refuse" formnovalidate>Cancel</button>
+    </form>`,
+    );
+  }
   const scopes = view.scopes
     .map(
       (s, i) => `<li><input type="checkbox" id="scope-${i}" name="grant_scope" value="${esc(s.name)}" checked>
           <label for="scope-${i}">${esc(s.description)} <code>${esc(s.name)}</code></label></li>`,
     )
     .join('\n        ');
-  const signIn = view.askPassword
-    ? `<fieldset>
-        <legend>Sign in</legend>
-        <p><label for="username">E-mail</label><br>
-          <input id="username" name="username" type="email" autocomplete="username" required value="${esc(view.username ?? '')}"></p>
-        <p><label for="password">Password</label><br>
-          <input id="password" name="password" type="password" autocomplete="current-password" required></p>
-      </fieldset>`
+  const who = view.username ? `<p>Signed in as <strong>${esc(view.username)}</strong>.</p>` : '';
+  const proof = view.signInProof
+    ? `<input type="hidden" name="sign_in_proof" value="${esc(view.signInProof)}">`
     : '';
-  const error = view.error ? `<p role="alert" class="error">${esc(view.error)}</p>` : '';
+  return page(
+    `Allow ${app} access?`,
+    `<h1>Allow <strong>${app}</strong> access?</h1>
+    ${who}
+    ${error}
+    <form method="post" action="${esc(view.action)}">
+      ${hidden}
+      <input type="hidden" name="csrf" value="${esc(view.csrfToken)}">
+      ${proof}
+      <fieldset>
+        <legend>${app} asks to:</legend>
+        <ul>
+        ${scopes}
+        </ul>
+        <p>Untick anything you do not want to allow. With nothing ticked, Allow is the same as Refuse:
+          ${app} gets no access.</p>
+      </fieldset>
+      <button type="submit" name="decision" value="approve">Allow</button>
+      <button type="submit" name="decision" value="refuse">Refuse</button>
+    </form>`,
+  );
+}
+
+function page(title: string, main: string): string {
   return `<!doctype html>
 <html lang="en">
 <head>
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1">
-  <title>Allow ${esc(view.clientName)} access?</title>
+  <title>${title}</title>
   ${PAGE_STYLE}
 </head>
 <body>
   <main>
-    <h1>Allow <strong>${esc(view.clientName)}</strong> access?</h1>
-    ${error}
-    <form method="post" action="${esc(view.action)}">
-      ${hidden}
-      <input type="hidden" name="csrf" value="${esc(view.csrfToken)}">
-      ${signIn}
-      <fieldset>
-        <legend>${esc(view.clientName)} asks to:</legend>
-        <ul>
-        ${scopes}
-        </ul>
-        <p>Untick anything you do not want to allow. With nothing ticked, Allow is the same as Refuse:
-          ${esc(view.clientName)} gets no access.</p>
-      </fieldset>
-      <button type="submit" name="decision" value="approve">Allow</button>
-      <!-- Refusing needs no sign-in: the button skips the form's required fields. -->
-      <button type="submit" name="decision" value="refuse" formnovalidate>Refuse</button>
-    </form>
+    ${main}
   </main>
 </body>
 </html>`;
@@ -109,23 +141,13 @@ export function renderErrorPage(message: string, app?: ErrorPageApp): string {
   const back = app?.home
     ? `<p><a class="button" href="${esc(app.home)}">Return to ${esc(app.name)}</a></p>`
     : '<p>Close this page and start again from the app.</p>';
-  return `<!doctype html>
-<html lang="en">
-<head>
-  <meta charset="utf-8">
-  <meta name="viewport" content="width=device-width, initial-scale=1">
-  <title>Cannot continue</title>
-  ${PAGE_STYLE}
-</head>
-<body>
-  <main>
-    <h1>This sign-in link is not valid</h1>
+  return page(
+    'Cannot continue',
+    `<h1>This sign-in link is not valid</h1>
     <p role="alert" class="error">${esc(message)}</p>
     <p>Nothing was shared with ${who}. Go back to it and try again; if this keeps happening, tell its makers.</p>
-    ${back}
-  </main>
-</body>
-</html>`;
+    ${back}`,
+  );
 }
 
 /** Headers every page of the authorization endpoint carries: no framing (clickjacking), no caching. */

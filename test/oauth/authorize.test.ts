@@ -7,6 +7,7 @@ import {
   type Demo,
   openConsentPage,
   REDIRECT,
+  signInOnPage,
   startDemo,
   submitConsent,
 } from './support.js';
@@ -144,16 +145,85 @@ describe('authorization endpoint', () => {
     expect(new URL(response.headers.get('location')!).searchParams.get('error')).toBe('invalid_request');
   });
 
-  it('lists the requested scopes in words, and the page cannot be framed', async () => {
+  it('asks to sign in first, then lists the requested scopes in words; neither page can be framed', async () => {
     const page = await openConsentPage(authorizationUrl(demo).url);
-    expect(page.html).toContain(SCOPES['crm.clients.read']);
-    expect(page.html).toContain(SCOPES['crm.orders.read']);
-    expect(page.html).toContain('Support bot');
-    expect(page.scopes).toEqual(['crm.clients.read', 'crm.orders.read']);
-    expect(page.response.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
-    expect(page.response.headers.get('x-frame-options')).toBe('DENY');
-    expect(page.response.headers.get('cache-control')).toBe('no-store');
+    expect(page.signIn).toBe(true);
+    expect(page.html).toContain('Sign in to continue to <strong>Support bot</strong>');
     expect(page.html).toMatch(/<label for="username">/);
+    expect(page.scopes).toEqual([]);
+    const consent = await signInOnPage(page, demo.ada, demo.base);
+    expect(consent.response.status).toBe(200);
+    expect(consent.signIn).toBe(false);
+    expect(consent.html).toContain(`Signed in as <strong>${demo.ada.email}</strong>`);
+    expect(consent.html).toContain(SCOPES['crm.clients.read']);
+    expect(consent.html).toContain(SCOPES['crm.orders.read']);
+    expect(consent.scopes).toEqual(['crm.clients.read', 'crm.orders.read']);
+    for (const { response } of [page, consent]) {
+      expect(response.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+      expect(response.headers.get('x-frame-options')).toBe('DENY');
+      expect(response.headers.get('cache-control')).toBe('no-store');
+    }
+  });
+
+  it('takes the proof of sign-in only in the browser and for the app it was made for, and not after 10 minutes', async () => {
+    const consent = await signInOnPage(
+      await openConsentPage(authorizationUrl(demo).url),
+      demo.ada,
+      demo.base,
+    );
+    const approve = (page: typeof consent) => submitConsent(page, {}, demo.base);
+    // Another browser (its own CSRF cookie and token) with the proof copied over.
+    const other = await openConsentPage(authorizationUrl(demo).url);
+    const copied = { ...other, hidden: { ...other.hidden, sign_in_proof: consent.hidden.sign_in_proof! } };
+    expect((await approve({ ...copied, scopes: consent.scopes })).status).toBe(401);
+    // The same browser, another app.
+    const otherApp = { ...consent, hidden: { ...consent.hidden, client_id: demo.publicClient.id } };
+    expect((await approve(otherApp)).status).toBe(401);
+    // A forged proof.
+    const forged = {
+      ...consent,
+      hidden: { ...consent.hidden, sign_in_proof: `${consent.hidden.sign_in_proof}x` },
+    };
+    const refused = await approve(forged);
+    expect(refused.status).toBe(401);
+    expect(await refused.text()).toContain('Your sign-in has expired');
+    // Too late.
+    demo.clock.advance(10 * 60_000 + 1);
+    expect((await approve(consent)).status).toBe(401);
+  });
+
+  it('lets the user refuse from the sign-in step without signing in', async () => {
+    const { url, state } = authorizationUrl(demo);
+    const page = await openConsentPage(url);
+    const form = new URLSearchParams(page.hidden);
+    form.set('decision', 'refuse');
+    const response = await fetch(`${demo.base}/oauth/authorize`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: page.cookie },
+      body: form,
+    });
+    expect(response.status).toBe(303);
+    const location = new URL(response.headers.get('location')!);
+    expect(location.searchParams.get('error')).toBe('access_denied');
+    expect(location.searchParams.get('state')).toBe(state);
+  });
+
+  it('still takes e-mail and password with the decision in one form (a host page of one step)', async () => {
+    const page = await openConsentPage(authorizationUrl(demo).url);
+    const form = new URLSearchParams(page.hidden);
+    form.set('username', demo.ada.email);
+    form.set('password', demo.ada.password);
+    form.set('decision', 'approve');
+    form.append('grant_scope', 'crm.clients.read');
+    const response = await fetch(`${demo.base}/oauth/authorize`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: page.cookie },
+      body: form,
+    });
+    expect(response.status).toBe(303);
+    expect(new URL(response.headers.get('location')!).searchParams.get('code')).toMatch(/^sbac_/);
   });
 
   it('refuses a consent post without the CSRF cookie', async () => {

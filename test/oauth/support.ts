@@ -118,38 +118,75 @@ export interface ConsentPage {
   readonly cookie: string;
   readonly hidden: Record<string, string>;
   readonly scopes: string[];
+  /** The sign-in step (e-mail and password), rather than the consent step. */
+  readonly signIn: boolean;
 }
 
-/** Opens the authorization URL as a browser would and reads the sign-in/consent form. */
+/** Opens the authorization URL as a browser would and reads the page: the sign-in step without a session. */
 export async function openConsentPage(url: string | URL): Promise<ConsentPage> {
-  const response = await fetch(url, { redirect: 'manual' });
+  return readPage(await fetch(url, { redirect: 'manual' }), '');
+}
+
+async function readPage(response: Response, cookie: string): Promise<ConsentPage> {
   const html = await response.text();
-  const cookie = (response.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
   const hidden: Record<string, string> = {};
   for (const m of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) {
     hidden[htmlDecode(m[1]!)] = htmlDecode(m[2]!);
   }
   const scopes = [...html.matchAll(/name="grant_scope" value="([^"]+)"/g)].map((m) => htmlDecode(m[1]!));
-  return { response, html, cookie, hidden, scopes };
+  const issued = (response.headers.get('set-cookie') ?? '').split(';')[0];
+  return {
+    response,
+    html,
+    cookie: issued || cookie,
+    hidden,
+    scopes,
+    signIn: html.includes('name="password"'),
+  };
 }
 
-/** Submits the consent form; resolves with the response (a 303 to the client on success). */
+function postPage(base: string, cookie: string, form: URLSearchParams): Promise<Response> {
+  return fetch(`${base}/oauth/authorize`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie },
+    body: form,
+  });
+}
+
+/** Posts the sign-in step: the consent step when the password is right, else the sign-in step again. */
+export async function signInOnPage(
+  page: ConsentPage,
+  user: { readonly email: string; readonly password: string },
+  base: string,
+): Promise<ConsentPage> {
+  const form = new URLSearchParams(page.hidden);
+  form.set('username', user.email);
+  form.set('password', user.password);
+  form.set('step', 'sign_in');
+  return readPage(await postPage(base, page.cookie, form), page.cookie);
+}
+
+/**
+ * Answers the page as a user would: with `username`, signs in first (answering with that step's
+ * response when it fails), then posts the decision with the scopes left ticked. Resolves with the
+ * last response (a 303 to the client when done).
+ */
 export async function submitConsent(
   page: ConsentPage,
   answer: ConsentAnswer,
   base: string,
 ): Promise<Response> {
-  const form = new URLSearchParams(page.hidden);
-  if (answer.username !== undefined) form.set('username', answer.username);
-  if (answer.password !== undefined) form.set('password', answer.password);
-  form.set('decision', answer.decision ?? 'approve');
-  for (const scope of answer.scopes ?? page.scopes) form.append('grant_scope', scope);
-  return fetch(`${base}/oauth/authorize`, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: page.cookie },
-    body: form,
-  });
+  const decision = answer.decision ?? 'approve';
+  let consent = page;
+  if (decision === 'approve' && answer.username !== undefined) {
+    consent = await signInOnPage(page, { email: answer.username, password: answer.password ?? '' }, base);
+    if (consent.response.status !== 200) return new Response(consent.html, consent.response);
+  }
+  const form = new URLSearchParams(consent.hidden);
+  form.set('decision', decision);
+  for (const scope of answer.scopes ?? consent.scopes) form.append('grant_scope', scope);
+  return postPage(base, consent.cookie, form);
 }
 
 /** Signs in as `user` through the page and approves; resolves with the callback URL. */

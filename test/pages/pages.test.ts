@@ -34,40 +34,69 @@ describe('pages in a browser', () => {
       if (!request.url().startsWith(demo.base)) outside.push(request.url());
     });
     await page.goto(String(url));
+    return { page, outside, serious: await seriousViolations(page) };
+  }
+
+  /** axe-core's serious and critical findings on what the page shows now. */
+  async function seriousViolations(page: Page): Promise<string[]> {
     await page.evaluate(axe.source);
     const results = await page.evaluate(() =>
       (globalThis as unknown as { axe: typeof axe }).axe.run(document, { resultTypes: ['violations'] }),
     );
-    const serious = results.violations
+    return results.violations
       .filter((v) => v.impact === 'serious' || v.impact === 'critical')
       .map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
-    return { page, outside, serious };
   }
 
-  it('sign-in and consent: self-contained and accessible', async () => {
+  it('sign-in, then consent: two steps, self-contained and accessible, ending in the app with a code', async () => {
     const { page, outside, serious } = await audit(authorizationUrl(demo).url);
-    expect(await page.getByRole('heading', { level: 1 }).textContent()).toContain('Support bot');
-    expect(outside).toEqual([]);
+    await page.route(`${REDIRECT}**`, (route) => route.fulfill({ status: 200, body: 'back in the app' }));
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe(
+      'Sign in to continue to Support bot',
+    );
+    expect(await page.getByRole('checkbox').count()).toBe(0);
     expect(serious).toEqual([]);
+
+    await page.getByLabel('E-mail', { exact: true }).fill(demo.ada.email);
+    await page.getByLabel('Password', { exact: true }).fill(demo.ada.password);
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.getByRole('heading', { name: 'Allow Support bot access?' }).waitFor();
+    expect(await page.getByText(`Signed in as ${demo.ada.email}`).count()).toBe(1);
+    expect(await page.getByRole('checkbox', { checked: true }).count()).toBe(2);
+    expect(await page.getByText('With nothing ticked, Allow is the same as Refuse').count()).toBe(1);
+    expect(await seriousViolations(page)).toEqual([]);
+
+    await page.getByRole('checkbox').first().uncheck();
+    await page.getByRole('button', { name: 'Allow' }).click();
+    await page.waitForURL(`${REDIRECT}**`);
+    expect(new URL(page.url()).searchParams.get('code')).toMatch(/^sbac_/);
+    // Nothing left the server but the final redirect to the app.
+    expect(outside.filter((url) => !url.startsWith(REDIRECT))).toEqual([]);
   });
 
-  it('sign-in and consent: Refuse needs no password, and a wrong password keeps the e-mail', async () => {
+  it('sign-in: Cancel needs no password, and a wrong password keeps the e-mail', async () => {
     const page = await (await browser.newContext()).newPage();
     // The app's redirect URI: answered here, so the browser can land on it.
     await page.route(`${REDIRECT}**`, (route) => route.fulfill({ status: 200, body: 'back in the app' }));
     await page.goto(String(authorizationUrl(demo).url));
-    await page.getByRole('button', { name: 'Refuse' }).click();
+    await page.getByRole('button', { name: 'Cancel' }).click();
     await page.waitForURL(`${REDIRECT}**`);
     expect(new URL(page.url()).searchParams.get('error')).toBe('access_denied');
 
     await page.goto(String(authorizationUrl(demo).url));
     await page.getByLabel('E-mail', { exact: true }).fill(demo.ada.email);
     await page.getByLabel('Password', { exact: true }).fill('not the password');
-    await page.getByRole('button', { name: 'Allow' }).click();
+    await page.getByRole('button', { name: 'Continue' }).click();
     await expect.poll(() => page.getByRole('alert').textContent()).toContain('not right');
     expect(await page.getByLabel('E-mail', { exact: true }).inputValue()).toBe(demo.ada.email);
     expect(await page.getByLabel('Password', { exact: true }).inputValue()).toBe('');
-    expect(await page.getByText('With nothing ticked, Allow is the same as Refuse').count()).toBe(1);
+
+    // Signed in, Refuse on the consent step ends it too.
+    await page.getByLabel('Password', { exact: true }).fill(demo.ada.password);
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.getByRole('button', { name: 'Refuse' }).click();
+    await page.waitForURL(`${REDIRECT}**`);
+    expect(new URL(page.url()).searchParams.get('error')).toBe('access_denied');
   });
 
   it('the error page: names the app, offers a way back, self-contained and accessible', async () => {
@@ -99,7 +128,13 @@ describe('pages in a browser', () => {
 
   it('GraphiQL: served by this server under a CSP of its own origin, the Authorization header set in the page', async () => {
     // The page's own CSP stays on here: any script, style or font it blocked would show as an error.
-    const page = await (await browser.newContext()).newPage();
+    // And the browser is offline: anything but this server fails.
+    const context = await browser.newContext();
+    await context.route(
+      (url) => !url.href.startsWith(demo.base),
+      (route) => route.abort('internetdisconnected'),
+    );
+    const page = await context.newPage();
     const outside: string[] = [];
     const errors: string[] = [];
     page.on('request', (request) => {
