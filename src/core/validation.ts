@@ -3,7 +3,8 @@
  * and normalise input, and the REST module turns the same schemas into OpenAPI, so docs cannot drift.
  */
 import { z } from 'zod';
-import { type FieldError, SwitchboardError } from './errors.js';
+import { SwitchboardError } from './errors.js';
+import { fieldErrorsOf, summaryOf } from './field-errors.js';
 import { ORDER_STATUSES } from './records.js';
 
 const text = (max: number) => z.string().trim().min(1).max(max);
@@ -78,66 +79,6 @@ export type MessageCreateInput = z.output<typeof MessageCreateInput>;
 export function validate<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
   const result = schema.safeParse(input);
   if (result.success) return result.data;
-  const details = result.error.issues.flatMap((issue) => toFieldErrors(issue, input));
-  const fields = [...new Set(details.map((d) => d.field || 'body'))].join(', ');
-  throw new SwitchboardError('validation_failed', `The input is not valid: check ${fields}.`, { details });
-}
-
-function toFieldErrors(issue: z.core.$ZodIssue, input: unknown): FieldError[] {
-  const field = issue.path.map(String).join('.');
-  const name = field || 'The body';
-  switch (issue.code) {
-    case 'unrecognized_keys':
-      return issue.keys.map((key) => ({
-        field: field ? `${field}.${key}` : key,
-        code: 'unknown_field',
-        message: `${key} is not a known field.`,
-      }));
-    case 'invalid_type':
-      return valueAt(input, issue.path) === undefined
-        ? [{ field, code: 'required', message: `${name} is required.` }]
-        : [{ field, code: 'invalid_type', message: `${name} must be ${article(issue.expected)}.` }];
-    case 'too_small':
-      return [
-        issue.origin === 'string' && Number(issue.minimum) <= 1
-          ? { field, code: 'required', message: `${name} must not be empty.` }
-          : { field, code: 'too_short', message: `${name} must be at least ${issue.minimum} long.` },
-      ];
-    case 'too_big':
-      return [{ field, code: 'too_long', message: `${name} must be at most ${issue.maximum} characters.` }];
-    case 'invalid_format':
-      return [
-        {
-          field,
-          code: 'invalid_format',
-          message:
-            issue.format === 'email'
-              ? `${name} must be a valid e-mail address.`
-              : `${name} ${issue.message}.`,
-        },
-      ];
-    case 'invalid_value':
-      return [
-        {
-          field,
-          code: 'invalid_value',
-          message: `${name} must be one of: ${issue.values.map(String).join(', ')}.`,
-        },
-      ];
-    default:
-      return [{ field, code: 'invalid', message: field ? `${name}: ${issue.message}` : issue.message }];
-  }
-}
-
-function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
-  let value = input;
-  for (const key of path) {
-    if (value === null || typeof value !== 'object') return undefined;
-    value = (value as Record<PropertyKey, unknown>)[key];
-  }
-  return value;
-}
-
-function article(type: string): string {
-  return type === 'object' ? 'an object' : `a ${type}`;
+  const details = fieldErrorsOf(schema, result.error.issues, input);
+  throw new SwitchboardError('validation_failed', summaryOf(details), { details });
 }

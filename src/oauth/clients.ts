@@ -166,9 +166,19 @@ export async function rotateOAuthClientSecret(
 ): Promise<RegisteredClient> {
   const overlapMs = options.overlapMs ?? 24 * 60 * 60 * 1000;
   if (!Number.isInteger(overlapMs) || overlapMs < 0 || overlapMs > MAX_SECRET_OVERLAP_MS)
-    throw new SwitchboardError('validation_failed', 'The overlap must be 0 to 7 days.', {
-      details: [{ field: 'overlapSeconds', code: 'out_of_range', message: 'Use 0 to 604800 seconds.' }],
-    });
+    throw new SwitchboardError(
+      'validation_failed',
+      'The input is not valid: overlapSeconds must be between 0 and 604800.',
+      {
+        details: [
+          {
+            field: 'overlapSeconds',
+            code: 'out_of_range',
+            message: 'overlapSeconds must be between 0 and 604800.',
+          },
+        ],
+      },
+    );
   const current = await stores.oauth.clients.get(id);
   if (!current) throw new SwitchboardError('not_found', `No OAuth client with id "${id}".`);
   if (current.secretHash === null)

@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import {
   ClientCreateInput,
   ClientPatchInput,
@@ -7,6 +8,7 @@ import {
   SwitchboardError,
   validate,
 } from '../../src/index.js';
+import { ADMIN_KEY, type Demo, startDemo } from '../oauth/support.js';
 
 function failure(run: () => unknown): SwitchboardError {
   try {
@@ -85,5 +87,70 @@ describe('validation', () => {
     expect(error.details).toEqual([
       { field: '', code: 'invalid_type', message: 'The body must be an object.' },
     ]);
+  });
+});
+
+describe('sizes in the words of the value', () => {
+  const schema = z.object({
+    limit: z.coerce.number().int().min(1).max(100).default(20),
+    count: z.number().min(0),
+    tags: z.array(z.string()).min(1).max(3),
+    name: z.string().min(3).max(5),
+  });
+
+  it('numbers name their range, lists count items, text counts characters', () => {
+    const error = failure(() => validate(schema, { limit: '1000', count: -1, tags: [], name: 'abcdefg' }));
+    expect(error.details).toEqual([
+      { field: 'limit', code: 'out_of_range', message: 'limit must be between 1 and 100.' },
+      { field: 'count', code: 'out_of_range', message: 'count must be at least 0.' },
+      { field: 'tags', code: 'too_few', message: 'tags must have at least 1 item.' },
+      { field: 'name', code: 'too_long', message: 'name must be at most 5 characters.' },
+    ]);
+    expect(error.message).toBe('The input is not valid: check limit, count, tags, name.');
+    const many = failure(() =>
+      validate(schema, { limit: '0', count: 1, tags: ['a', 'b', 'c', 'd'], name: 'ab' }),
+    );
+    expect(many.details.map((d) => d.message)).toEqual([
+      'limit must be between 1 and 100.',
+      'tags must have at most 3 items.',
+      'name must be at least 3 characters.',
+    ]);
+  });
+
+  it('says the one failing field in the message', () => {
+    expect(failure(() => validate(schema, { limit: '0', count: 1, tags: ['a'], name: 'abc' })).message).toBe(
+      'The input is not valid: limit must be between 1 and 100.',
+    );
+  });
+});
+
+describe('the same bad input, the same answer on every interface', () => {
+  let demo: Demo;
+  beforeAll(async () => {
+    demo = await startDemo({ graphql: {} });
+  });
+  afterAll(() => demo.close());
+
+  it('a limit out of range: REST ?limit= and GraphQL limit: agree on code and message', async () => {
+    const auth = { authorization: `Bearer ${ADMIN_KEY}` };
+    for (const limit of [0, 1000]) {
+      const rest = await fetch(`${demo.base}/api/v1/clients?limit=${limit}`, { headers: auth });
+      const problem = (await rest.json()) as { detail: string; errors: unknown[] };
+      const graphql = await fetch(`${demo.base}/graphql`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ query: `{ clients(limit: ${limit}) { id } }` }),
+      });
+      const { errors } = (await graphql.json()) as {
+        errors: { message: string; extensions: { details: unknown[] } }[];
+      };
+      expect(problem.errors).toEqual([
+        { field: 'limit', code: 'out_of_range', message: 'limit must be between 1 and 100.' },
+      ]);
+      expect(errors[0]!.extensions.details).toEqual(problem.errors);
+      // REST names where the input was: the query string.
+      expect(problem.detail).toBe('The query is not valid: limit must be between 1 and 100.');
+      expect(errors[0]!.message).toBe('The input is not valid: limit must be between 1 and 100.');
+    }
   });
 });
