@@ -51,10 +51,12 @@ export function requireScope(principal: Principal, scope: Scope): void {
     throw new SwitchboardError(
       'unauthorized',
       `This needs credentials with the scope ${scope}: send Authorization: Bearer <access token or API key>.`,
+      { scope },
     );
   }
   throw new SwitchboardError('forbidden', `This needs the scope ${scope}.`, {
     details: [{ field: 'scope', code: 'insufficient_scope', message: `Missing scope: ${scope}` }],
+    scope,
   });
 }
 

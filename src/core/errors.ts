@@ -50,6 +50,8 @@ export interface SwitchboardErrorOptions {
   readonly status?: number;
   /** Seconds after which the same request may succeed; answered as `Retry-After`. */
   readonly retryAfter?: number;
+  /** The scope the request needs and the caller lacks; named in the Bearer challenge (RFC 6750 §3). */
+  readonly scope?: string;
 }
 
 /**
@@ -65,6 +67,7 @@ export class SwitchboardError extends Error {
   readonly status: number;
   readonly details: readonly FieldError[];
   readonly retryAfter: number | undefined;
+  readonly scope: string | undefined;
 
   constructor(code: ErrorCode, message: string, options: SwitchboardErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -72,6 +75,7 @@ export class SwitchboardError extends Error {
     this.status = options.status ?? STATUS[code];
     this.details = options.details ?? [];
     this.retryAfter = options.retryAfter;
+    this.scope = options.scope;
   }
 
   /** The safe, serialisable view of this error: no stack, no cause. */

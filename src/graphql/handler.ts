@@ -1,6 +1,7 @@
 import { type GraphQLFormattedError, getOperationAST, OperationTypeNode } from 'graphql';
 import { anonymousPrincipal, type Principal } from '../core/auth.js';
 import { isSwitchboardError, SwitchboardError } from '../core/errors.js';
+import { bearerChallenge, REALM } from '../http/challenge.js';
 import { readJson } from '../internal/body.js';
 import { hasQueryParam } from '../internal/url.js';
 import { createEngine, type Engine, type GraphQLOptions } from './engine.js';
@@ -44,7 +45,7 @@ export function createGraphQLHandler(
       try {
         return await streams.handle(request, await authenticateOrAnonymous(engine, request));
       } catch (error) {
-        return errorResponse(engine, error, 'application/json');
+        return errorResponse(engine, error, 'application/json', request);
       }
     }
     const media = negotiate(request.headers.get('accept'), JSON_TYPES);
@@ -72,7 +73,7 @@ export function createGraphQLHandler(
         await close?.();
       }
     } catch (error) {
-      return errorResponse(engine, error, media ?? 'application/json');
+      return errorResponse(engine, error, media ?? 'application/json', request);
     }
   };
 }
@@ -160,7 +161,12 @@ async function run(
   if ('data' in result) body.data = result.data;
   if (result.errors?.length) body.errors = engine.format(result.errors);
   if (body.errors?.some((e) => e.extensions?.code === 'unauthorized')) {
-    return resultResponse(body, media, 401, { 'www-authenticate': 'Bearer' });
+    // The challenge of the first field refused for want of credentials (it names the scope it needs).
+    const refusal = result.errors?.find(
+      (e) => isSwitchboardError(e.originalError) && e.originalError.status === 401,
+    );
+    const challenge = bearerChallenge(refusal?.originalError, request) ?? `Bearer realm="${REALM}"`;
+    return resultResponse(body, media, 401, { 'www-authenticate': challenge });
   }
   return resultResponse(body, media);
 }
@@ -190,7 +196,7 @@ const CONTENT_TYPES: Readonly<Record<MediaType, string>> = {
   'text/html': 'text/html; charset=utf-8',
 };
 
-function errorResponse(engine: Engine, error: unknown, media: MediaType): Response {
+function errorResponse(engine: Engine, error: unknown, media: MediaType, request: Request): Response {
   if (!isSwitchboardError(error)) {
     engine.logger.log('error', 'graphql request failed', {
       error: String(error),
@@ -207,7 +213,8 @@ function errorResponse(engine: Engine, error: unknown, media: MediaType): Respon
   const headers: Record<string, string> = {};
   if (known.code === 'method_not_allowed')
     headers.allow = known.details.some((d) => d.code === 'post_required') ? 'POST' : 'GET, POST';
-  if (known.code === 'unauthorized') headers['www-authenticate'] = 'Bearer';
+  const challenge = bearerChallenge(known, request);
+  if (challenge) headers['www-authenticate'] = challenge;
   // The rest of an oversized body is never read: close the connection rather than leave it unusable.
   if (known.code === 'payload_too_large') headers.connection = 'close';
   return resultResponse(body, media, status, headers);

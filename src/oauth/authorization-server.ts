@@ -1,5 +1,6 @@
 import { type Authenticate, SCOPES } from '../core/auth.js';
 import { SwitchboardError } from '../core/errors.js';
+import { authErrorResponse } from '../http/challenge.js';
 import { jsonResponse } from '../internal/json.js';
 import type { ApiKeyRecord, OAuthClientRecord } from '../storage/contract/index.js';
 import { adminRoutes } from './admin-routes.js';
@@ -21,7 +22,6 @@ import { revokeEndpoint } from './revoke-endpoint.js';
 import { type OAuthOptions, resolveOptions } from './server-options.js';
 import type { KeyRing } from './signing-keys.js';
 import { tokenEndpoint } from './token-endpoint.js';
-import { authErrorResponse } from './www-authenticate.js';
 
 const CORS_PATHS = new Set<string>([
   OAUTH_PATHS.token,

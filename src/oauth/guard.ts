@@ -1,10 +1,10 @@
 import type { Authenticate, Principal, Scope } from '../core/auth.js';
 import { SwitchboardError } from '../core/errors.js';
 import { type Clock, isoAt, systemClock } from '../core/runtime.js';
+import type { BearerErrorCode } from '../http/challenge.js';
 import { hasQueryParam } from '../internal/url.js';
 import type { Stores } from '../storage/contract/index.js';
 import { ACCESS_TOKEN_PREFIX, hashSecret } from './secrets.js';
-import type { BearerErrorCode } from './www-authenticate.js';
 
 export interface GuardOptions {
   readonly storage: Pick<Stores, 'apiKeys' | 'oauth'>;

@@ -12,6 +12,7 @@
  * @packageDocumentation
  */
 
+export { authErrorResponse, type BearerErrorCode, bearerChallenge } from '../http/challenge.js';
 export { ADMIN_SCOPE } from './admin-routes.js';
 export {
   API_KEY_PREFIX,
@@ -58,9 +59,3 @@ export {
   type SigningAlgorithm,
   type SigningKey,
 } from './signing-keys.js';
-export {
-  authErrorResponse,
-  type BearerErrorCode,
-  type ChallengeOptions,
-  wwwAuthenticate,
-} from './www-authenticate.js';

@@ -101,10 +101,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
         stack: (error as Error | undefined)?.stack,
       });
     }
-    const response = renderProblem(error, {
-      hadCredentials: request.headers.has('authorization'),
-      scope: route && route.scope !== 'public' && route.scope !== null ? route.scope : undefined,
-    });
+    const response = renderProblem(error, { request });
     // RFC 5789 §2.2: a refused patch format names the ones that are accepted.
     if (route?.method === 'PATCH' && response.status === 415 && route.body) {
       response.headers.set('accept-patch', (route.body.contentTypes ?? ['application/json']).join(', '));

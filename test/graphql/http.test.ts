@@ -208,7 +208,10 @@ describe('GraphQL over HTTP behind the default OAuth guard', () => {
   it('answers 401 with a Bearer challenge when a field needs credentials and none were sent', async () => {
     const response = await post('{ clients { id } }');
     expect(response.status).toBe(401);
-    expect(response.headers.get('www-authenticate')).toBe('Bearer');
+    // The same challenge REST sends, naming the scope the field needs.
+    expect(response.headers.get('www-authenticate')).toBe(
+      'Bearer realm="switchboard", scope="crm.clients.read"',
+    );
     const body = await response.json();
     expect(body.errors[0].extensions.code).toBe('unauthorized');
     expect(body.errors[0].message).toContain('crm.clients.read');

@@ -142,7 +142,7 @@ describe('errors are RFC 9457 problem documents of one shape', () => {
     });
     await expectProblem(response, 403, 'forbidden');
     expect(response.headers.get('www-authenticate')).toBe(
-      'Bearer realm="switchboard", error="insufficient_scope", scope="crm.clients.write"',
+      'Bearer realm="switchboard", error="insufficient_scope", error_description="This needs the scope crm.clients.write.", scope="crm.clients.write"',
     );
     const reading = await api.call('/api/v1/clients', { token: 'scopes:crm.clients.read' });
     expect(reading.status).toBe(200);
