@@ -83,4 +83,4 @@ export {
   type FetchHandler,
   type Switchboard,
   type SwitchboardOptions,
-} from './switchboard.js';
+} from './switchboard/switchboard.js';

@@ -1,9 +1,9 @@
 import { type GraphQLFormattedError, getOperationAST, OperationTypeNode } from 'graphql';
 import { anonymousPrincipal, type Principal } from '../core/auth.js';
 import { isSwitchboardError, SwitchboardError } from '../core/errors.js';
+import { readJson } from '../http/body.js';
 import { bearerChallenge, REALM } from '../http/challenge.js';
-import { readJson } from '../internal/body.js';
-import { hasQueryParam } from '../internal/url.js';
+import { hasQueryParam } from '../http/url.js';
 import { createEngine, type Engine, type GraphQLOptions } from './engine.js';
 import { createGraphiQL } from './graphiql/page.js';
 import { type MediaType, namesExplicitly, negotiate } from './http/accept.js';

@@ -22,7 +22,6 @@ export { FIELD_SCOPES } from './scopes.js';
 export { typeDefs } from './type-defs.js';
 export type { Upload } from './upload.js';
 export { type AcceptWebSocketOptions, acceptWebSocket, type UpgradedWebSocket } from './web-socket.js';
-export { webhookAdminSchema } from './webhook-admin.js';
 export {
   createGraphQLWebSocketServer,
   type GraphQLWebSocketExtra,

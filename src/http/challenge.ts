@@ -3,7 +3,7 @@
  * scope: REST, GraphQL and the OAuth resource errors alike.
  */
 import { isSwitchboardError } from '../core/errors.js';
-import { problemResponse } from '../internal/problem.js';
+import { problemResponse } from './problem.js';
 
 /** The error codes of a Bearer challenge (RFC 6750 §3.1). */
 export type BearerErrorCode = 'invalid_request' | 'invalid_token' | 'insufficient_scope';

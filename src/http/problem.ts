@@ -1,24 +1,12 @@
-import { type ErrorCode, isSwitchboardError, SwitchboardError } from '../core/errors.js';
+import { ERROR_CATALOGUE } from '../core/error-catalogue.js';
+import { isSwitchboardError, SwitchboardError } from '../core/errors.js';
 import { jsonResponse } from './json.js';
 
-/** Base URI of the `type` of every problem document; each code has a page in `docs/errors.md`. */
-export const PROBLEM_TYPE_BASE = 'https://switchboard-kit.dev/problems/';
-
-const TITLES: Record<ErrorCode, string> = {
-  bad_request: 'Bad request',
-  validation_failed: 'Validation failed',
-  unauthorized: 'Unauthorized',
-  forbidden: 'Forbidden',
-  not_found: 'Not found',
-  method_not_allowed: 'Method not allowed',
-  conflict: 'Conflict',
-  precondition_failed: 'Precondition failed',
-  payload_too_large: 'Payload too large',
-  unsupported_media_type: 'Unsupported media type',
-  rate_limited: 'Too many requests',
-  unavailable: 'Service unavailable',
-  internal: 'Internal server error',
-};
+/**
+ * The `type` of every problem document: a reference relative to the server, where `createSwitchboard`
+ * serves the page of each code (`/problems/not_found`), the same text as docs/errors.md.
+ */
+export const PROBLEM_TYPE_BASE = '/problems/';
 
 /**
  * Renders an error as RFC 9457 problem details. Unexpected errors become a generic `internal` problem:
@@ -30,7 +18,7 @@ export function problemResponse(error: unknown, headers: HeadersInit = {}): Resp
     : new SwitchboardError('internal', 'Something went wrong on our side. Try again later.');
   const body = {
     type: `${PROBLEM_TYPE_BASE}${known.code}`,
-    title: TITLES[known.code],
+    title: ERROR_CATALOGUE[known.code].title,
     status: known.status,
     detail: known.message,
     code: known.code,

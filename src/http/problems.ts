@@ -3,9 +3,9 @@
  * Authentication failures also carry the RFC 6750 §3 `WWW-Authenticate` challenge.
  */
 import { SwitchboardError } from '../core/errors.js';
-import { bearerChallenge } from '../http/challenge.js';
-import { headerRecord } from '../internal/json.js';
-import { problemResponse } from '../internal/problem.js';
+import { bearerChallenge } from './challenge.js';
+import { headerRecord } from './json.js';
+import { problemResponse } from './problem.js';
 
 export interface ProblemOptions {
   readonly headers?: HeadersInit;

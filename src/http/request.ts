@@ -3,7 +3,7 @@
 import type { z } from 'zod';
 import { SwitchboardError } from '../core/errors.js';
 import { validate } from '../core/validation.js';
-import { readBody } from '../internal/body.js';
+import { readBody } from './body.js';
 
 /** Decodes the route table's raw path params; a malformed escape cannot name any record, so it is a 404. */
 export function decodeParams(raw: Record<string, string>, url: string): Record<string, string> {

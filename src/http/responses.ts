@@ -1,5 +1,5 @@
 /** Response builders every route uses, so success answers look alike across the interface. */
-import { type HeaderRecord, headerRecord } from '../internal/json.js';
+import { type HeaderRecord, headerRecord } from './json.js';
 
 export interface JsonOptions {
   readonly status?: number;

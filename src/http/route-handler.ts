@@ -1,9 +1,10 @@
 /**
- * The handler set: route definitions → a route table, with the conventions every answer keeps
- * (authentication, scopes, validated input, problem+json, ETags, idempotency, CORS, deprecation).
+ * Route definitions → one fetch handler over a route table, with the conventions every answer keeps
+ * (authentication, scopes, validated input, problem+json, ETags, idempotency, CORS, deprecation) and
+ * the OpenAPI document and reference page of its routes. REST's resources, webhook management and
+ * OAuth client management are all served this way.
  */
 import type { Authenticate } from '../core/auth.js';
-import type { Domain } from '../core/domain/index.js';
 import { type Clock, type Logger, silentLogger, systemClock } from '../core/runtime.js';
 import type { Storage } from '../storage/contract/index.js';
 import type { CorsOptions } from './cors.js';
@@ -13,14 +14,13 @@ import type { PageLimits } from './pagination.js';
 import { createPipeline, type Served } from './pipeline.js';
 import type { AnyRoute } from './route.js';
 import { createRouteTable, routePathOf } from './route-table.js';
-import { type ApiVersion, resourceRoutes } from './routes/index.js';
 
 export interface RestLimits extends PageLimits {
   /** Largest request body accepted, in bytes (413 above). Default 64 KiB. */
   readonly maxBodyBytes?: number;
 }
 
-/** A REST fetch handler, with the OpenAPI document it serves. */
+/** A fetch handler of routes, with the OpenAPI document it serves. */
 export interface RestHandler {
   (request: Request): Promise<Response>;
   readonly basePath: string;
@@ -45,32 +45,6 @@ export interface RouteHandlerOptions {
   /** Marks this version deprecated: every answer carries Deprecation, Sunset and a successor Link. */
   readonly deprecation?: DeprecationNotice;
   readonly info?: OpenApiInfo;
-}
-
-export interface RestHandlerOptions extends Omit<RouteHandlerOptions, 'routes'> {
-  readonly domain: Domain;
-  readonly storage: Storage;
-  /** Which representation the built-in routes speak (default 1). v2: an order's `total` is `{ amount, currency }`. */
-  readonly apiVersion?: ApiVersion;
-  /** More routes served and documented beside the built-in ones (e.g. admin routes of other modules). */
-  readonly routes?: readonly AnyRoute[];
-}
-
-/**
- * The resource interface of spec section 4.2 as one fetch handler, with its OpenAPI document at
- * `<basePath>/openapi.json` and a readable reference at `<basePath>/docs`.
- *
- * @example
- * const rest = createRestHandler({ domain, storage, authenticate, basePath: '/api/v1' });
- * Deno.serve(rest);
- */
-export function createRestHandler(options: RestHandlerOptions): RestHandler {
-  const builtIn = resourceRoutes({
-    domain: options.domain,
-    apiVersion: options.apiVersion,
-    limits: options.limits,
-  });
-  return createRouteHandler({ ...options, routes: [...builtIn, ...(options.routes ?? [])] });
 }
 
 /**

@@ -4,7 +4,7 @@
  * query string is parsed only when the route declares a query.
  */
 import { RegExpRouter } from 'hono/router/reg-exp-router';
-import { pathnameOf } from '../internal/url.js';
+import { pathnameOf } from './url.js';
 
 /** A routed request: its entry and raw (still percent-encoded) path params. */
 export interface Match<T> {

@@ -1,7 +1,7 @@
 import { type Authenticate, SCOPES } from '../core/auth.js';
 import { SwitchboardError } from '../core/errors.js';
 import { authErrorResponse } from '../http/challenge.js';
-import { jsonResponse } from '../internal/json.js';
+import { jsonResponse } from '../http/json.js';
 import type { ApiKeyRecord, OAuthClientRecord } from '../storage/contract/index.js';
 import { adminRoutes } from './admin-routes.js';
 import { type CreateApiKeyInput, type CreatedApiKey, createApiKey, ensureApiKey } from './api-keys.js';

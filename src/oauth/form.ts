@@ -1,5 +1,5 @@
 import { SwitchboardError } from '../core/errors.js';
-import { readText } from '../internal/body.js';
+import { readText } from '../http/body.js';
 import { oauthError } from './oauth-error.js';
 
 /** Reads an `application/x-www-form-urlencoded` body within the size limit (RFC 6749 §3.2). */

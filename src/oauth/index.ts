@@ -28,7 +28,9 @@ export {
   createAuthorizationServer,
 } from './authorization-server.js';
 export {
+  type CodeExchange,
   createOAuthClient,
+  type IdTokenClaims,
   type OAuthClient,
   type OAuthClientConfig,
   type PendingAuthorization,

@@ -1,4 +1,4 @@
-import { jsonResponse } from '../internal/json.js';
+import { jsonResponse } from '../http/json.js';
 import type { GrantRecord } from '../storage/contract/index.js';
 import { oauthErrorResponse } from './oauth-error.js';
 import type { ServerContext } from './server-options.js';

@@ -1,4 +1,4 @@
-import { jsonResponse } from '../internal/json.js';
+import { jsonResponse } from '../http/json.js';
 import { OPENID_SCOPE, type ServerContext } from './server-options.js';
 
 /** Paths of every endpoint, relative to the issuer. */

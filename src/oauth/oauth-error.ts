@@ -1,5 +1,5 @@
 import { type ErrorCode, isSwitchboardError, SwitchboardError } from '../core/errors.js';
-import { jsonResponse } from '../internal/json.js';
+import { jsonResponse } from '../http/json.js';
 
 /** The `error` codes of RFC 6749 §5.2, §4.1.2.1 and RFC 7009 §2.2.1. */
 export type OAuthErrorCode =

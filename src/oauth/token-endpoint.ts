@@ -1,5 +1,5 @@
 import { SwitchboardError } from '../core/errors.js';
-import { jsonResponse } from '../internal/json.js';
+import { jsonResponse } from '../http/json.js';
 import { textEquals } from '../internal/text-equals.js';
 import type { GrantRecord, OAuthClientRecord } from '../storage/contract/index.js';
 import { authenticateClient } from './client-auth.js';

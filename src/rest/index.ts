@@ -11,31 +11,20 @@
  * @packageDocumentation
  */
 
-export { ifMatch } from './conditional.js';
-export type { CorsOptions } from './cors.js';
-export type { DeprecationNotice } from './deprecation.js';
-export {
-  createRestHandler,
-  createRouteHandler,
-  type RestHandler,
-  type RestHandlerOptions,
-  type RestLimits,
-  type RouteHandlerOptions,
-} from './handler.js';
-export { buildOpenApiDocument, type OpenApiDocument, type OpenApiInfo } from './openapi.js';
+export { ifMatch } from '../http/conditional.js';
+export type { CorsOptions } from '../http/cors.js';
+export type { DeprecationNotice } from '../http/deprecation.js';
+export { buildOpenApiDocument, type OpenApiDocument, type OpenApiInfo } from '../http/openapi.js';
 export {
   DEFAULT_PAGE_SIZE,
-  linkHeader,
   MAX_PAGE_SIZE,
-  PAGE_HEADERS,
   type PageLimits,
   type PageQuerySchema,
   pageQuery,
   paginated,
   rangeOf,
-} from './pagination.js';
-export { renderProblem } from './problems.js';
-export { created, type JsonOptions, json, noContent } from './responses.js';
+} from '../http/pagination.js';
+export { created, type JsonOptions, json, noContent } from '../http/responses.js';
 export {
   type AnyRoute,
   defineRoute,
@@ -44,7 +33,15 @@ export {
   type RouteContext,
   type RouteDefinition,
   type RouteResponse,
-} from './route.js';
+} from '../http/route.js';
+export {
+  createRouteHandler,
+  type RestHandler,
+  type RestLimits,
+  type RouteHandlerOptions,
+} from '../http/route-handler.js';
+export { ProblemSchema, pageOf } from '../http/schemas.js';
+export { createRestHandler, type RestHandlerOptions } from './handler.js';
 export { type ApiVersion, type ResourceRouteOptions, resourceRoutes } from './routes/index.js';
 export {
   ClientSchema,
@@ -52,8 +49,6 @@ export {
   MoneySchema,
   OrderV1Schema,
   OrderV2Schema,
-  ProblemSchema,
-  pageOf,
 } from './schemas.js';
 export {
   createRestVersions,

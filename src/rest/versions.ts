@@ -2,10 +2,11 @@
  * Versions in the path (spec section 9): several handler sets side by side, e.g. a deprecated `/api/v1`
  * beside `/api/v2`, each a mount `createSwitchboard` serves.
  */
-import type { DeprecationNotice } from './deprecation.js';
-import { createRestHandler, type RestHandler, type RestHandlerOptions } from './handler.js';
-import type { OpenApiInfo } from './openapi.js';
-import type { AnyRoute } from './route.js';
+import type { DeprecationNotice } from '../http/deprecation.js';
+import type { OpenApiInfo } from '../http/openapi.js';
+import type { AnyRoute } from '../http/route.js';
+import type { RestHandler } from '../http/route-handler.js';
+import { createRestHandler, type RestHandlerOptions } from './handler.js';
 import type { ApiVersion } from './routes/index.js';
 
 /** One version of the interface: where it lives, which representation it speaks, whether it is on its way out. */

@@ -1,8 +1,9 @@
-import type { Authenticate } from './core/auth.js';
-import { createDomain, type Domain } from './core/domain/index.js';
-import { SwitchboardError } from './core/errors.js';
-import { createMemoryEventBus, type EventBus } from './core/event-bus.js';
-import { createOutboxRelay, type OutboxRelay } from './core/outbox-relay.js';
+import type { Authenticate } from '../core/auth.js';
+import { createDomain, type Domain } from '../core/domain/index.js';
+import { renderProblemPage } from '../core/error-catalogue.js';
+import { SwitchboardError } from '../core/errors.js';
+import { createMemoryEventBus, type EventBus } from '../core/event-bus.js';
+import { createOutboxRelay, type OutboxRelay } from '../core/outbox-relay.js';
 import {
   type Clock,
   type IdGenerator,
@@ -10,7 +11,7 @@ import {
   silentLogger,
   sortableIds,
   systemClock,
-} from './core/runtime.js';
+} from '../core/runtime.js';
 import {
   createGraphQLHandler,
   createGraphQLWebSocketServer,
@@ -18,21 +19,22 @@ import {
   type GraphQLHandlerOptions,
   type GraphQLWebSocketOptions,
   type GraphQLWebSocketServer,
-  webhookAdminSchema,
-} from './graphql/index.js';
-import { jsonResponse } from './internal/json.js';
-import { problemResponse } from './internal/problem.js';
-import { pathnameOf } from './internal/url.js';
+} from '../graphql/index.js';
+import { jsonResponse } from '../http/json.js';
+import { problemResponse } from '../http/problem.js';
+import { pathnameOf } from '../http/url.js';
 import {
   type AuthorizationServer,
   type AuthorizationServerOptions,
   createAuthorizationServer,
   createGuard,
-} from './oauth/index.js';
-import { createRestVersions, type RestOptions } from './rest/index.js';
-import type { Storage } from './storage/contract/index.js';
-import { createMemoryStorage } from './storage/memory/index.js';
-import { createWebhooks, type Webhooks, type WebhooksOptions } from './webhooks/index.js';
+} from '../oauth/index.js';
+import { createRestVersions, type RestOptions } from '../rest/index.js';
+import type { Storage } from '../storage/contract/index.js';
+import { createMemoryStorage } from '../storage/memory/index.js';
+import { createWebhooks, type Webhooks, type WebhooksOptions } from '../webhooks/index.js';
+import { type Mount, prefixRouter } from './prefix-router.js';
+import { webhookAdminSchema } from './webhooks-in-graphql.js';
 
 export type FetchHandler = (request: Request) => Promise<Response>;
 
@@ -104,11 +106,6 @@ export interface Switchboard {
   close(): Promise<void>;
 }
 
-interface Mount {
-  readonly prefix: string;
-  readonly handle: FetchHandler;
-}
-
 /**
  * Assembles the building blocks into one Web-standard fetch handler.
  *
@@ -147,13 +144,15 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
   const authenticate: Authenticate =
     options.authenticate ?? oauth?.authenticate ?? createGuard({ storage, clock });
 
-  // Most specific prefix first: the first mount whose prefix matches serves the request.
+  // In any order: the longest matching prefix serves the request (prefix-router.ts).
   const mounts: Mount[] = [
     {
       prefix: '/healthz',
       handle: async () => jsonResponse(200, { status: 'ok' }, { 'cache-control': 'no-store' }),
     },
     { prefix: '/readyz', handle: () => readiness(storage, logger) },
+    // The page of each error code, where problem documents' `type` points.
+    { prefix: '/problems', handle: async (request) => problemPage(pathnameOf(request.url)) },
   ];
   if (oauth) {
     mounts.push({ prefix: '/oauth', handle: oauth.fetch }, { prefix: '/.well-known', handle: oauth.fetch });
@@ -205,10 +204,11 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
     for (const prefix of webhooks.prefixes) mounts.push({ prefix, handle: webhooks.fetch });
   }
 
+  const handlerAt = prefixRouter(mounts);
   async function route(request: Request, pathname: string): Promise<Response> {
-    const mount = mounts.find(({ prefix }) => pathname === prefix || pathname.startsWith(`${prefix}/`));
-    if (!mount) throw new SwitchboardError('not_found', `Nothing is served at ${pathname}.`);
-    return mount.handle(request);
+    const handle = handlerAt(pathname);
+    if (!handle) throw new SwitchboardError('not_found', `Nothing is served at ${pathname}.`);
+    return handle(request);
   }
 
   async function fetch(request: Request): Promise<Response> {
@@ -266,6 +266,18 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
       await webhooks?.dispatcher.stop();
     },
   };
+}
+
+function problemPage(pathname: string): Response {
+  const html = renderProblemPage(pathname.slice('/problems/'.length));
+  if (html === undefined) throw new SwitchboardError('not_found', `No error code is named at ${pathname}.`);
+  return new Response(html, {
+    headers: {
+      'content-type': 'text/html; charset=utf-8',
+      'cache-control': 'public, max-age=86400',
+      'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'",
+    },
+  });
 }
 
 async function readiness(storage: Storage, logger: Logger): Promise<Response> {

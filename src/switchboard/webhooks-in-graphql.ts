@@ -1,9 +1,9 @@
 import { SwitchboardError } from '../core/errors.js';
+import type { GraphQLContext } from '../graphql/context.js';
+import { type GraphQLResolvers, listRange, type Paging } from '../graphql/resolvers.js';
+import type { CreateSchemaOptions } from '../graphql/schema.js';
 import type { WebhookDeliveryStatus } from '../storage/contract/webhooks.js';
 import type { WebhookAdmin, WebhookDelivery, WebhookEndpoint } from '../webhooks/admin-service.js';
-import type { GraphQLContext } from './context.js';
-import { type GraphQLResolvers, listRange, type Paging } from './resolvers.js';
-import type { CreateSchemaOptions } from './schema.js';
 
 const typeDefs = /* GraphQL */ `
   "Whether a delivery still has attempts ahead, arrived, or was given up on."

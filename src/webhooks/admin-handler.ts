@@ -1,6 +1,6 @@
 import type { Authenticate } from '../core/auth.js';
 import type { Clock, Logger } from '../core/runtime.js';
-import { createRouteHandler, type RestHandler } from '../rest/handler.js';
+import { createRouteHandler, type RestHandler } from '../http/route-handler.js';
 import { webhookAdminRoutes } from './admin-routes.js';
 import type { WebhookAdmin } from './admin-service.js';
 

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { SwitchboardError } from '../core/errors.js';
-import { ifMatch } from '../rest/conditional.js';
-import { pageQuery, paginated, rangeOf } from '../rest/pagination.js';
-import { created, json, noContent } from '../rest/responses.js';
-import { type AnyRoute, defineRoute } from '../rest/route.js';
-import { ProblemSchema, pageOf } from '../rest/schemas.js';
+import { ifMatch } from '../http/conditional.js';
+import { pageQuery, paginated, rangeOf } from '../http/pagination.js';
+import { created, json, noContent } from '../http/responses.js';
+import { type AnyRoute, defineRoute } from '../http/route.js';
+import { ProblemSchema, pageOf } from '../http/schemas.js';
 import {
   EndpointCreateInput,
   EndpointPatchInput,

@@ -1,8 +1,8 @@
 import { SwitchboardError } from '../core/errors.js';
 import { type Clock, type Logger, silentLogger, systemClock } from '../core/runtime.js';
-import { readBody } from '../internal/body.js';
-import { jsonResponse } from '../internal/json.js';
-import { problemResponse } from '../internal/problem.js';
+import { readBody } from '../http/body.js';
+import { jsonResponse } from '../http/json.js';
+import { problemResponse } from '../http/problem.js';
 import type { IdempotencyStore } from '../storage/contract/index.js';
 import { createBackgroundQueue } from './background-queue.js';
 import type { SignatureScheme, SignedContent } from './sign.js';

@@ -8,7 +8,7 @@ import {
   sortableIds,
   systemClock,
 } from '../core/runtime.js';
-import type { RestHandler } from '../rest/handler.js';
+import type { RestHandler } from '../http/route-handler.js';
 import type { Storage } from '../storage/contract/index.js';
 import { createWebhookAdminHandler } from './admin-handler.js';
 import { createWebhookAdmin, type WebhookAdmin } from './admin-service.js';

@@ -4,6 +4,8 @@
  * ETag, Link, Cache-Control), over one seeded in-memory store.
  */
 import { Hono } from 'hono';
+import { textTag } from '../../src/http/conditional.js';
+import { linkHeader } from '../../src/http/pagination.js';
 import {
   type Authenticate,
   createDomain,
@@ -12,8 +14,7 @@ import {
   SwitchboardError,
   validate,
 } from '../../src/index.js';
-import { textTag } from '../../src/rest/conditional.js';
-import { createRestHandler, linkHeader, pageQuery, rangeOf } from '../../src/rest/index.js';
+import { createRestHandler, pageQuery, rangeOf } from '../../src/rest/index.js';
 import { createMemoryStorage } from '../../src/storage/memory/index.js';
 
 const scopes = new Set(Object.keys(SCOPES));

@@ -7,7 +7,11 @@ import { type GraphQLWebSocketRouteOptions, graphqlWebSocketRoute } from '../../
 import { type NodeServer, serve } from '../../src/node/serve.js';
 import type { Storage } from '../../src/storage/contract/index.js';
 import { createMemoryStorage } from '../../src/storage/memory/index.js';
-import { createSwitchboard, type Switchboard, type SwitchboardOptions } from '../../src/switchboard.js';
+import {
+  createSwitchboard,
+  type Switchboard,
+  type SwitchboardOptions,
+} from '../../src/switchboard/switchboard.js';
 
 const everything = new Set(Object.keys(SCOPES));
 

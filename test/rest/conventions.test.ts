@@ -14,7 +14,7 @@ async function expectProblem(
   expect(response.status).toBe(status);
   expect(response.headers.get('content-type')).toBe('application/problem+json');
   const problem = (await response.json()) as Record<string, unknown>;
-  expect(problem).toMatchObject({ status, code, type: `https://switchboard-kit.dev/problems/${code}` });
+  expect(problem).toMatchObject({ status, code, type: `/problems/${code}` });
   expect(typeof problem.title).toBe('string');
   expect(typeof problem.detail).toBe('string');
   return problem;

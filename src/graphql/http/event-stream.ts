@@ -1,7 +1,7 @@
 import { type ExecutionResult, GraphQLError, getOperationAST, OperationTypeNode } from 'graphql';
 import { createHandler, type Request as SseRequest } from 'graphql-sse';
 import type { Principal } from '../../core/auth.js';
-import { readText } from '../../internal/body.js';
+import { readText } from '../../http/body.js';
 import { createCredentialWatch } from '../credential-watch.js';
 import type { Engine } from '../engine.js';
 import { createSubscriptionGroups, type Subscription } from '../subscription-groups.js';

@@ -2,11 +2,12 @@ import { z } from 'zod';
 import { SwitchboardError } from '../../core/errors.js';
 import type { Client } from '../../core/records.js';
 import { ClientCreateInput, ClientPatchInput, ClientReplaceInput } from '../../core/validation.js';
-import { ifMatch } from '../conditional.js';
-import { PAGE_HEADERS, pageQuery, paginated, rangeOf } from '../pagination.js';
-import { created, json, noContent } from '../responses.js';
-import { type AnyRoute, defineRoute } from '../route.js';
-import { ClientSchema, ProblemSchema, pageOf } from '../schemas.js';
+import { ifMatch } from '../../http/conditional.js';
+import { PAGE_HEADERS, pageQuery, paginated, rangeOf } from '../../http/pagination.js';
+import { created, json, noContent } from '../../http/responses.js';
+import { type AnyRoute, defineRoute } from '../../http/route.js';
+import { ProblemSchema, pageOf } from '../../http/schemas.js';
+import { ClientSchema } from '../schemas.js';
 import { assertVisible, type ResourceRouteOptions } from './context.js';
 
 const idParams = z.object({ id: z.string().min(1).meta({ description: 'Client id', example: 'cli_1' }) });

@@ -2,7 +2,7 @@ import { canSeeClient, type Principal } from '../../core/auth.js';
 import type { Domain } from '../../core/domain/index.js';
 import { SwitchboardError } from '../../core/errors.js';
 import type { Order } from '../../core/records.js';
-import type { PageLimits } from '../pagination.js';
+import type { PageLimits } from '../../http/pagination.js';
 
 /** Which representation the built-in routes speak. v2 differs in one way: an order's `total` is money. */
 export type ApiVersion = 1 | 2;

@@ -1,4 +1,4 @@
-import type { AnyRoute } from '../route.js';
+import type { AnyRoute } from '../../http/route.js';
 import { clientRoutes } from './clients.js';
 import type { ResourceRouteOptions } from './context.js';
 import { messageRoutes } from './messages.js';

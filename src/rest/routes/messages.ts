@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import type { Message } from '../../core/records.js';
 import { MessageCreateInput } from '../../core/validation.js';
-import { PAGE_HEADERS, pageQuery, paginated, rangeOf } from '../pagination.js';
-import { created, json } from '../responses.js';
-import { type AnyRoute, defineRoute } from '../route.js';
-import { MessageSchema, ProblemSchema, pageOf } from '../schemas.js';
+import { PAGE_HEADERS, pageQuery, paginated, rangeOf } from '../../http/pagination.js';
+import { created, json } from '../../http/responses.js';
+import { type AnyRoute, defineRoute } from '../../http/route.js';
+import { ProblemSchema, pageOf } from '../../http/schemas.js';
+import { MessageSchema } from '../schemas.js';
 import type { ResourceRouteOptions } from './context.js';
 
 const problem = (description: string) => ({ description, schema: ProblemSchema, name: 'Problem' });

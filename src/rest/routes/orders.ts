@@ -2,11 +2,12 @@ import { z } from 'zod';
 import { SwitchboardError } from '../../core/errors.js';
 import type { Order as OrderRecord, OrderStatus } from '../../core/records.js';
 import { OrderCreateInput, OrderStatusChangeInput, OrderStatusSchema } from '../../core/validation.js';
-import { ifMatch } from '../conditional.js';
-import { PAGE_HEADERS, pageQuery, paginated, rangeOf } from '../pagination.js';
-import { created, json } from '../responses.js';
-import { type AnyRoute, defineRoute } from '../route.js';
-import { OrderV1Schema, OrderV2Schema, ProblemSchema, pageOf } from '../schemas.js';
+import { ifMatch } from '../../http/conditional.js';
+import { PAGE_HEADERS, pageQuery, paginated, rangeOf } from '../../http/pagination.js';
+import { created, json } from '../../http/responses.js';
+import { type AnyRoute, defineRoute } from '../../http/route.js';
+import { ProblemSchema, pageOf } from '../../http/schemas.js';
+import { OrderV1Schema, OrderV2Schema } from '../schemas.js';
 import { assertVisible, presentOrder, type ResourceRouteOptions } from './context.js';
 
 const problem = (description: string) => ({ description, schema: ProblemSchema, name: 'Problem' });

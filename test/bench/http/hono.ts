@@ -9,9 +9,9 @@ import { serve } from '@hono/node-server';
 import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { z } from 'zod';
+import { textTag } from '../../../src/http/conditional.js';
+import { linkHeader } from '../../../src/http/pagination.js';
 import type { Client } from '../../../src/index.js';
-import { textTag } from '../../../src/rest/conditional.js';
-import { linkHeader } from '../../../src/rest/pagination.js';
 import { announce, BENCH_KEY } from './fixture.js';
 
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');

@@ -1,0 +1,35 @@
+/**
+ * The resource interface of spec section 4.2: the built-in resource routes (clients, orders, messages),
+ * served by the shared route layer (src/http).
+ */
+import type { Domain } from '../core/domain/index.js';
+import type { AnyRoute } from '../http/route.js';
+import { createRouteHandler, type RestHandler, type RouteHandlerOptions } from '../http/route-handler.js';
+import type { Storage } from '../storage/contract/index.js';
+import { type ApiVersion, resourceRoutes } from './routes/index.js';
+
+export interface RestHandlerOptions extends Omit<RouteHandlerOptions, 'routes'> {
+  readonly domain: Domain;
+  readonly storage: Storage;
+  /** Which representation the built-in routes speak (default 1). v2: an order's `total` is `{ amount, currency }`. */
+  readonly apiVersion?: ApiVersion;
+  /** More routes served and documented beside the built-in ones (e.g. admin routes of other modules). */
+  readonly routes?: readonly AnyRoute[];
+}
+
+/**
+ * The resource interface of spec section 4.2 as one fetch handler, with its OpenAPI document at
+ * `<basePath>/openapi.json` and a readable reference at `<basePath>/docs`.
+ *
+ * @example
+ * const rest = createRestHandler({ domain, storage, authenticate, basePath: '/api/v1' });
+ * Deno.serve(rest);
+ */
+export function createRestHandler(options: RestHandlerOptions): RestHandler {
+  const builtIn = resourceRoutes({
+    domain: options.domain,
+    apiVersion: options.apiVersion,
+    limits: options.limits,
+  });
+  return createRouteHandler({ ...options, routes: [...builtIn, ...(options.routes ?? [])] });
+}

@@ -1,0 +1,22 @@
+/**
+ * The top-level router: handlers mounted at path prefixes, declared in any order. The longest prefix
+ * that matches serves the request (`/api/v1/webhook-endpoints` before `/api/v1`), at a segment
+ * boundary (`/graphql` serves `/graphql/…`, not `/graphqlx`).
+ */
+export type FetchHandler = (request: Request) => Promise<Response>;
+
+export interface Mount {
+  readonly prefix: string;
+  readonly handle: FetchHandler;
+}
+
+export function prefixRouter(mounts: readonly Mount[]): (pathname: string) => FetchHandler | undefined {
+  const seen = new Set<string>();
+  for (const { prefix } of mounts) {
+    if (seen.has(prefix)) throw new Error(`Two handlers are mounted at ${prefix}.`);
+    seen.add(prefix);
+  }
+  const longestFirst = [...mounts].sort((a, b) => b.prefix.length - a.prefix.length);
+  return (pathname) =>
+    longestFirst.find(({ prefix }) => pathname === prefix || pathname.startsWith(`${prefix}/`))?.handle;
+}
