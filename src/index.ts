@@ -14,14 +14,11 @@
 
 export {
   type Authenticate,
-  anonymousPrincipal,
-  canSeeClient,
   type Principal,
   requireScope,
   SCOPES,
   type Scope,
   trustEveryone,
-  trustedPrincipal,
 } from './core/auth.js';
 export {
   type ClientService,
@@ -59,7 +56,6 @@ export {
 export {
   type Clock,
   type IdGenerator,
-  isoAt,
   jsonLogger,
   type Logger,
   type LogLevel,

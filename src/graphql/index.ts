@@ -21,11 +21,11 @@ export { type CreateSchemaOptions, createSchema } from './schema.js';
 export { FIELD_SCOPES } from './scopes.js';
 export { typeDefs } from './type-defs.js';
 export type { Upload } from './upload.js';
-export { type AcceptWebSocketOptions, acceptWebSocket, type UpgradedWebSocket } from './web-socket.js';
 export {
   createGraphQLWebSocketServer,
   type GraphQLWebSocketExtra,
   type GraphQLWebSocketOptions,
   type GraphQLWebSocketServer,
   SLOW_SUBSCRIBER_CLOSE_CODE,
-} from './websocket.js';
+} from './websocket/server.js';
+export { type AcceptWebSocketOptions, acceptWebSocket, type UpgradedWebSocket } from './websocket/web.js';

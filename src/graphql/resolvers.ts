@@ -2,15 +2,15 @@ import type { IExecutableSchemaDefinition } from '@graphql-tools/schema';
 import type { GraphQLResolveInfo } from 'graphql';
 import { z } from 'zod';
 import { canSeeClient, type Principal } from '../core/auth.js';
-import { isSwitchboardError, SwitchboardError } from '../core/errors.js';
+import { SwitchboardError } from '../core/errors.js';
 import type { Client, Message, Order, OrderStatus } from '../core/records.js';
 import { validate } from '../core/validation.js';
+import { importClients } from './client-import/import-clients.js';
 import type { GraphQLContext } from './context.js';
-import { readCsvRows } from './csv.js';
 import { selectsPlainField } from './look-ahead.js';
-import { messageStream } from './message-stream.js';
 import { DateTimeScalar, UploadScalar } from './scalars.js';
 import { FIELD_SCOPES } from './scopes.js';
+import { messageStream } from './subscriptions/message-stream.js';
 import type { Upload } from './upload.js';
 
 export interface Paging {
@@ -95,27 +95,9 @@ export const resolvers: GraphQLResolvers = {
     sendMessage(_, args: { input: Record<string, unknown> }, ctx) {
       return ctx.domain.messages.create(args.input);
     },
-    async importClients(_, args: { file: Upload }, ctx) {
+    importClients: (_, args: { file: Upload }, ctx) => {
       forbidForUsers(ctx.principal, 'import clients');
-      const created: Client[] = [];
-      const rejected: { line: number; code: string; message: string }[] = [];
-      let line = 1;
-      try {
-        for await (const row of readCsvRows(args.file.stream(), { maxRows: ctx.limits.maxImportRows })) {
-          line = row.line;
-          try {
-            created.push(await ctx.domain.clients.create(row.fields));
-          } catch (error) {
-            if (!isSwitchboardError(error)) throw error;
-            rejected.push({ line: row.line, code: error.code, message: error.message });
-          }
-        }
-      } catch (error) {
-        // The file broke off (too large, too many rows, malformed): keep what was imported and say where.
-        if (!isSwitchboardError(error)) throw error;
-        rejected.push({ line: line + 1, code: error.code, message: error.message });
-      }
-      return { created, rejected };
+      return importClients(args.file, ctx);
     },
   },
   Subscription: {

@@ -10,7 +10,6 @@
  * const server = await serve({ fetch: switchboard.fetch, onShutdown: switchboard.close });
  */
 export { toWebRequest, writeWebResponse } from './convert.js';
-export { type GraphQLWebSocketRouteOptions, graphqlWebSocketRoute } from './graphql-ws.js';
 export {
   createRequestListener,
   type RequestListener,
@@ -18,3 +17,4 @@ export {
 } from './listener.js';
 export { resolveHost } from './resolve-host.js';
 export { type NodeServer, type ServeOptions, serve, type WebSocketRoute } from './serve.js';
+export { type GraphQLWebSocketRouteOptions, graphqlWebSocketRoute } from './websocket.js';

@@ -51,7 +51,7 @@ export type { TokenResponse } from './issue-tokens.js';
 export { OAUTH_PATHS } from './metadata.js';
 export { type OAuthErrorCode, oauthErrorResponse } from './oauth-error.js';
 export { createPasswordSignIn, type PasswordSignInOptions, type PasswordUser } from './password-sign-in.js';
-export { ACCESS_TOKEN_PREFIX, hashSecret, pkceChallenge, randomSecret } from './secrets.js';
+export { ACCESS_TOKEN_PREFIX, randomSecret } from './secrets.js';
 export type { IdTokenOptions, OAuthOptions, SignIn } from './server-options.js';
 export {
   createKeyRing,

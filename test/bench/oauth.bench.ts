@@ -6,7 +6,8 @@
  */
 import { createJWTSignatureMessage, encodeJWT } from '@oslojs/jwt';
 import { bench, describe } from 'vitest';
-import { createGuard, hashSecret, randomSecret } from '../../src/oauth/index.js';
+import { createGuard, randomSecret } from '../../src/oauth/index.js';
+import { hashSecret } from '../../src/oauth/secrets.js';
 import { createMemoryStorage } from '../../src/storage/memory/index.js';
 
 const storage = createMemoryStorage();

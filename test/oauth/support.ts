@@ -1,7 +1,8 @@
 import { argon2id, argon2Verify } from 'hash-wasm';
 import { createSwitchboard, type Switchboard, type SwitchboardOptions } from '../../src/index.js';
 import { graphqlWebSocketRoute, type NodeServer, serve } from '../../src/node/index.js';
-import { createPasswordSignIn, pkceChallenge } from '../../src/oauth/index.js';
+import { createPasswordSignIn } from '../../src/oauth/index.js';
+import { pkceChallenge } from '../../src/oauth/secrets.js';
 import { type ManualClock, manualClock } from '../support/clock.js';
 
 export const ADMIN_KEY = 'sbk_test_admin_key_0123456789abcdefghijklmnop';

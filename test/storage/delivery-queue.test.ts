@@ -1,6 +1,7 @@
 /** The memory adapter's delivery queue, through the storage contract: what a claim may and may not take. */
 import { describe, expect, it } from 'vitest';
-import { isoAt, type WebhookDeliveryRecord } from '../../src/index.js';
+import { isoAt } from '../../src/core/runtime.js';
+import type { WebhookDeliveryRecord } from '../../src/index.js';
 import { createMemoryStorage } from '../../src/storage/memory/index.js';
 
 const T0 = Date.parse('2026-01-01T00:00:00.000Z');

@@ -2,9 +2,9 @@ import { type ExecutionResult, GraphQLError, getOperationAST, OperationTypeNode 
 import { createHandler, type Request as SseRequest } from 'graphql-sse';
 import type { Principal } from '../../core/auth.js';
 import { readText } from '../../http/body.js';
-import { createCredentialWatch } from '../credential-watch.js';
 import type { Engine } from '../engine.js';
-import { createSubscriptionGroups, type Subscription } from '../subscription-groups.js';
+import { createCredentialWatch } from '../subscriptions/credential-watch.js';
+import { createSubscriptionGroups, type Subscription } from '../subscriptions/groups.js';
 
 /** GraphQL over Server-Sent Events on the GraphQL path, for clients without WebSockets. */
 export interface EventStreams {

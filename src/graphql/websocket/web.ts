@@ -1,5 +1,5 @@
 import { CloseCode, handleProtocols } from 'graphql-ws';
-import { type GraphQLWebSocketServer, SLOW_SUBSCRIBER_CLOSE_CODE } from './websocket.js';
+import { type GraphQLWebSocketServer, SLOW_SUBSCRIBER_CLOSE_CODE } from './server.js';
 
 export interface AcceptWebSocketOptions {
   /** Largest incoming message; a larger one closes the socket with 1009. Default: `limits.maxBodyBytes`. */

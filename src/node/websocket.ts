@@ -1,8 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import { CloseCode, handleProtocols } from 'graphql-ws';
 import type { WebSocket } from 'ws';
-import type { GraphQLWebSocketExtra, GraphQLWebSocketServer } from '../graphql/websocket.js';
-import { SLOW_SUBSCRIBER_CLOSE_CODE } from '../graphql/websocket.js';
+import type { GraphQLWebSocketExtra, GraphQLWebSocketServer } from '../graphql/websocket/server.js';
+import { SLOW_SUBSCRIBER_CLOSE_CODE } from '../graphql/websocket/server.js';
 import type { WebSocketRoute } from './serve.js';
 
 export interface GraphQLWebSocketRouteOptions {

@@ -6,7 +6,7 @@ import {
   type GraphQLSchema,
   subscribe,
 } from 'graphql';
-import type { Principal } from '../core/auth.js';
+import type { Principal } from '../../core/auth.js';
 
 /** One subscription operation as a subscriber sent it. */
 export interface SubscriptionOperation {

@@ -1,4 +1,4 @@
-import { SwitchboardError } from '../core/errors.js';
+import { SwitchboardError } from '../../core/errors.js';
 
 /** One data row of a CSV file: its 1-based line number and its fields by header name. */
 export interface CsvRow {

@@ -7,17 +7,17 @@ import {
   subscribe,
 } from 'graphql';
 import { CloseCode, type Context, makeServer, type Server } from 'graphql-ws';
-import type { Principal } from '../core/auth.js';
-import { isSwitchboardError } from '../core/errors.js';
-import { createCredentialWatch, type Watched } from './credential-watch.js';
-import { createEngine, type Engine, type GraphQLOptions } from './engine.js';
-import type { GraphQLLimits } from './limits.js';
+import type { Principal } from '../../core/auth.js';
+import { isSwitchboardError } from '../../core/errors.js';
+import { createEngine, type Engine, type GraphQLOptions } from '../engine.js';
+import type { GraphQLLimits } from '../limits.js';
+import { createCredentialWatch, type Watched } from '../subscriptions/credential-watch.js';
 import {
   createSubscriptionGroups,
   type Subscriber,
   type Subscription,
   type SubscriptionOperation,
-} from './subscription-groups.js';
+} from '../subscriptions/groups.js';
 
 /** What a runtime hookup hands to the server with each socket. */
 export interface GraphQLWebSocketExtra {

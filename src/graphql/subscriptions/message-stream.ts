@@ -1,5 +1,5 @@
-import type { EventBus } from '../core/event-bus.js';
-import type { Message } from '../core/records.js';
+import type { EventBus } from '../../core/event-bus.js';
+import type { Message } from '../../core/records.js';
 
 export interface MessageStreamOptions {
   readonly chatbotId: string;
