@@ -18,8 +18,10 @@ export const SCOPES = {
   'admin.oauth.write': 'Register OAuth clients and manage API keys',
 } as const;
 
+/** A scope name: one of {@link SCOPES}, or any other string a host defines for its own routes. */
 export type Scope = keyof typeof SCOPES | (string & {});
 
+/** The authenticated caller of a request: who it is and which scopes it holds. */
 export interface Principal {
   /**
    * `user`: a signed-in client acting through an OAuth app; `service`: an API key or machine client;

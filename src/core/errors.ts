@@ -84,6 +84,7 @@ export class SwitchboardError extends Error {
   }
 }
 
+/** Whether a thrown value is a {@link SwitchboardError}, an expected failure; anything else is a bug. */
 export function isSwitchboardError(value: unknown): value is SwitchboardError {
   return value instanceof SwitchboardError;
 }

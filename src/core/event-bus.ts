@@ -2,8 +2,10 @@ import { type DomainEvent, matchesEventType } from './events.js';
 import type { Logger } from './runtime.js';
 import { silentLogger } from './runtime.js';
 
+/** Receives the events published on an {@link EventBus}; the built-in buses log what it throws, and go on. */
 export type EventListener = (event: DomainEvent) => void | Promise<void>;
 
+/** Options of {@link EventBus.subscribe}: which event types the listener receives. */
 export interface SubscribeOptions {
   /** Event type patterns to receive (`order.*`, `message.created`); all events when omitted. */
   readonly types?: readonly string[];

@@ -18,8 +18,10 @@ export const EVENT_TYPES = [
   'message.created',
 ] as const;
 
+/** The name of an event kind the domain emits, one of {@link EVENT_TYPES}. */
 export type EventType = (typeof EVENT_TYPES)[number];
 
+/** A committed change, as written to the outbox and delivered to subscribers and webhooks. */
 export interface DomainEvent {
   /** The unique `event_id`; stays the same on every delivery and retry. */
   readonly id: string;

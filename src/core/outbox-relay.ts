@@ -10,6 +10,7 @@ import { type Clock, type Logger, silentLogger, systemClock } from './runtime.js
  */
 export type OutboxHandler = (events: readonly DomainEvent[]) => Promise<void>;
 
+/** Options of {@link createOutboxRelay}: the storage whose outbox it reads, the bus, batch size and lease. */
 export interface OutboxRelayOptions {
   readonly storage: Storage;
   readonly bus: EventBus;
@@ -38,6 +39,10 @@ export interface OutboxRelay {
   use(handler: OutboxHandler): () => void;
 }
 
+/**
+ * Creates an {@link OutboxRelay}. Call `start` to poll and `kick` after each write; `createSwitchboard`
+ * does both.
+ */
 export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   const { storage, bus } = options;
   const clock = options.clock ?? systemClock;

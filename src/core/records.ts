@@ -20,6 +20,7 @@ export interface Client {
 /** The life of an order. See {@link ORDER_TRANSITIONS} for the allowed moves. */
 export type OrderStatus = 'pending' | 'paid' | 'shipped' | 'delivered' | 'cancelled' | 'refunded';
 
+/** Every {@link OrderStatus}, from `pending` on; the status enums of the input and REST schemas use it. */
 export const ORDER_STATUSES: readonly OrderStatus[] = [
   'pending',
   'paid',
@@ -39,6 +40,7 @@ export const ORDER_TRANSITIONS: Readonly<Record<OrderStatus, readonly OrderStatu
   refunded: [],
 };
 
+/** An order of a client: an amount, a currency and a status that moves along {@link ORDER_TRANSITIONS}. */
 export interface Order {
   readonly id: string;
   readonly clientId: string;

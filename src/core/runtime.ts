@@ -11,6 +11,7 @@ export interface Clock {
 /** Makes a new unique id with a readable prefix, e.g. `cli_…` for a client. */
 export type IdGenerator = (prefix: string) => string;
 
+/** How serious a log entry is, from `debug` to `error`. */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
 /** Structured logger: a message plus fields. Never pass secrets in fields. */
@@ -18,6 +19,7 @@ export interface Logger {
   log(level: LogLevel, message: string, fields?: Record<string, unknown>): void;
 }
 
+/** The real clock: `Date.now()`. */
 export const systemClock: Clock = { now: () => Date.now() };
 
 /** Random ids: a prefix and 128 bits from `crypto.randomUUID`, e.g. `cli_6f1c…`. */
@@ -56,6 +58,7 @@ export const sortableIds: IdGenerator = (prefix) => {
   return `${prefix}_${hex(lastMs, 12)}${hex(sequence, 4)}${hex(high, 8)}${hex(low, 8)}`;
 };
 
+/** A logger that drops everything; the default when the host passes none. */
 export const silentLogger: Logger = { log: () => {} };
 
 /**

@@ -43,6 +43,7 @@ export const ClientPatchInput = z
 
 export const OrderStatusSchema = z.enum(ORDER_STATUSES as [string, ...string[]]);
 
+/** A new order: `total` as an exact decimal string such as `"129.90"`, `currency` as an ISO 4217 code. */
 export const OrderCreateInput = z.strictObject({
   total: z
     .string()
@@ -54,8 +55,10 @@ export const OrderCreateInput = z.strictObject({
     .regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code such as "EUR"'),
 });
 
+/** A move of an order to a new status; which moves are allowed is checked by the order service. */
 export const OrderStatusChangeInput = z.strictObject({ status: OrderStatusSchema });
 
+/** A new chat message: the chatbot, the visitor and the text (up to 4,000 characters). */
 export const MessageCreateInput = z.strictObject({
   chatbotId: text(100),
   visitorId: text(100),
@@ -65,8 +68,11 @@ export const MessageCreateInput = z.strictObject({
 export type ClientCreateInput = z.output<typeof ClientCreateInput>;
 export type ClientReplaceInput = z.output<typeof ClientReplaceInput>;
 export type ClientPatchInput = z.output<typeof ClientPatchInput>;
+/** A validated {@link OrderCreateInput}. */
 export type OrderCreateInput = z.output<typeof OrderCreateInput>;
+/** A validated {@link OrderStatusChangeInput}. */
 export type OrderStatusChangeInput = z.output<typeof OrderStatusChangeInput>;
+/** A validated {@link MessageCreateInput}. */
 export type MessageCreateInput = z.output<typeof MessageCreateInput>;
 
 /**

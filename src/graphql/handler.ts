@@ -11,6 +11,7 @@ import { createEventStreams } from './http/event-stream.js';
 import { readMultipart } from './http/multipart.js';
 import { type GraphQLParams, paramsFromBody, paramsFromUrl } from './http/params.js';
 
+/** Options of {@link createGraphQLHandler}: the shared GraphQL options, plus GraphiQL and file uploads. */
 export interface GraphQLHandlerOptions extends GraphQLOptions {
   /** Serve GraphiQL to browsers on GET. Default: on when introspection is on. */
   readonly graphiql?: boolean;

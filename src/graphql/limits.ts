@@ -33,6 +33,7 @@ export interface GraphQLLimits {
   readonly documentCacheSize: number;
 }
 
+/** The default {@link GraphQLLimits}; the `limits` option overrides them one by one. */
 export const DEFAULT_LIMITS: GraphQLLimits = {
   maxDepth: 8,
   maxIntrospectionDepth: 15,

@@ -13,6 +13,7 @@ import { FIELD_SCOPES } from './scopes.js';
 import { messageStream } from './subscriptions/message-stream.js';
 import type { Upload } from './upload.js';
 
+/** The `limit` and `offset` arguments of a list field; {@link listRange} applies defaults and bounds. */
 export interface Paging {
   readonly limit?: number | null;
   readonly offset?: number | null;

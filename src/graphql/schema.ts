@@ -6,6 +6,7 @@ import { resolvers as builtInResolvers, type GraphQLResolvers } from './resolver
 import { FIELD_SCOPES } from './scopes.js';
 import { typeDefs as builtInTypeDefs } from './type-defs.js';
 
+/** Options of {@link createSchema}: the type definitions, resolvers and scopes a host adds to the schema. */
 export interface CreateSchemaOptions {
   /** Type definitions added to the built-in ones, e.g. `extend type Query { … }`. */
   readonly typeDefs?: string | DocumentNode | readonly (string | DocumentNode)[];

@@ -3,6 +3,7 @@
 /** Where the finishing steps write headers: a `Headers`, or a draft's record. */
 export type HeaderTarget = Pick<Headers, 'has' | 'set' | 'append'>;
 
+/** Which browser origins may call, whether with credentials, and how long preflight answers are cached. */
 export interface CorsOptions {
   /** Allowed origins: a list (`https://chat.example.com`), `'*'` for any, or a predicate. */
   readonly origins: readonly string[] | '*' | ((origin: string) => boolean);

@@ -8,6 +8,7 @@ import { SCOPES } from '../core/auth.js';
 import type { AnyRoute } from './route.js';
 import { ProblemSchema } from './schemas.js';
 
+/** The `info` block of the OpenAPI document; an omitted field gets a default (version: the base path's). */
 export interface OpenApiInfo {
   readonly title?: string;
   readonly version?: string;
@@ -20,6 +21,8 @@ export type OpenApiDocument = Record<string, unknown>;
 type Json = Record<string, unknown>;
 
 /**
+ * Builds the OpenAPI 3.1 document of a route set served under `basePath`; `deprecated` marks every operation.
+ *
  * @example
  * const document = buildOpenApiDocument(routes, { basePath: '/api/v1', info: { title: 'CRM' } });
  */

@@ -8,6 +8,7 @@ import type { Range } from '../storage/contract/index.js';
 import { json } from './responses.js';
 
 export const DEFAULT_PAGE_SIZE = 20;
+/** The largest `limit` a list accepts unless the handler set passes another `maxPageSize`. */
 export const MAX_PAGE_SIZE = 100;
 const MAX_PAGE = 1_000_000;
 
@@ -56,6 +57,7 @@ function buildPageQuery(limits: PageLimits) {
   });
 }
 
+/** The zod schema {@link pageQuery} returns: `page` and `limit`, coerced from query strings. */
 export type PageQuerySchema = ReturnType<typeof buildPageQuery>;
 
 /** The storage range of a page. */

@@ -34,6 +34,7 @@ export interface RouteContext<P = unknown, Q = unknown, B = unknown> {
   idempotent<T>(respond: (record: T) => Response): CreateOptions<T>;
 }
 
+/** The request body a route accepts: its schema, media types and OpenAPI component name. */
 export interface RouteBody<S extends z.ZodType = z.ZodType> {
   readonly schema: S;
   /** Media types accepted (415 otherwise). Default `application/json`. */
@@ -42,6 +43,7 @@ export interface RouteBody<S extends z.ZodType = z.ZodType> {
   readonly name?: string;
 }
 
+/** One documented answer of a route, keyed by status in `responses`: its meaning, body schema and headers. */
 export interface RouteResponse {
   readonly description: string;
   /** Omit for bodiless responses (204). */

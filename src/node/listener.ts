@@ -3,6 +3,7 @@ import { getRequestListener, RequestError } from '@hono/node-server';
 import type { Logger } from '../core/runtime.js';
 import { silentLogger } from '../core/runtime.js';
 
+/** Options of {@link createRequestListener}. */
 export interface RequestListenerOptions {
   readonly logger?: Logger;
   /** The host (and port) a request without a `Host` header is taken to be for. */
@@ -15,6 +16,7 @@ export interface RequestListenerOptions {
   readonly overrideGlobals?: boolean;
 }
 
+/** A node:http request listener, to pass to `createServer` or mount in Express or Fastify. */
 export type RequestListener = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 
 /**

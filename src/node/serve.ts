@@ -15,6 +15,7 @@ export interface WebSocketRoute {
   readonly onConnection: (socket: WebSocket, request: IncomingMessage) => void;
 }
 
+/** Options of {@link serve}: the fetch handler, where to listen, WebSocket routes and how to shut down. */
 export interface ServeOptions {
   readonly fetch: (request: Request) => Promise<Response>;
   /** 0 picks a free port (tests). Default 4000. */
@@ -35,6 +36,7 @@ export interface ServeOptions {
   readonly overrideGlobals?: boolean;
 }
 
+/** A running server started by {@link serve}: its address, the underlying node:http server, and `close`. */
 export interface NodeServer {
   /** e.g. `http://127.0.0.1:4000` */
   readonly url: string;

@@ -5,6 +5,7 @@ import type { GraphQLWebSocketExtra, GraphQLWebSocketServer } from '../graphql/w
 import { SLOW_SUBSCRIBER_CLOSE_CODE } from '../graphql/websocket/server.js';
 import type { WebSocketRoute } from './serve.js';
 
+/** Options of {@link graphqlWebSocketRoute}: the path, keep-alive pings and message and buffer limits. */
 export interface GraphQLWebSocketRouteOptions {
   /** Default `/graphql`, the same path as the HTTP endpoint. */
   readonly path?: string;

@@ -6,6 +6,7 @@ import { hashSecret, randomSecret } from './secrets.js';
 /** Every API key starts with this, so secret scanners and people can recognise one. */
 export const API_KEY_PREFIX = 'sbk_';
 
+/** What a new API key is called, which scopes it carries, and optionally the key itself. */
 export interface CreateApiKeyInput {
   readonly name: string;
   readonly scopes: readonly string[];
@@ -13,12 +14,14 @@ export interface CreateApiKeyInput {
   readonly key?: string;
 }
 
+/** A new API key: its stored record, and the key itself, which is shown only this once. */
 export interface CreatedApiKey {
   readonly record: ApiKeyRecord;
   /** The key itself: shown once, stored only hashed. */
   readonly key: string;
 }
 
+/** The clock and id generator used to create API keys. */
 export interface ApiKeyOptions {
   readonly clock: Clock;
   readonly ids: IdGenerator;

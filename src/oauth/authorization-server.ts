@@ -38,6 +38,10 @@ const CORS_PREFLIGHT = {
   'access-control-max-age': '600',
 };
 
+/**
+ * Options of {@link createAuthorizationServer}: the {@link OAuthOptions}, plus the admin API key and who
+ * may call the admin routes.
+ */
 export interface AuthorizationServerOptions extends OAuthOptions {
   /**
    * An API key the host chooses (e.g. from `SWITCHBOARD_API_KEY`, at least 32 characters), stored

@@ -5,6 +5,7 @@ import type { OAuthClientRecord, OAuthGrantType, Stores } from '../storage/contr
 import { redirectUriProblem } from './redirect-uri.js';
 import { hashSecret, randomSecret } from './secrets.js';
 
+/** What a new OAuth client is: its name, type, redirect URIs, scopes and grant types. */
 export interface RegisterClientInput {
   readonly name: string;
   /** `confidential` clients get a secret (server-side apps); `public` ones (SPAs, native) use PKCE. */
@@ -20,12 +21,14 @@ export interface RegisterClientInput {
   readonly secret?: string;
 }
 
+/** A newly registered (or re-keyed) OAuth client: its record, and its plain secret, shown only this once. */
 export interface RegisteredClient {
   readonly client: OAuthClientRecord;
   /** The plain secret: shown once, stored only hashed. `null` for public clients. */
   readonly secret: string | null;
 }
 
+/** The clock, id generator and known scopes used to register an OAuth client. */
 export interface RegisterClientOptions {
   readonly clock: Clock;
   readonly ids: IdGenerator;

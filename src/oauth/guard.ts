@@ -6,6 +6,7 @@ import { hasQueryParam } from '../http/url.js';
 import type { Stores } from '../storage/contract/index.js';
 import { ACCESS_TOKEN_PREFIX, hashSecret } from './secrets.js';
 
+/** Options of {@link createGuard}: the stores where API keys and access tokens are looked up. */
 export interface GuardOptions {
   readonly storage: Pick<Stores, 'apiKeys' | 'oauth'>;
   readonly clock?: Clock;

@@ -7,6 +7,7 @@ export interface PasswordUser {
   readonly passwordHash: string;
 }
 
+/** Options of {@link createPasswordSignIn}: how to find users and check passwords, and when to lock out. */
 export interface PasswordSignInOptions {
   /** Finds a user by what they type as username (the e-mail of their client record). */
   findUser(username: string): Promise<PasswordUser | null>;

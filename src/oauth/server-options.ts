@@ -23,6 +23,7 @@ export interface SignIn {
   verifyPassword?(username: string, password: string): Promise<string | null>;
 }
 
+/** How OpenID Connect ID tokens are signed and how long they live, when the `idTokens` option is set. */
 export interface IdTokenOptions {
   /** Signing keys; a fresh ES256 key is generated (and lost at restart) when omitted. */
   readonly keys?: KeyRing;

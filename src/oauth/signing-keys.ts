@@ -6,6 +6,7 @@
 import { createJWTSignatureMessage, encodeJWT } from '@oslojs/jwt';
 import { randomUrlSafe } from './secrets.js';
 
+/** The JWS algorithms ID tokens can be signed with: ECDSA P-256 (`ES256`) or RSA (`RS256`). */
 export type SigningAlgorithm = 'ES256' | 'RS256';
 
 /** A key pair with its id (`kid`) and algorithm. Export `privateKey` as JWK to keep it across restarts. */
@@ -62,6 +63,7 @@ export interface KeyRing {
   readonly algorithms: readonly SigningAlgorithm[];
 }
 
+/** Options of {@link createKeyRing}: the keys to start with and how many old ones stay published. */
 export interface KeyRingOptions {
   /** Newest first; the first signs. A fresh ES256 key is generated when empty. */
   readonly keys?: readonly SigningKey[];
@@ -70,6 +72,8 @@ export interface KeyRingOptions {
 }
 
 /**
+ * Creates a {@link KeyRing} over the given keys; with none, it makes a fresh ES256 key on first use.
+ *
  * @example
  * const ring = createKeyRing({ keys: [await generateSigningKey()] });
  * const jwt = await ring.sign({ iss: 'https://auth.example.com', sub: 'cli_1' });

@@ -33,10 +33,12 @@ const currency = z.string().meta({ description: 'ISO 4217 code', example: 'EUR' 
 /** v1 order: `total` and `currency` side by side. */
 export const OrderV1Schema = z.object({ ...orderFields, total: amount, currency });
 
-/** v2 order: `total` is a money object, `{ amount, currency }` (the one breaking change of v2). */
+/** An amount of money, `{ amount, currency }`: how v2 gives an order's `total` (the one breaking change of v2). */
 export const MoneySchema = z.object({ amount, currency });
+/** An order as `/api/v2` sends it: `total` is a {@link MoneySchema} object. */
 export const OrderV2Schema = z.object({ ...orderFields, total: MoneySchema });
 
+/** A chat message as the resource interface sends it. */
 export const MessageSchema = z.object({
   id: z.string(),
   chatbotId: z.string(),

@@ -49,6 +49,9 @@ export interface RestOptions
 export const DEFAULT_VERSIONS: readonly RestVersion[] = [{ basePath: '/api/v1', apiVersion: 1 }];
 
 /**
+ * Creates one REST handler set per version, from the shared options plus the version's own, each as a
+ * mount with the `prefix` it answers under.
+ *
  * @example
  * const mounts = createRestVersions({ domain, storage, authenticate }, [
  *   { basePath: '/api/v1', apiVersion: 1, deprecation: { deprecatedAt: new Date('2026-01-01'), successor: '/api/v2' } },

@@ -3,13 +3,15 @@
  * that matches serves the request (`/api/v1/webhook-endpoints` before `/api/v1`), at a segment
  * boundary (`/graphql` serves `/graphql/…`, not `/graphqlx`).
  */
-export type FetchHandler = (request: Request) => Promise<Response>;
+import type { FetchHandler } from './switchboard.js';
 
+/** One handler and the path prefix it serves. */
 export interface Mount {
   readonly prefix: string;
   readonly handle: FetchHandler;
 }
 
+/** The handler for a path: the one mounted at the longest matching prefix, or `undefined`. */
 export function prefixRouter(mounts: readonly Mount[]): (pathname: string) => FetchHandler | undefined {
   const seen = new Set<string>();
   for (const { prefix } of mounts) {

@@ -36,8 +36,13 @@ import { createWebhooks, type Webhooks, type WebhooksOptions } from '../webhooks
 import { type Mount, prefixRouter } from './prefix-router.js';
 import { webhookAdminSchema } from './webhooks-in-graphql.js';
 
+/** A Web-standard request handler: a `Request` in, a `Response` out, as fetch-based runtimes serve it. */
 export type FetchHandler = (request: Request) => Promise<Response>;
 
+/**
+ * Options of {@link createSwitchboard}: shared services (storage, bus, clock, ids, logger, authentication)
+ * and each interface, which `false` leaves out.
+ */
 export interface SwitchboardOptions {
   /** Where records live; in-memory when omitted. */
   readonly storage?: Storage;

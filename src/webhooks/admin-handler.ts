@@ -4,6 +4,7 @@ import { createRouteHandler, type RestHandler } from '../http/route-handler.js';
 import { webhookAdminRoutes } from './admin-routes.js';
 import type { WebhookAdmin } from './admin-service.js';
 
+/** Options of {@link createWebhookAdminHandler}: the admin service, `authenticate`, and the base path. */
 export interface WebhookAdminHandlerOptions {
   readonly admin: WebhookAdmin;
   readonly authenticate: Authenticate;

@@ -32,8 +32,13 @@ export interface WebhookEndpointWithSecret {
   readonly secret: string;
 }
 
+/** A delivery as admins see it: the stored record without its lease. */
 export type WebhookDelivery = Omit<WebhookDeliveryRecord, 'leasedBy' | 'leaseUntil'>;
 
+/**
+ * Options of {@link createWebhookAdmin}: the storage, which receiver URLs are allowed, and the secret
+ * rotation overlap.
+ */
 export interface WebhookAdminOptions {
   readonly storage: Storage;
   readonly clock?: Clock;
@@ -75,6 +80,8 @@ export interface WebhookAdmin {
 }
 
 /**
+ * Creates the {@link WebhookAdmin} service over a storage.
+ *
  * @example
  * const admin = createWebhookAdmin({ storage });
  * const { endpoint, secret } = await admin.createEndpoint({

@@ -20,10 +20,12 @@ export const WebhookEndpointSchema = z.object({
   version: z.number().int(),
 });
 
+/** An endpoint with its new signing secret, as create and secret rotation answer it. */
 export const WebhookEndpointWithSecretSchema = WebhookEndpointSchema.extend({
   secret: z.string().meta({ description: 'The new signing secret, shown this once', example: 'whsec_…' }),
 });
 
+/** A delivery as the admin routes send it (without its lease). */
 export const WebhookDeliverySchema = z.object({
   id: z.string(),
   endpointId: z.string(),
@@ -39,6 +41,7 @@ export const WebhookDeliverySchema = z.object({
   updatedAt: timestamp,
 });
 
+/** One attempt at a delivery, as the admin routes list them. */
 export const WebhookAttemptSchema = z.object({
   id: z.string(),
   deliveryId: z.string(),

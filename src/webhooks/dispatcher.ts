@@ -27,6 +27,8 @@ export interface WebhookDispatcher {
 }
 
 /**
+ * Creates a {@link WebhookDispatcher}; call `start` to poll, and `stop` on shutdown to hand its claims back.
+ *
  * @example
  * const dispatcher = createWebhookDispatcher({ storage, outbound: { resolveHost } });
  * dispatcher.start();

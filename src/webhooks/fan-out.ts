@@ -4,6 +4,7 @@ import { type Clock, type IdGenerator, isoAt, sortableIds, systemClock } from '.
 import type { Storage, WebhookDeliveryRecord } from '../storage/contract/index.js';
 import { webhookPayload } from './payload.js';
 
+/** Options of {@link createWebhookFanOut}: the storage, and a hook to wake the dispatcher. */
 export interface WebhookFanOutOptions {
   readonly storage: Storage;
   readonly clock?: Clock;

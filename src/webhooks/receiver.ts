@@ -18,6 +18,7 @@ export interface ReceivedWebhook {
   readonly payload: Readonly<Record<string, unknown>>;
 }
 
+/** What `onEvent` gets besides the event: a way to defer slow work until after the answer. */
 export interface ReceiveContext {
   /**
    * Runs `task` after the answer: with the runtime's `waitUntil` when given, else in a bounded
@@ -28,6 +29,7 @@ export interface ReceiveContext {
   defer(task: () => Promise<void>): void;
 }
 
+/** Options of {@link createWebhookReceiver}: the secrets, where processed event ids are kept, the handler. */
 export interface WebhookReceiverOptions {
   /** Every secret currently valid (several during a rotation). */
   readonly secrets: readonly string[];

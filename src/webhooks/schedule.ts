@@ -14,6 +14,7 @@ export const DEFAULT_RETRY_DELAYS_MS: readonly number[] = [
   10 * 3_600_000,
 ];
 
+/** How many attempts a delivery gets and how long to wait after each failure. */
 export interface RetrySchedule {
   /** Total attempts, 3 to 10. */
   readonly attempts: number;
@@ -21,6 +22,7 @@ export interface RetrySchedule {
   delayAfter(attempt: number): number;
 }
 
+/** Options of {@link retrySchedule}: the number of attempts and the delays. */
 export interface RetryScheduleOptions {
   /** Total attempts, 3 to 10 (default 8). Beyond the default's eight, the last delay repeats. */
   readonly attempts?: number;
@@ -29,6 +31,9 @@ export interface RetryScheduleOptions {
 }
 
 /**
+ * Makes a {@link RetrySchedule} from {@link DEFAULT_RETRY_DELAYS_MS} or your own delays; throws a
+ * `RangeError` unless `attempts` is a whole number from 3 to 10.
+ *
  * @example
  * const schedule = retrySchedule({ attempts: 5 }); // immediately, 5 s, 5 min, 30 min, 2 h
  * schedule.delayAfter(1); // 5_000

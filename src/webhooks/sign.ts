@@ -16,6 +16,7 @@ export type SignatureScheme = 'switchboard' | 'standard';
  */
 export type SignedContent = 'timestamped' | 'body';
 
+/** Options of {@link signWebhook}: the body, the secrets, the event id and the timestamp to sign. */
 export interface SignOptions {
   /** The exact bytes sent; a string is sent (and signed) as UTF-8. */
   readonly body: string | Uint8Array;

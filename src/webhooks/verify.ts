@@ -6,6 +6,7 @@ import type { SignatureScheme, SignedContent } from './sign.js';
 /** Why a request failed verification. Safe to show to the sender: none reveals the expected value. */
 export type VerifyFailureReason = 'missing_header' | 'malformed' | 'mismatch' | 'stale' | 'future';
 
+/** The outcome of {@link verifyWebhook}: the event id and timestamp when it passed, else why it failed. */
 export type VerifyResult =
   | {
       readonly ok: true;
@@ -16,6 +17,7 @@ export type VerifyResult =
     }
   | { readonly ok: false; readonly reason: VerifyFailureReason; readonly message: string };
 
+/** Options of {@link verifyWebhook}: the raw body, the headers, the valid secrets and the scheme. */
 export interface VerifyOptions {
   /** The raw body bytes exactly as received: verify before parsing, never a re-serialised object. */
   readonly body: string | Uint8Array;

@@ -16,6 +16,10 @@ import { createWebhookDispatcher, type WebhookDispatcher } from './dispatcher.js
 import type { WebhookDispatcherOptions } from './dispatcher-options.js';
 import { createWebhookFanOut } from './fan-out.js';
 
+/**
+ * Options of {@link createWebhooks}: the dispatcher options plus the storage, `authenticate` for the admin
+ * routes, and their base path.
+ */
 export interface WebhooksOptions
   extends Omit<WebhookDispatcherOptions, 'storage' | 'clock' | 'ids' | 'logger' | 'onCommit'> {
   readonly storage: Storage;

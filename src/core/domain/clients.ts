@@ -13,6 +13,7 @@ import {
   withRetry,
 } from './context.js';
 
+/** Reads and writes clients; every write is validated and publishes its event in the same transaction. */
 export interface ClientService {
   /** Validates and creates a client; publishes `client.created`. */
   create(input: unknown, options?: CreateOptions<Client>): Promise<Client>;

@@ -16,6 +16,7 @@ export interface Domain {
   readonly messages: MessageService;
 }
 
+/** Options of {@link createDomain}: the storage, plus the clock and ids (default: system time, sortable). */
 export interface DomainOptions {
   readonly storage: Storage;
   readonly clock?: Clock;
@@ -25,6 +26,9 @@ export interface DomainOptions {
 }
 
 /**
+ * Creates the domain services (clients, orders, messages) over a storage; every write runs with its event
+ * in one transaction.
+ *
  * @example
  * const domain = createDomain({ storage: createMemoryStorage() });
  * const client = await domain.clients.create({ name: 'Ada', email: 'ada@example.com' });

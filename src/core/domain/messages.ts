@@ -4,6 +4,7 @@ import { isoAt } from '../runtime.js';
 import { MessageCreateInput, validate } from '../validation.js';
 import { type CreateOptions, commit, type DomainContext, newEvent, notFound } from './context.js';
 
+/** Records and reads chat messages; a new message publishes `message.created` in the same transaction. */
 export interface MessageService {
   /** Records a chat message; publishes `message.created` (what `onNewMessage` subscribers receive). */
   create(input: unknown, options?: CreateOptions<Message>): Promise<Message>;

@@ -14,6 +14,7 @@ import {
   withRetry,
 } from './context.js';
 
+/** Creates, reads and moves orders through their life cycle; each write publishes its event. */
 export interface OrderService {
   /** Creates a `pending` order for an existing client; publishes `order.created`. */
   create(clientId: string, input: unknown, options?: CreateOptions<Order>): Promise<Order>;

@@ -41,6 +41,10 @@ export interface GraphQLWebSocketServer extends Server<GraphQLWebSocketExtra> {
   subscriptions(): { subscribers: number; groups: number };
 }
 
+/**
+ * Options of {@link createGraphQLWebSocketServer}: the shared GraphQL options (domain, bus, authentication,
+ * schema, limits) plus the `connection_init` timeout.
+ */
 export interface GraphQLWebSocketOptions extends GraphQLOptions {
   /** How long a socket may stay open without `connection_init` (close 4408). Default 3 s. */
   readonly connectionInitWaitTimeout?: number;

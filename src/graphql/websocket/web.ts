@@ -1,6 +1,7 @@
 import { CloseCode, handleProtocols } from 'graphql-ws';
 import { type GraphQLWebSocketServer, SLOW_SUBSCRIBER_CLOSE_CODE } from './server.js';
 
+/** Options of {@link acceptWebSocket}: message and buffer limits of the socket. */
 export interface AcceptWebSocketOptions {
   /** Largest incoming message; a larger one closes the socket with 1009. Default: `limits.maxBodyBytes`. */
   readonly maxMessageBytes?: number;

@@ -12,6 +12,7 @@ import { createIdTokenVerifier, type IdTokenClaims } from './id-token.js';
 
 export type { IdTokenClaims } from './id-token.js';
 
+/** Where the other system's OAuth endpoints are, and this app's client id, secret and redirect URI there. */
 export interface OAuthClientConfig {
   readonly authorizationEndpoint: string;
   readonly tokenEndpoint: string;
@@ -58,6 +59,10 @@ export interface TokenSet {
   readonly idTokenClaims: IdTokenClaims | null;
 }
 
+/**
+ * Calls to another OAuth 2.0 server as one client: authorize with PKCE, handle the callback, exchange,
+ * refresh and revoke tokens.
+ */
 export interface OAuthClient {
   /**
    * A fresh authorization URL with random `state` and an S256 PKCE challenge, and a random `nonce` when
@@ -90,6 +95,8 @@ export interface OAuthClient {
 }
 
 /**
+ * Creates an {@link OAuthClient} for one registered app at one authorization server.
+ *
  * @example
  * const crm = createOAuthClient({ authorizationEndpoint, tokenEndpoint, clientId, clientSecret, redirectUri });
  * const pending = await crm.createAuthorizationRequest({ scopes: ['contacts.read'] });

@@ -15,6 +15,7 @@ export interface ApiKeyRecord {
   readonly lastUsedAt: string | null;
 }
 
+/** API keys: looked up by hash on every request, listed and revoked by id. */
 export interface ApiKeyStore {
   /** Throws a `conflict` SwitchboardError when the id or hash is taken. */
   insert(key: ApiKeyRecord): Promise<void>;

@@ -6,6 +6,7 @@ export type IdempotencyClaim =
   /** Already done; `result` is what the first caller stored (e.g. a serialised response). */
   | { readonly state: 'completed'; readonly result: string | null };
 
+/** Options of {@link IdempotencyStore.claim}: the time, and how long an unfinished claim holds. */
 export interface IdempotencyClaimOptions {
   readonly now: number;
   /** How long an unfinished claim blocks others before it counts as abandoned (its worker died). */

@@ -11,6 +11,7 @@
 /** How a client proves who it is at the token endpoint (RFC 7591 §2 names). */
 export type TokenEndpointAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none';
 
+/** The grant types a client may be allowed to use at the token endpoint (RFC 6749). */
 export type OAuthGrantType = 'authorization_code' | 'refresh_token' | 'client_credentials';
 
 /** A registered OAuth client (a chatbot app). Public clients have no secret and must use PKCE. */
@@ -29,6 +30,7 @@ export interface OAuthClientRecord {
   readonly createdAt: string;
 }
 
+/** Registered OAuth clients, by id. */
 export interface OAuthClientStore {
   get(id: string): Promise<OAuthClientRecord | null>;
   /** Ordered by `createdAt`, then `id`. */
@@ -70,6 +72,7 @@ export type CodeConsumption =
   | { readonly state: 'reused'; readonly code: AuthorizationCodeRecord }
   | { readonly state: 'missing' };
 
+/** Authorization codes, by hash; each can be consumed once. */
 export interface AuthorizationCodeStore {
   insert(code: AuthorizationCodeRecord): Promise<void>;
   /** Atomic: of many concurrent callers with the same hash exactly one gets `consumed`. */
@@ -90,6 +93,7 @@ export interface GrantRecord {
   readonly revokedAt: number | null;
 }
 
+/** Grants (token families), by id; revoking a grant ends every token issued under it. */
 export interface GrantStore {
   insert(grant: GrantRecord): Promise<void>;
   get(id: string): Promise<GrantRecord | null>;
@@ -118,6 +122,7 @@ export type RefreshTokenUse =
   | { readonly state: 'used'; readonly token: RefreshTokenRecord }
   | { readonly state: 'missing' };
 
+/** Refresh tokens, by hash; each is used once, when it is rotated, and a later use is a replay. */
 export interface RefreshTokenStore {
   insert(token: RefreshTokenRecord): Promise<void>;
   get(tokenHash: string): Promise<RefreshTokenRecord | null>;
@@ -137,6 +142,7 @@ export interface AccessTokenRecord {
   readonly expiresAt: number;
 }
 
+/** Access tokens, by hash; the guard reads one on every API call. */
 export interface AccessTokenStore {
   insert(token: AccessTokenRecord): Promise<void>;
   get(tokenHash: string): Promise<AccessTokenRecord | null>;

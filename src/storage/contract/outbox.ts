@@ -1,5 +1,6 @@
 import type { DomainEvent } from '../../core/events.js';
 
+/** Options of {@link OutboxStore.claim}: the time, how many events to take, and how long the claim holds. */
 export interface ClaimOptions {
   /** Epoch milliseconds. */
   readonly now: number;

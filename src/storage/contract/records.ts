@@ -6,6 +6,7 @@ export interface Range {
   readonly limit: number;
 }
 
+/** Which clients to list; the fields given must all match, and an empty filter matches every client. */
 export interface ClientFilter {
   readonly city?: string;
   /** Exact match on the normalised (lower-case) e-mail. */
@@ -28,6 +29,7 @@ export interface ClientStore {
   delete(id: string, expectedVersion?: number): Promise<boolean>;
 }
 
+/** Which orders to list: all of them, or those with one status. */
 export interface OrderFilter {
   readonly status?: OrderStatus;
 }
@@ -44,6 +46,7 @@ export interface OrderStore {
   deleteByClient(clientId: string): Promise<number>;
 }
 
+/** Which messages to list: those of one chatbot, optionally with one visitor. */
 export interface MessageFilter {
   readonly chatbotId: string;
   readonly visitorId?: string;

@@ -19,8 +19,13 @@ export interface WebhookSecretRecord {
   readonly expiresAt: string | null;
 }
 
+/**
+ * Why an endpoint was disabled: by an admin (`manual`), because it answered 410 Gone (`gone`), or because it
+ * kept failing for too long (`failing`).
+ */
 export type WebhookEndpointDisabledReason = 'manual' | 'gone' | 'failing';
 
+/** A receiver URL that subscribes to event types, with its signing secrets and health. */
 export interface WebhookEndpointRecord {
   readonly id: string;
   readonly url: string;
@@ -67,6 +72,7 @@ export interface WebhookEndpointStore {
 /** `pending` includes deliveries in flight; `dead` is the dead letter, kept for inspection and re-send. */
 export type WebhookDeliveryStatus = 'pending' | 'succeeded' | 'dead';
 
+/** One event on its way to one endpoint: the body to send, its retry state and its lease. */
 export interface WebhookDeliveryRecord {
   readonly id: string;
   readonly endpointId: string;
@@ -88,6 +94,7 @@ export interface WebhookDeliveryRecord {
   readonly updatedAt: string;
 }
 
+/** Which deliveries to list or re-queue; the fields given must all match. */
 export interface WebhookDeliveryFilter {
   readonly endpointId?: string;
   readonly status?: WebhookDeliveryStatus;
@@ -96,6 +103,10 @@ export interface WebhookDeliveryFilter {
   readonly createdBefore?: string;
 }
 
+/**
+ * Options of {@link WebhookDeliveryStore.claimDue}: the time, how many to lease, for how long, by which
+ * worker, and per-endpoint caps.
+ */
 export interface WebhookClaimOptions {
   /** Epoch milliseconds. */
   readonly now: number;
@@ -172,6 +183,7 @@ export interface WebhookDeliveryStore {
   prune(before: string): Promise<number>;
 }
 
+/** One HTTP attempt at a delivery and how it ended, kept for the delivery log. */
 export interface WebhookAttemptRecord {
   readonly id: string;
   readonly deliveryId: string;
@@ -196,6 +208,7 @@ export interface WebhookAttemptStore {
   listByDelivery(deliveryId: string): Promise<WebhookAttemptRecord[]>;
 }
 
+/** Every webhook store: endpoints, deliveries and their attempts. */
 export interface WebhookStores {
   readonly endpoints: WebhookEndpointStore;
   readonly deliveries: WebhookDeliveryStore;

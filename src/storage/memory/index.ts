@@ -17,11 +17,13 @@ import { memoryOutboxStore, type OutboxState } from './outbox.js';
 import { createRecordState, memoryClientStore, memoryMessageStore, memoryOrderStore } from './records.js';
 import { createWebhookState, memoryWebhookStores } from './webhooks.js';
 
+/** Options of {@link createMemoryStorage}. */
 export interface MemoryStorageOptions {
   /** How long `sweep` keeps finished webhook deliveries (default 30 days). */
   readonly deliveryRetentionMs?: number;
 }
 
+/** Creates an empty in-memory storage; transactions run one at a time and are rolled back when they throw. */
 export function createMemoryStorage(options: MemoryStorageOptions = {}): Storage {
   const records = createRecordState();
   const outbox: OutboxState = new Map();

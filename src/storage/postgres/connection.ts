@@ -14,6 +14,7 @@ export interface PostgresConnectionStringOption {
   readonly maxConnections?: number;
 }
 
+/** How to reach PostgreSQL: a `pool` the host owns, or a `connectionString` to make (and close) one from. */
 export type PostgresConnectionOptions = PostgresPoolOption | PostgresConnectionStringOption;
 
 export interface Connection {

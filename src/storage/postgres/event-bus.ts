@@ -5,6 +5,7 @@ import { type Clock, type Logger, silentLogger, systemClock } from '../../core/r
 import { connect, type PostgresConnectionOptions } from './connection.js';
 import { translate } from './database.js';
 
+/** Options of {@link createPostgresEventBus}: the connection, the NOTIFY channel, retention, reconnects. */
 export type PostgresEventBusOptions = PostgresConnectionOptions & {
   /** The NOTIFY channel; instances that share it share events (default `switchboard_events`). */
   readonly channel?: string;

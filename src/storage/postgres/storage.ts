@@ -15,6 +15,7 @@ import { postgresOutboxStore } from './outbox.js';
 import { type SweepResult, sweepExpired } from './sweep.js';
 import { postgresWebhookStores } from './webhooks.js';
 
+/** Options of {@link createPostgresStorage}: the connection, delivery retention and the background pool. */
 export type PostgresStorageOptions = PostgresConnectionOptions & {
   readonly logger?: Logger;
   /** How long `sweep` keeps finished webhook deliveries (default 30 days). */
