@@ -64,6 +64,7 @@ export {
   sortableIds,
   systemClock,
 } from './core/runtime.js';
+export type * from './core/storage/index.js';
 export {
   ClientCreateInput,
   ClientPatchInput,
@@ -73,7 +74,6 @@ export {
   OrderStatusChangeInput,
   validate,
 } from './core/validation.js';
-export type * from './storage/contract/index.js';
 export {
   createSwitchboard,
   type FetchHandler,

@@ -1,7 +1,7 @@
-import type { Storage } from '../storage/contract/index.js';
 import type { EventBus } from './event-bus.js';
 import type { DomainEvent } from './events.js';
 import { type Clock, type Logger, silentLogger, systemClock } from './runtime.js';
+import type { Storage } from './storage/index.js';
 
 /**
  * A durable consumer of committed events (e.g. webhook fan-out), given a batch of them, oldest first, so

@@ -5,7 +5,7 @@
  */
 import type { CreateOptions } from '../core/domain/index.js';
 import { SwitchboardError } from '../core/errors.js';
-import type { IdempotencyStore } from '../storage/contract/index.js';
+import type { IdempotencyStore } from '../core/storage/index.js';
 import { bodyTag } from './conditional.js';
 
 /** How long a finished key answers with its stored response. */

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import type { Page } from '../core/records.js';
-import type { Range } from '../storage/contract/index.js';
+import type { Range } from '../core/storage/index.js';
 import { json } from './responses.js';
 
 export const DEFAULT_PAGE_SIZE = 20;

@@ -5,8 +5,8 @@
 import { type Authenticate, type Principal, requireScope } from '../core/auth.js';
 import { isSwitchboardError, SwitchboardError } from '../core/errors.js';
 import type { Clock, Logger } from '../core/runtime.js';
+import type { Storage } from '../core/storage/index.js';
 import { validate } from '../core/validation.js';
-import type { Storage } from '../storage/contract/index.js';
 import { bodyTag, noneMatch, textTag } from './conditional.js';
 import { applyCors, type CorsOptions, isPreflight, preflightResponse } from './cors.js';
 import { applyDeprecation, type DeprecationNotice } from './deprecation.js';

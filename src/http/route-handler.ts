@@ -6,7 +6,7 @@
  */
 import type { Authenticate } from '../core/auth.js';
 import { type Clock, type Logger, silentLogger, systemClock } from '../core/runtime.js';
-import type { Storage } from '../storage/contract/index.js';
+import type { Storage } from '../core/storage/index.js';
 import type { CorsOptions } from './cors.js';
 import type { DeprecationNotice } from './deprecation.js';
 import { buildOpenApiDocument, type OpenApiDocument, type OpenApiInfo } from './openapi.js';

@@ -1,9 +1,9 @@
 import { type Authenticate, requireScope } from '../core/auth.js';
 import { SwitchboardError } from '../core/errors.js';
 import { isoAt } from '../core/runtime.js';
+import type { ApiKeyRecord, OAuthClientRecord } from '../core/storage/index.js';
 import { readJson } from '../http/body.js';
 import { jsonResponse } from '../http/json.js';
-import type { ApiKeyRecord, OAuthClientRecord } from '../storage/contract/index.js';
 import { createApiKey } from './api-keys.js';
 import {
   type RegisterClientInput,

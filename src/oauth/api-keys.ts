@@ -1,6 +1,6 @@
 import { SwitchboardError } from '../core/errors.js';
 import { type Clock, type IdGenerator, isoAt } from '../core/runtime.js';
-import type { ApiKeyRecord, Stores } from '../storage/contract/index.js';
+import type { ApiKeyRecord, Stores } from '../core/storage/index.js';
 import { hashSecret, randomSecret } from './secrets.js';
 
 /** Every API key starts with this, so secret scanners and people can recognise one. */

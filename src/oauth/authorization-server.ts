@@ -1,8 +1,8 @@
 import { type Authenticate, SCOPES } from '../core/auth.js';
 import { SwitchboardError } from '../core/errors.js';
+import type { ApiKeyRecord, OAuthClientRecord } from '../core/storage/index.js';
 import { authErrorResponse } from '../http/challenge.js';
 import { jsonResponse } from '../http/json.js';
-import type { ApiKeyRecord, OAuthClientRecord } from '../storage/contract/index.js';
 import { adminRoutes } from './admin-routes.js';
 import { type CreateApiKeyInput, type CreatedApiKey, createApiKey, ensureApiKey } from './api-keys.js';
 import { authorizeEndpoint } from './authorize-endpoint.js';

@@ -1,5 +1,5 @@
 import { isSwitchboardError, SwitchboardError } from '../core/errors.js';
-import type { OAuthClientRecord } from '../storage/contract/index.js';
+import type { OAuthClientRecord } from '../core/storage/index.js';
 import {
   type ConsentView,
   type ErrorPageApp,

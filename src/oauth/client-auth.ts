@@ -1,4 +1,4 @@
-import type { OAuthClientRecord } from '../storage/contract/index.js';
+import type { OAuthClientRecord } from '../core/storage/index.js';
 import { single } from './form.js';
 import { oauthError } from './oauth-error.js';
 import { secretMatches } from './secrets.js';

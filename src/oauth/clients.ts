@@ -1,7 +1,7 @@
 import { SwitchboardError } from '../core/errors.js';
 import type { Clock, IdGenerator } from '../core/runtime.js';
 import { isoAt } from '../core/runtime.js';
-import type { OAuthClientRecord, OAuthGrantType, Stores } from '../storage/contract/index.js';
+import type { OAuthClientRecord, OAuthGrantType, Stores } from '../core/storage/index.js';
 import { redirectUriProblem } from './redirect-uri.js';
 import { hashSecret, randomSecret } from './secrets.js';
 

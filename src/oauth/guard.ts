@@ -1,9 +1,9 @@
 import type { Authenticate, Principal, Scope } from '../core/auth.js';
 import { SwitchboardError } from '../core/errors.js';
 import { type Clock, isoAt, systemClock } from '../core/runtime.js';
+import type { Stores } from '../core/storage/index.js';
 import type { BearerErrorCode } from '../http/challenge.js';
 import { hasQueryParam } from '../http/url.js';
-import type { Stores } from '../storage/contract/index.js';
 import { ACCESS_TOKEN_PREFIX, hashSecret } from './secrets.js';
 
 /** Options of {@link createGuard}: the stores where API keys and access tokens are looked up. */

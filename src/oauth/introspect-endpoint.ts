@@ -1,5 +1,5 @@
+import type { GrantRecord } from '../core/storage/index.js';
 import { jsonResponse } from '../http/json.js';
-import type { GrantRecord } from '../storage/contract/index.js';
 import { oauthErrorResponse } from './oauth-error.js';
 import type { ServerContext } from './server-options.js';
 import { readTokenRequest } from './token-request.js';

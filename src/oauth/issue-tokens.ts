@@ -1,4 +1,4 @@
-import type { GrantRecord, OAuthClientRecord } from '../storage/contract/index.js';
+import type { GrantRecord, OAuthClientRecord } from '../core/storage/index.js';
 import { ACCESS_TOKEN_PREFIX, hashSecret, randomSecret } from './secrets.js';
 import { OPENID_SCOPE, type ServerContext } from './server-options.js';
 

@@ -8,7 +8,7 @@ import {
   sortableIds,
   systemClock,
 } from '../core/runtime.js';
-import type { Storage } from '../storage/contract/index.js';
+import type { Storage } from '../core/storage/index.js';
 import type { ConsentView } from './consent-page.js';
 import { createKeyRing, type KeyRing } from './signing-keys.js';
 

@@ -1,7 +1,7 @@
 import { SwitchboardError } from '../core/errors.js';
+import type { GrantRecord, OAuthClientRecord } from '../core/storage/index.js';
 import { jsonResponse } from '../http/json.js';
 import { textEquals } from '../internal/text-equals.js';
-import type { GrantRecord, OAuthClientRecord } from '../storage/contract/index.js';
 import { authenticateClient } from './client-auth.js';
 import { parseScopes, readForm, single } from './form.js';
 import { issueTokens, type TokenResponse } from './issue-tokens.js';

@@ -1,5 +1,5 @@
 import { SwitchboardError } from '../core/errors.js';
-import type { OAuthClientRecord } from '../storage/contract/index.js';
+import type { OAuthClientRecord } from '../core/storage/index.js';
 import { authenticateClient } from './client-auth.js';
 import { readForm, single } from './form.js';
 import { oauthError } from './oauth-error.js';

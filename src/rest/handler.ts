@@ -3,9 +3,9 @@
  * served by the shared route layer (src/http).
  */
 import type { Domain } from '../core/domain/index.js';
+import type { Storage } from '../core/storage/index.js';
 import type { AnyRoute } from '../http/route.js';
 import { createRouteHandler, type RestHandler, type RouteHandlerOptions } from '../http/route-handler.js';
-import type { Storage } from '../storage/contract/index.js';
 import { type ApiVersion, resourceRoutes } from './routes/index.js';
 
 export interface RestHandlerOptions extends Omit<RouteHandlerOptions, 'routes'> {

@@ -3,7 +3,9 @@
  * that matches serves the request (`/api/v1/webhook-endpoints` before `/api/v1`), at a segment
  * boundary (`/graphql` serves `/graphql/…`, not `/graphqlx`).
  */
-import type { FetchHandler } from './switchboard.js';
+
+/** A Web-standard request handler: a `Request` in, a `Response` out, as fetch-based runtimes serve it. */
+export type FetchHandler = (request: Request) => Promise<Response>;
 
 /** One handler and the path prefix it serves. */
 export interface Mount {

@@ -12,6 +12,7 @@ import {
   sortableIds,
   systemClock,
 } from '../core/runtime.js';
+import type { Storage } from '../core/storage/index.js';
 import {
   createGraphQLHandler,
   createGraphQLWebSocketServer,
@@ -30,14 +31,12 @@ import {
   createGuard,
 } from '../oauth/index.js';
 import { createRestVersions, type RestOptions } from '../rest/index.js';
-import type { Storage } from '../storage/contract/index.js';
 import { createMemoryStorage } from '../storage/memory/index.js';
 import { createWebhooks, type Webhooks, type WebhooksOptions } from '../webhooks/index.js';
-import { type Mount, prefixRouter } from './prefix-router.js';
+import { type FetchHandler, type Mount, prefixRouter } from './prefix-router.js';
 import { webhookAdminSchema } from './webhooks-in-graphql.js';
 
-/** A Web-standard request handler: a `Request` in, a `Response` out, as fetch-based runtimes serve it. */
-export type FetchHandler = (request: Request) => Promise<Response>;
+export type { FetchHandler } from './prefix-router.js';
 
 /**
  * Options of {@link createSwitchboard}: shared services (storage, bus, clock, ids, logger, authentication)

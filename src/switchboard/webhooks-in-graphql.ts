@@ -1,8 +1,8 @@
 import { SwitchboardError } from '../core/errors.js';
+import type { WebhookDeliveryStatus } from '../core/storage/webhooks.js';
 import type { GraphQLContext } from '../graphql/context.js';
 import { type GraphQLResolvers, listRange, type Paging } from '../graphql/resolvers.js';
 import type { CreateSchemaOptions } from '../graphql/schema.js';
-import type { WebhookDeliveryStatus } from '../storage/contract/webhooks.js';
 import type { WebhookAdmin, WebhookDelivery, WebhookEndpoint } from '../webhooks/admin-service.js';
 
 const typeDefs = /* GraphQL */ `

@@ -2,7 +2,6 @@ import { SwitchboardError } from '../core/errors.js';
 import { EVENT_TYPES } from '../core/events.js';
 import type { Page } from '../core/records.js';
 import { type Clock, type IdGenerator, isoAt, sortableIds, systemClock } from '../core/runtime.js';
-import { validate } from '../core/validation.js';
 import type {
   Range,
   Storage,
@@ -10,7 +9,8 @@ import type {
   WebhookDeliveryFilter,
   WebhookDeliveryRecord,
   WebhookEndpointRecord,
-} from '../storage/contract/index.js';
+} from '../core/storage/index.js';
+import { validate } from '../core/validation.js';
 import {
   EndpointCreateInput,
   EndpointPatchInput,

@@ -1,4 +1,4 @@
-import type { WebhookDeliveryStatus } from '../storage/contract/index.js';
+import type { WebhookDeliveryStatus } from '../core/storage/index.js';
 import type { RetrySchedule } from './schedule.js';
 import { withJitter } from './schedule.js';
 import type { AttemptResult } from './send.js';

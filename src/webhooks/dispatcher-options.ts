@@ -1,5 +1,5 @@
 import type { Clock, IdGenerator, Logger } from '../core/runtime.js';
-import type { Storage } from '../storage/contract/index.js';
+import type { Storage } from '../core/storage/index.js';
 import type { OutboundPolicy } from './outbound.js';
 
 /** Options of `createWebhookDispatcher`: the storage, outbound HTTP, retries, timeouts and concurrency. */

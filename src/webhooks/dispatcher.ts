@@ -1,5 +1,5 @@
 import { isoAt, silentLogger, sortableIds, systemClock } from '../core/runtime.js';
-import type { WebhookDeliveryRecord, WebhookEndpointRecord } from '../storage/contract/index.js';
+import type { WebhookDeliveryRecord, WebhookEndpointRecord } from '../core/storage/index.js';
 import { decide } from './decide.js';
 import type { WebhookDispatcherOptions } from './dispatcher-options.js';
 import { createEndpointLimits } from './endpoint-limits.js';

@@ -1,7 +1,7 @@
 import { matchesEventType } from '../core/events.js';
 import type { OutboxHandler } from '../core/outbox-relay.js';
 import { type Clock, type IdGenerator, isoAt, sortableIds, systemClock } from '../core/runtime.js';
-import type { Storage, WebhookDeliveryRecord } from '../storage/contract/index.js';
+import type { Storage, WebhookDeliveryRecord } from '../core/storage/index.js';
 import { webhookPayload } from './payload.js';
 
 /** Options of {@link createWebhookFanOut}: the storage, and a hook to wake the dispatcher. */

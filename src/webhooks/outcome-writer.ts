@@ -1,10 +1,5 @@
 import { type IdGenerator, isoAt, type Logger } from '../core/runtime.js';
-import type {
-  Storage,
-  Stores,
-  WebhookDeliveryRecord,
-  WebhookEndpointRecord,
-} from '../storage/contract/index.js';
+import type { Storage, Stores, WebhookDeliveryRecord, WebhookEndpointRecord } from '../core/storage/index.js';
 import type { Decision } from './decide.js';
 import type { AttemptResult } from './send.js';
 

@@ -1,9 +1,9 @@
 import { SwitchboardError } from '../core/errors.js';
 import { type Clock, type Logger, silentLogger, systemClock } from '../core/runtime.js';
+import type { IdempotencyStore } from '../core/storage/index.js';
 import { readBody } from '../http/body.js';
 import { jsonResponse } from '../http/json.js';
 import { problemResponse } from '../http/problem.js';
-import type { IdempotencyStore } from '../storage/contract/index.js';
 import { createBackgroundQueue } from './background-queue.js';
 import type { SignatureScheme, SignedContent } from './sign.js';
 import { verifyWebhook } from './verify.js';

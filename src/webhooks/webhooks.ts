@@ -8,8 +8,8 @@ import {
   sortableIds,
   systemClock,
 } from '../core/runtime.js';
+import type { Storage } from '../core/storage/index.js';
 import type { RestHandler } from '../http/route-handler.js';
-import type { Storage } from '../storage/contract/index.js';
 import { createWebhookAdminHandler } from './admin-handler.js';
 import { createWebhookAdmin, type WebhookAdmin } from './admin-service.js';
 import { createWebhookDispatcher, type WebhookDispatcher } from './dispatcher.js';

@@ -1,6 +1,7 @@
 /**
  * The house's rooms and the doors between them (docs/architecture.md): each interface stands on the
- * core and the shared HTTP layer, never on another interface; only the composition (src/switchboard)
+ * core (with its storage port) and the shared HTTP layer, never on another interface nor on a storage
+ * adapter; only the composition (src/switchboard)
  * and the runtime adapter (src/node) put interfaces together.
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -13,14 +14,15 @@ const INTERFACES = ['rest', 'graphql', 'webhooks', 'oauth'];
 
 /** What each top-level folder may import besides itself. */
 const ALLOWED: Record<string, readonly string[]> = {
-  core: ['storage', 'internal'],
-  internal: ['core'],
-  http: ['core', 'internal', 'storage'],
+  core: ['internal'],
+  internal: [],
+  http: ['core', 'internal'],
+  // The adapters implement the storage port of the core (src/core/storage).
   storage: ['core', 'internal'],
-  rest: ['core', 'http', 'internal', 'storage'],
-  graphql: ['core', 'http', 'internal', 'storage'],
-  webhooks: ['core', 'http', 'internal', 'storage'],
-  oauth: ['core', 'http', 'internal', 'storage'],
+  rest: ['core', 'http', 'internal'],
+  graphql: ['core', 'http', 'internal'],
+  webhooks: ['core', 'http', 'internal'],
+  oauth: ['core', 'http', 'internal'],
   node: ['core', 'http', 'internal', 'graphql'],
   switchboard: ['core', 'http', 'internal', 'storage', ...INTERFACES],
 };

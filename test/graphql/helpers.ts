@@ -3,9 +3,9 @@ import WebSocket from 'ws';
 import { type Principal, SCOPES } from '../../src/core/auth.js';
 import { SwitchboardError } from '../../src/core/errors.js';
 import { createMemoryEventBus, type EventBus } from '../../src/core/event-bus.js';
+import type { Storage } from '../../src/core/storage/index.js';
 import { type NodeServer, serve } from '../../src/node/serve.js';
 import { type GraphQLWebSocketRouteOptions, graphqlWebSocketRoute } from '../../src/node/websocket.js';
-import type { Storage } from '../../src/storage/contract/index.js';
 import { createMemoryStorage } from '../../src/storage/memory/index.js';
 import {
   createSwitchboard,

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Storage } from '../../src/storage/contract/index.js';
+import type { Storage } from '../../src/core/storage/index.js';
 import { createMemoryStorage } from '../../src/storage/memory/index.js';
 import { createClient, type RestServer, startRestServer } from './support.js';
 

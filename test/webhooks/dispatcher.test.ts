@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Storage, Stores } from '../../src/storage/contract/index.js';
+import type { Storage, Stores } from '../../src/core/storage/index.js';
 import { createMemoryStorage } from '../../src/storage/memory/index.js';
 import { harness, listen, orderEvent, scriptedReceiver } from './support.js';
 

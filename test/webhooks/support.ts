@@ -1,7 +1,7 @@
 import { afterEach } from 'vitest';
+import type { Storage } from '../../src/core/storage/index.js';
 import type { DomainEvent } from '../../src/index.js';
 import { type NodeServer, serve } from '../../src/node/serve.js';
-import type { Storage } from '../../src/storage/contract/index.js';
 import { createMemoryStorage } from '../../src/storage/memory/index.js';
 import {
   createWebhookAdmin,

@@ -1,6 +1,6 @@
-import type { ClientFilter, Range } from '../../storage/contract/index.js';
 import type { Client, Page } from '../records.js';
 import { isoAt } from '../runtime.js';
+import type { ClientFilter, Range } from '../storage/index.js';
 import { ClientCreateInput, ClientPatchInput, ClientReplaceInput, validate } from '../validation.js';
 import {
   type CreateOptions,

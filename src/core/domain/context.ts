@@ -1,7 +1,7 @@
-import type { Storage, Stores } from '../../storage/contract/index.js';
 import { SwitchboardError } from '../errors.js';
 import type { DomainEvent } from '../events.js';
 import { type Clock, type IdGenerator, isoAt } from '../runtime.js';
+import type { Storage, Stores } from '../storage/index.js';
 
 /** What every domain service shares: storage, time, ids, and how to announce a commit. */
 export interface DomainContext {

@@ -1,5 +1,5 @@
-import type { Storage } from '../../storage/contract/index.js';
 import { type Clock, type IdGenerator, sortableIds, systemClock } from '../runtime.js';
+import type { Storage } from '../storage/index.js';
 import { type ClientService, clientService } from './clients.js';
 import { type MessageService, messageService } from './messages.js';
 import { type OrderService, orderService } from './orders.js';

@@ -1,6 +1,6 @@
-import type { MessageFilter, Range } from '../../storage/contract/index.js';
 import type { Message, Page } from '../records.js';
 import { isoAt } from '../runtime.js';
+import type { MessageFilter, Range } from '../storage/index.js';
 import { MessageCreateInput, validate } from '../validation.js';
 import { type CreateOptions, commit, type DomainContext, newEvent, notFound } from './context.js';
 

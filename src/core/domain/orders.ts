@@ -1,7 +1,7 @@
-import type { OrderFilter, Range } from '../../storage/contract/index.js';
 import { SwitchboardError } from '../errors.js';
 import { ORDER_TRANSITIONS, type Order, type OrderStatus, type Page } from '../records.js';
 import { isoAt } from '../runtime.js';
+import type { OrderFilter, Range } from '../storage/index.js';
 import { OrderCreateInput, OrderStatusChangeInput, validate } from '../validation.js';
 import {
   type CreateOptions,

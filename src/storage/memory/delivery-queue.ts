@@ -5,7 +5,7 @@
  * each endpoint; delivered history is never visited. Entries are checked against the stored record
  * when they come up, so an entry left behind by a later write (or a rolled-back one) is simply dropped.
  */
-import type { WebhookDeliveryRecord } from '../contract/index.js';
+import type { WebhookDeliveryRecord } from '../../core/storage/index.js';
 
 interface Entry {
   readonly due: string;

@@ -1,4 +1,4 @@
-import type { IdempotencyStore } from '../contract/index.js';
+import type { IdempotencyStore } from '../../core/storage/index.js';
 import { type Journal, put, remove } from './journal.js';
 
 interface Entry {

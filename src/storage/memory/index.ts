@@ -7,8 +7,8 @@
  * const storage = createMemoryStorage();
  */
 import { isoAt } from '../../core/runtime.js';
-import type { Storage, Stores } from '../contract/index.js';
-import { DEFAULT_DELIVERY_RETENTION_MS } from '../contract/webhooks.js';
+import type { Storage, Stores } from '../../core/storage/index.js';
+import { DEFAULT_DELIVERY_RETENTION_MS } from '../../core/storage/webhooks.js';
 import { createApiKeyState, memoryApiKeyStore } from './api-keys.js';
 import { createIdempotencyState, memoryIdempotencyStore } from './idempotency.js';
 import { type Journal, Mutex, noJournal } from './journal.js';

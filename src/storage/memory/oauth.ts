@@ -6,7 +6,7 @@ import type {
   OAuthClientRecord,
   OAuthStores,
   RefreshTokenRecord,
-} from '../contract/index.js';
+} from '../../core/storage/index.js';
 import { byTimeThenId, type Journal, put, remove } from './journal.js';
 
 export interface OAuthState {

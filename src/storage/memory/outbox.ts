@@ -1,5 +1,5 @@
 import type { DomainEvent } from '../../core/events.js';
-import type { OutboxStore } from '../contract/index.js';
+import type { OutboxStore } from '../../core/storage/index.js';
 import { type Journal, put } from './journal.js';
 
 export interface OutboxEntry {

@@ -8,7 +8,7 @@ import type {
   OrderFilter,
   OrderStore,
   Range,
-} from '../contract/index.js';
+} from '../../core/storage/index.js';
 import { byTimeThenId, inOrder, type Journal, put, remove } from './journal.js';
 
 export interface RecordState {

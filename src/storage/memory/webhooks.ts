@@ -11,7 +11,7 @@ import type {
   WebhookEndpointStore,
   WebhookFinish,
   WebhookStores,
-} from '../contract/index.js';
+} from '../../core/storage/index.js';
 import { createDeliveryQueue, type DeliveryQueue } from './delivery-queue.js';
 import { byTimeThenId, type Journal, put, remove } from './journal.js';
 

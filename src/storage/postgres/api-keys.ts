@@ -1,5 +1,5 @@
 import { SwitchboardError } from '../../core/errors.js';
-import type { ApiKeyRecord, ApiKeyStore } from '../contract/index.js';
+import type { ApiKeyRecord, ApiKeyStore } from '../../core/storage/index.js';
 import { type Database, iso } from './database.js';
 
 interface ApiKeyRow {

@@ -1,6 +1,6 @@
 import { SwitchboardError } from '../../core/errors.js';
 import type { Client, Page } from '../../core/records.js';
-import type { ClientFilter, ClientStore } from '../contract/index.js';
+import type { ClientFilter, ClientStore } from '../../core/storage/index.js';
 import { type Database, iso, sqlState } from './database.js';
 
 interface ClientRow {

@@ -1,4 +1,4 @@
-import type { IdempotencyClaim, IdempotencyStore } from '../contract/index.js';
+import type { IdempotencyClaim, IdempotencyStore } from '../../core/storage/index.js';
 import type { Database } from './database.js';
 
 interface ClaimRow {

@@ -1,6 +1,6 @@
 import { SwitchboardError } from '../../core/errors.js';
 import type { Message } from '../../core/records.js';
-import type { MessageStore } from '../contract/index.js';
+import type { MessageStore } from '../../core/storage/index.js';
 import { type Database, iso } from './database.js';
 
 interface MessageRow {

@@ -7,7 +7,7 @@ import type {
   OAuthGrantType,
   OAuthStores,
   RefreshTokenRecord,
-} from '../contract/index.js';
+} from '../../core/storage/index.js';
 import { type Database, iso } from './database.js';
 
 // Epoch-millisecond columns are bigint, which the driver returns as text.

@@ -1,6 +1,6 @@
 import { SwitchboardError } from '../../core/errors.js';
 import type { Order, OrderStatus } from '../../core/records.js';
-import type { OrderStore } from '../contract/index.js';
+import type { OrderStore } from '../../core/storage/index.js';
 import { type Database, iso } from './database.js';
 
 interface OrderRow {

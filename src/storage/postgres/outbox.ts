@@ -1,5 +1,5 @@
 import type { DomainEvent } from '../../core/events.js';
-import type { OutboxStore } from '../contract/index.js';
+import type { OutboxStore } from '../../core/storage/index.js';
 import type { Database } from './database.js';
 
 interface EventRow {

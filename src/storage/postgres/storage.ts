@@ -1,7 +1,7 @@
 import type { Pool, PoolClient } from 'pg';
 import { type Logger, silentLogger } from '../../core/runtime.js';
-import type { Storage, Stores } from '../contract/index.js';
-import { DEFAULT_DELIVERY_RETENTION_MS } from '../contract/webhooks.js';
+import type { Storage, Stores } from '../../core/storage/index.js';
+import { DEFAULT_DELIVERY_RETENTION_MS } from '../../core/storage/webhooks.js';
 import { postgresApiKeyStore } from './api-keys.js';
 import { postgresClientStore } from './clients.js';
 import { type Connection, connect, type PostgresConnectionOptions } from './connection.js';

@@ -5,7 +5,7 @@ import type {
   WebhookDeliveryRecord,
   WebhookDeliveryStatus,
   WebhookDeliveryStore,
-} from '../contract/index.js';
+} from '../../core/storage/index.js';
 import { type Database, iso } from './database.js';
 
 interface DeliveryRow {

@@ -4,7 +4,7 @@ import type {
   WebhookEndpointRecord,
   WebhookEndpointStore,
   WebhookSecretRecord,
-} from '../contract/index.js';
+} from '../../core/storage/index.js';
 import { type Database, iso } from './database.js';
 
 interface EndpointRow {

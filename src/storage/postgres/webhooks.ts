@@ -1,4 +1,4 @@
-import type { WebhookAttemptRecord, WebhookAttemptStore, WebhookStores } from '../contract/index.js';
+import type { WebhookAttemptRecord, WebhookAttemptStore, WebhookStores } from '../../core/storage/index.js';
 import { type Database, iso } from './database.js';
 import { postgresWebhookDeliveryStore } from './webhook-deliveries.js';
 import { postgresWebhookEndpointStore } from './webhook-endpoints.js';

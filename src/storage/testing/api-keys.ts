@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import type { ApiKeyRecord, Storage } from '../contract/index.js';
+import type { ApiKeyRecord, Storage } from '../../core/storage/index.js';
 import { at } from './fixtures.js';
 
 let counter = 0;

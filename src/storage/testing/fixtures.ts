@@ -1,6 +1,6 @@
 import type { DomainEvent } from '../../core/events.js';
 import type { Client, Message, Order } from '../../core/records.js';
-import type { Storage } from '../contract/index.js';
+import type { Storage } from '../../core/storage/index.js';
 
 /** Makes a fresh, empty storage for one test; `close` is called after it. */
 export type StorageFactory = () => Storage | Promise<Storage>;

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import type { Storage } from '../contract/index.js';
+import type { Storage } from '../../core/storage/index.js';
 
 const NOW = Date.UTC(2026, 0, 1);
 const lock = { now: NOW, lockMs: 30_000 };

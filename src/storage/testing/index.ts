@@ -8,7 +8,7 @@
  * describeStorageContract('my adapter', async () => createMyStorage(await freshDatabase()));
  */
 import { afterEach, beforeEach, describe } from 'vitest';
-import type { Storage } from '../contract/index.js';
+import type { Storage } from '../../core/storage/index.js';
 import { apiKeyContract } from './api-keys.js';
 import type { StorageFactory } from './fixtures.js';
 import { idempotencyContract } from './idempotency.js';

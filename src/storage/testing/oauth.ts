@@ -6,7 +6,7 @@ import type {
   OAuthClientRecord,
   RefreshTokenRecord,
   Storage,
-} from '../contract/index.js';
+} from '../../core/storage/index.js';
 import { at } from './fixtures.js';
 
 const NOW = Date.UTC(2026, 0, 1);

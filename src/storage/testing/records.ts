@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import type { Storage } from '../contract/index.js';
+import type { Storage } from '../../core/storage/index.js';
 import { aClient, aMessage, anOrder } from './fixtures.js';
 
 export function clientContract(storage: () => Storage): void {

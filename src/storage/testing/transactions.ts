@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import type { Storage } from '../contract/index.js';
+import type { Storage } from '../../core/storage/index.js';
 import { aClient, anEvent, anOrder } from './fixtures.js';
 
 const NOW = Date.UTC(2026, 0, 1);

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import type { Storage } from '../contract/index.js';
+import type { Storage } from '../../core/storage/index.js';
 import { at } from './fixtures.js';
 import { aDelivery, anEndpoint } from './webhook-fixtures.js';
 

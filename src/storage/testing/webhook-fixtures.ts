@@ -1,4 +1,4 @@
-import type { WebhookDeliveryRecord, WebhookEndpointRecord } from '../contract/index.js';
+import type { WebhookDeliveryRecord, WebhookEndpointRecord } from '../../core/storage/index.js';
 import { at } from './fixtures.js';
 
 let counter = 0;

@@ -1,4 +1,4 @@
-import type { Client, Message, Order, OrderStatus, Page } from '../../core/records.js';
+import type { Client, Message, Order, OrderStatus, Page } from '../records.js';
 
 /** Offset pagination. Interfaces validate bounds; stores trust them. */
 export interface Range {

@@ -1,4 +1,4 @@
-import type { DomainEvent } from '../../core/events.js';
+import type { DomainEvent } from '../events.js';
 
 /** Options of {@link OutboxStore.claim}: the time, how many events to take, and how long the claim holds. */
 export interface ClaimOptions {

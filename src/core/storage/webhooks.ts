@@ -5,7 +5,7 @@
  * `INSERT … ON CONFLICT (event_id, endpoint_id) DO NOTHING`. Times are ISO-8601 UTC strings like every
  * record; `now` arguments are epoch milliseconds like the outbox's.
  */
-import type { Page } from '../../core/records.js';
+import type { Page } from '../records.js';
 import type { Range } from './records.js';
 
 /**
