@@ -3,6 +3,7 @@ import type { IdempotencyStore } from './idempotency.js';
 import type { OAuthStores } from './oauth.js';
 import type { OutboxStore } from './outbox.js';
 import type { ClientStore, MessageStore, OrderStore } from './records.js';
+import type { ResourceStore } from './resources.js';
 import type { WebhookStores } from './webhooks.js';
 
 export type { ApiKeyRecord, ApiKeyStore } from './api-keys.js';
@@ -34,6 +35,7 @@ export type {
   OrderStore,
   Range,
 } from './records.js';
+export type { ResourceQuery, ResourceRecord, ResourceStore } from './resources.js';
 export type {
   WebhookAttemptOutcome,
   WebhookAttemptRecord,
@@ -61,6 +63,8 @@ export interface Stores {
   readonly apiKeys: ApiKeyStore;
   readonly oauth: OAuthStores;
   readonly webhooks: WebhookStores;
+  /** The records of the resources declared with `defineResource`. */
+  readonly resources: ResourceStore;
 }
 
 /**

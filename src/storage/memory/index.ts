@@ -15,6 +15,7 @@ import { type Journal, Mutex, noJournal } from './journal.js';
 import { createOAuthState, memoryOAuthStores } from './oauth.js';
 import { memoryOutboxStore, type OutboxState } from './outbox.js';
 import { createRecordState, memoryClientStore, memoryMessageStore, memoryOrderStore } from './records.js';
+import { memoryResourceStore, type ResourceState } from './resources.js';
 import { createWebhookState, memoryWebhookStores } from './webhooks.js';
 
 /** Options of {@link createMemoryStorage}. */
@@ -31,6 +32,7 @@ export function createMemoryStorage(options: MemoryStorageOptions = {}): Storage
   const apiKeys = createApiKeyState();
   const oauth = createOAuthState();
   const webhooks = createWebhookState();
+  const resources: ResourceState = new Map();
   const mutex = new Mutex();
 
   const stores = (journal: Journal): Stores => ({
@@ -42,6 +44,7 @@ export function createMemoryStorage(options: MemoryStorageOptions = {}): Storage
     apiKeys: memoryApiKeyStore(apiKeys, journal),
     oauth: memoryOAuthStores(oauth, journal),
     webhooks: memoryWebhookStores(webhooks, journal),
+    resources: memoryResourceStore(resources, journal),
   });
 
   // The stores outside any transaction: writes are final at once.

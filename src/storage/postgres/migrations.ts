@@ -247,4 +247,22 @@ export const MIGRATIONS: readonly Migration[] = [
             ADD COLUMN previous_secret_hash text,
             ADD COLUMN previous_secret_until timestamptz;`,
   },
+  {
+    version: 7,
+    name: 'declared resources',
+    // One table for every resource declared with defineResource: a host's new resource needs no
+    // migration. Lists run per resource in creation order; filters on declared fields are jsonb
+    // comparisons on `data`.
+    sql: `CREATE TABLE switchboard_resources (
+            resource text NOT NULL,
+            id text NOT NULL,
+            version integer NOT NULL,
+            created_at timestamptz NOT NULL,
+            updated_at timestamptz NOT NULL,
+            data jsonb NOT NULL,
+            PRIMARY KEY (resource, id)
+          );
+          CREATE INDEX switchboard_resources_created_idx ON switchboard_resources (resource, created_at, id);
+          CREATE INDEX switchboard_resources_data_idx ON switchboard_resources USING gin (data jsonb_path_ops);`,
+  },
 ];

@@ -12,6 +12,7 @@ import { type MigrationResult, runMigrations } from './migrate.js';
 import { postgresOAuthStores } from './oauth.js';
 import { postgresOrderStore } from './orders.js';
 import { postgresOutboxStore } from './outbox.js';
+import { postgresResourceStore } from './resources.js';
 import { type SweepResult, sweepExpired } from './sweep.js';
 import { postgresWebhookStores } from './webhooks.js';
 
@@ -96,6 +97,7 @@ function view(
     apiKeys: postgresApiKeyStore(db),
     oauth: postgresOAuthStores(db),
     webhooks: postgresWebhookStores(db),
+    resources: postgresResourceStore(db),
   });
   async function inTransaction<T>(work: (db: Database) => Promise<T>): Promise<T> {
     const client = await checkout(pool);

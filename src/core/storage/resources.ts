@@ -1,0 +1,33 @@
+import type { Page } from '../records.js';
+import type { Range } from './records.js';
+
+/** A record of a declared resource (src/core/resources): its fields, with the columns every record has. */
+export interface ResourceRecord {
+  readonly id: string;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+  readonly version: number;
+  readonly [field: string]: unknown;
+}
+
+/** What a list asks for: equality on fields, one sort key, a range. */
+export interface ResourceQuery {
+  /** Field → value every record listed has (`null` matches a missing value). */
+  readonly where: Readonly<Record<string, string | number | boolean | null>>;
+  readonly sort: { readonly field: string; readonly descending: boolean };
+  readonly range: Range;
+}
+
+/**
+ * The records of every declared resource, by resource name. Writes are compare-and-set on `version`,
+ * like the built-in records; ids are unique per resource.
+ */
+export interface ResourceStore {
+  insert(resource: string, record: ResourceRecord): Promise<void>;
+  get(resource: string, id: string): Promise<ResourceRecord | null>;
+  /** Replaces the record if its stored version is still `expectedVersion`; false when it is not. */
+  update(resource: string, record: ResourceRecord, expectedVersion: number): Promise<boolean>;
+  /** Deletes the record if its stored version is still `expectedVersion`; false when it is not. */
+  delete(resource: string, id: string, expectedVersion: number): Promise<boolean>;
+  list(resource: string, query: ResourceQuery): Promise<Page<ResourceRecord>>;
+}

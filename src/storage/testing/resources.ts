@@ -1,0 +1,93 @@
+import { expect, it } from 'vitest';
+import type { ResourceRecord, Storage } from '../../core/storage/index.js';
+import { at } from './fixtures.js';
+
+let counter = 0;
+
+function aReturn(overrides: Partial<ResourceRecord> = {}): ResourceRecord {
+  const n = ++counter;
+  return {
+    id: `ret_contract_${n}`,
+    createdAt: at(n),
+    updatedAt: at(n),
+    version: 1,
+    clientId: 'cli_a',
+    reason: `Reason ${n}`,
+    quantity: n,
+    status: 'requested',
+    ...overrides,
+  };
+}
+
+const everything = { offset: 0, limit: 100 };
+
+export function resourceContract(storage: () => Storage): void {
+  it('keeps records per resource: the same id in two resources is two records', async () => {
+    const s = storage();
+    const record = aReturn();
+    await s.resources.insert('return', record);
+    await s.resources.insert('exchange', { ...record, reason: 'other' });
+    expect(await s.resources.get('return', record.id)).toEqual(record);
+    expect((await s.resources.get('exchange', record.id))?.reason).toBe('other');
+    expect(await s.resources.get('return', 'ret_none')).toBeNull();
+    await expect(s.resources.insert('return', record)).rejects.toThrow();
+  });
+
+  it('updates and deletes only at the expected version', async () => {
+    const s = storage();
+    const record = aReturn();
+    await s.resources.insert('return', record);
+    const next = { ...record, reason: 'changed', version: 2, updatedAt: at(99) };
+    expect(await s.resources.update('return', next, 2)).toBe(false);
+    expect(await s.resources.update('return', next, 1)).toBe(true);
+    expect(await s.resources.get('return', record.id)).toEqual(next);
+    expect(await s.resources.delete('return', record.id, 1)).toBe(false);
+    expect(await s.resources.delete('return', record.id, 2)).toBe(true);
+    expect(await s.resources.get('return', record.id)).toBeNull();
+  });
+
+  it('lists by equality on fields, sorted either way, with the total of the filter', async () => {
+    const s = storage();
+    const a = aReturn({ clientId: 'cli_x', quantity: 3 });
+    const b = aReturn({ clientId: 'cli_x', quantity: 1, status: 'approved' });
+    const c = aReturn({ clientId: 'cli_y', quantity: 2 });
+    const d = aReturn({ clientId: 'cli_x', quantity: 2, note: null });
+    for (const r of [a, b, c, d]) await s.resources.insert('return', r);
+    const byClient = await s.resources.list('return', {
+      where: { clientId: 'cli_x' },
+      sort: { field: 'createdAt', descending: false },
+      range: everything,
+    });
+    expect(byClient).toEqual({ items: [a, b, d], total: 3 });
+    const two = await s.resources.list('return', {
+      where: { clientId: 'cli_x', status: 'requested' },
+      sort: { field: 'quantity', descending: true },
+      range: { offset: 0, limit: 1 },
+    });
+    expect(two).toEqual({ items: [a], total: 2 });
+    const byNumber = await s.resources.list('return', {
+      where: { quantity: 2 },
+      sort: { field: 'createdAt', descending: true },
+      range: everything,
+    });
+    expect(byNumber.items.map((r) => r.id)).toEqual([d.id, c.id]);
+    const past = await s.resources.list('return', {
+      where: { clientId: 'cli_x' },
+      sort: { field: 'createdAt', descending: false },
+      range: { offset: 10, limit: 5 },
+    });
+    expect(past).toEqual({ items: [], total: 3 });
+  });
+
+  it('takes a write back when its transaction fails', async () => {
+    const s = storage();
+    const record = aReturn();
+    await expect(
+      s.transaction(async (tx) => {
+        await tx.resources.insert('return', record);
+        throw new Error('boom');
+      }),
+    ).rejects.toThrow('boom');
+    expect(await s.resources.get('return', record.id)).toBeNull();
+  });
+}
