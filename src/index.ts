@@ -54,6 +54,13 @@ export {
   type Page,
 } from './core/records.js';
 export {
+  defineResource,
+  type LifecycleInput,
+  type Resource,
+  type ResourceInput,
+} from './core/resources/define.js';
+export type { ResourceListQuery, ResourceService } from './core/resources/service.js';
+export {
   type Clock,
   type IdGenerator,
   jsonLogger,

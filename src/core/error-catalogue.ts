@@ -194,8 +194,13 @@ const FIELD_TEXTS = {
     action: 'Use another value, or change the existing record instead.',
   },
   invalid_transition: {
-    meaning: 'The order cannot move from its current status to the one asked for.',
-    action: 'Read the order and ask only for a move its life cycle allows, such as from pending to paid.',
+    meaning: 'The record cannot move from its current state to the one asked for.',
+    action:
+      'Read the record and ask only for a move its life cycle allows, such as an order from pending to paid.',
+  },
+  unknown_reference: {
+    meaning: 'A field that refers to another record names one that does not exist.',
+    action: 'Send the id of an existing record, e.g. a client id from `GET /clients`.',
   },
   invalid_range: {
     meaning: 'The end of the time range is not after its start.',

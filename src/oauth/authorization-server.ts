@@ -1,4 +1,4 @@
-import { type Authenticate, SCOPES } from '../core/auth.js';
+import type { Authenticate } from '../core/auth.js';
 import { SwitchboardError } from '../core/errors.js';
 import type { ApiKeyRecord, OAuthClientRecord } from '../core/storage/index.js';
 import { authErrorResponse } from '../http/challenge.js';
@@ -90,7 +90,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
   const ready: Promise<void> = options.adminApiKey
     ? ensureApiKey(
         ctx.storage,
-        { name: 'admin (host)', scopes: Object.keys(SCOPES), key: options.adminApiKey },
+        { name: 'admin (host)', scopes: Object.keys(ctx.scopes), key: options.adminApiKey },
         { clock: ctx.clock, ids: ctx.ids },
       ).then((record: ApiKeyRecord) => {
         if (record.revokedAt !== null) ctx.logger.log('warn', 'the configured admin API key is revoked');

@@ -1,9 +1,10 @@
-import type { Authenticate } from '../core/auth.js';
+import { type Authenticate, SCOPES } from '../core/auth.js';
 import { createDomain, type Domain } from '../core/domain/index.js';
 import { renderProblemPage } from '../core/error-catalogue.js';
 import { SwitchboardError } from '../core/errors.js';
 import { createMemoryEventBus, type EventBus } from '../core/event-bus.js';
 import { createOutboxRelay, type OutboxRelay } from '../core/outbox-relay.js';
+import type { Resource } from '../core/resources/define.js';
 import {
   type Clock,
   type IdGenerator,
@@ -50,6 +51,11 @@ export interface SwitchboardOptions {
   readonly clock?: Clock;
   readonly ids?: IdGenerator;
   readonly logger?: Logger;
+  /**
+   * A business's own records, declared with `defineResource`: stored, served over REST, announced as
+   * events to webhooks, scope-checked (docs/resources.md).
+   */
+  readonly resources?: readonly Resource[];
   /**
    * How callers are identified on every interface. Default: the OAuth guard (`Authorization: Bearer`
    * with an OAuth access token or an `sbk_` API key). Pass `trustEveryone` only behind a gateway that
@@ -127,11 +133,13 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
   const bus = options.bus ?? createMemoryEventBus({ logger });
   // Background work on the storage's own connections when it has them, so requests cannot starve it.
   const relay = createOutboxRelay({ storage: storage.background ?? storage, bus, clock, logger });
+  const resources = options.resources ?? [];
   const domain = createDomain({
     storage,
     clock,
     ids: options.ids ?? sortableIds,
     onCommit: () => relay.kick(),
+    resources,
   });
 
   const oauth =
@@ -140,6 +148,8 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
       : createAuthorizationServer({
           logger,
           ...options.oauth,
+          // Declared resources' scopes can be granted, shown on the consent page and held by the admin key.
+          scopes: { ...SCOPES, ...scopesOf(resources), ...options.oauth?.scopes },
           storage,
           clock,
           ids: options.ids ?? sortableIds,
@@ -173,6 +183,7 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
           clock,
           ids: options.ids ?? sortableIds,
           onCommit: () => relay.kick(),
+          eventTypes: resources.flatMap((r) => r.eventTypes),
         });
 
   let graphqlWebSocket: GraphQLWebSocketServer | undefined;
@@ -270,6 +281,15 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
       await webhooks?.dispatcher.stop();
     },
   };
+}
+
+function scopesOf(resources: readonly Resource[]): Record<string, string> {
+  return Object.fromEntries(
+    resources.flatMap((r) => [
+      [r.scopes.read, `Read ${r.plural}`],
+      [r.scopes.write, `Create and change ${r.plural}`],
+    ]),
+  );
 }
 
 function problemPage(pathname: string): Response {

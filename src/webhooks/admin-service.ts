@@ -49,6 +49,8 @@ export interface WebhookAdminOptions {
   readonly rotationOverlapMs?: number;
   /** Called after deliveries were queued again, e.g. to wake the dispatcher. */
   readonly onRequeue?: () => void;
+  /** Event types beside the built-in ones, listed in the catalogue (e.g. those of declared resources). */
+  readonly eventTypes?: readonly string[];
 }
 
 /**
@@ -246,7 +248,7 @@ export function createWebhookAdmin(options: WebhookAdminOptions): WebhookAdmin {
       return { requeued };
     },
     eventTypes() {
-      return [...EVENT_TYPES, ...WEBHOOK_EVENT_TYPES];
+      return [...new Set([...EVENT_TYPES, ...(options.eventTypes ?? []), ...WEBHOOK_EVENT_TYPES])];
     },
   };
 }

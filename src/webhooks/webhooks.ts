@@ -33,6 +33,8 @@ export interface WebhooksOptions
   readonly rotationOverlapMs?: number;
   /** Called after the webhook module committed an event of its own, e.g. to wake the outbox relay. */
   readonly onCommit?: () => void;
+  /** Event types beside the built-in ones, for the catalogue (declared resources' events). */
+  readonly eventTypes?: readonly string[];
 }
 
 /** The sender side, assembled: admin service and routes, fan-out handler, dispatcher. */
@@ -87,6 +89,7 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
     outbound,
     rotationOverlapMs: options.rotationOverlapMs,
     onRequeue: () => dispatcher.kick(),
+    ...(options.eventTypes ? { eventTypes: options.eventTypes } : {}),
   });
   return {
     admin,

@@ -20,14 +20,14 @@ describe('PostgreSQL migrations', () => {
     await Promise.all(instances.map((s) => s.close()));
     const appliers = results.filter((r) => r.applied.length > 0);
     expect(appliers).toHaveLength(1);
-    expect(appliers[0]?.applied).toEqual([1, 2, 3, 4, 5, 6]);
-    expect(new Set(results.map((r) => r.version))).toEqual(new Set([6]));
+    expect(appliers[0]?.applied).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(new Set(results.map((r) => r.version))).toEqual(new Set([7]));
     const { rows } = await db.pool.query('SELECT version FROM switchboard_migrations ORDER BY version');
-    expect(rows).toEqual([1, 2, 3, 4, 5, 6].map((version) => ({ version })));
+    expect(rows).toEqual([1, 2, 3, 4, 5, 6, 7].map((version) => ({ version })));
   });
 
   it('do nothing when the schema is current', async () => {
-    expect(await storage.migrate()).toEqual({ applied: [], version: 6 });
+    expect(await storage.migrate()).toEqual({ applied: [], version: 7 });
   });
 
   it('create an index for every query path', async () => {

@@ -1,3 +1,5 @@
+import type { Resource } from '../resources/define.js';
+import { type ResourceService, resourceService } from '../resources/service.js';
 import { type Clock, type IdGenerator, sortableIds, systemClock } from '../runtime.js';
 import type { Storage } from '../storage/index.js';
 import { type ClientService, clientService } from './clients.js';
@@ -14,6 +16,8 @@ export interface Domain {
   readonly clients: ClientService;
   readonly orders: OrderService;
   readonly messages: MessageService;
+  /** The services of the declared resources, by name (`domain.resources.return`). */
+  readonly resources: Readonly<Record<string, ResourceService>>;
 }
 
 /** Options of {@link createDomain}: the storage, plus the clock and ids (default: system time, sortable). */
@@ -23,6 +27,8 @@ export interface DomainOptions {
   readonly ids?: IdGenerator;
   /** Called after each committed write; `createSwitchboard` wakes the outbox relay here. */
   readonly onCommit?: () => void;
+  /** Resources declared with `defineResource`, served beside the built-in records. */
+  readonly resources?: readonly Resource[];
 }
 
 /**
@@ -40,5 +46,16 @@ export function createDomain(options: DomainOptions): Domain {
     ids: options.ids ?? sortableIds,
     onCommit: options.onCommit ?? (() => {}),
   };
-  return { clients: clientService(ctx), orders: orderService(ctx), messages: messageService(ctx) };
+  const resources: Record<string, ResourceService> = {};
+  for (const resource of options.resources ?? []) {
+    if (resources[resource.name] || ['client', 'order', 'message'].includes(resource.name))
+      throw new Error(`Two resources are named "${resource.name}".`);
+    resources[resource.name] = resourceService(ctx, resource);
+  }
+  return {
+    clients: clientService(ctx),
+    orders: orderService(ctx),
+    messages: messageService(ctx),
+    resources,
+  };
 }
