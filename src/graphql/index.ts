@@ -17,6 +17,7 @@ export { createGraphQLHandler, type GraphQLHandlerOptions } from './handler.js';
 export { PREFLIGHT_HEADERS } from './http/multipart.js';
 export { DEFAULT_LIMITS, type GraphQLLimits } from './limits.js';
 export { type GraphQLResolvers, listRange, type Paging } from './resolvers.js';
+export { resourceSchema } from './resources.js';
 export { type CreateSchemaOptions, createSchema } from './schema.js';
 export { FIELD_SCOPES } from './scopes.js';
 export { typeDefs } from './type-defs.js';

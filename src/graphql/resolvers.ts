@@ -10,7 +10,7 @@ import type { GraphQLContext } from './context.js';
 import { selectsPlainField } from './look-ahead.js';
 import { DateTimeScalar, UploadScalar } from './scalars.js';
 import { FIELD_SCOPES } from './scopes.js';
-import { messageStream } from './subscriptions/message-stream.js';
+import { messageStream } from './subscriptions/event-stream.js';
 import type { Upload } from './upload.js';
 
 /** The `limit` and `offset` arguments of a list field; {@link listRange} applies defaults and bounds. */

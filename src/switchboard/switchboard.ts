@@ -15,12 +15,14 @@ import {
 } from '../core/runtime.js';
 import type { Storage } from '../core/storage/index.js';
 import {
+  type CreateSchemaOptions,
   createGraphQLHandler,
   createGraphQLWebSocketServer,
   createSchema,
   type GraphQLHandlerOptions,
   type GraphQLWebSocketOptions,
   type GraphQLWebSocketServer,
+  resourceSchema,
 } from '../graphql/index.js';
 import { jsonResponse } from '../http/json.js';
 import { problemResponse } from '../http/problem.js';
@@ -191,7 +193,8 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
     // One schema for HTTP and WebSocket: built once, and resolvers wrapped with scope checks once.
     // Webhook management joins it unless the host brings a schema of its own.
     const schema =
-      options.graphql?.schema ?? createSchema(webhooks ? webhookAdminSchema(webhooks.admin) : {});
+      options.graphql?.schema ??
+      createSchema(merged([resourceSchema(resources), webhooks ? webhookAdminSchema(webhooks.admin) : {}]));
     const graphql = { logger, authenticate, ...options.graphql, schema, domain, bus };
     mounts.push({ prefix: '/graphql', handle: createGraphQLHandler(graphql) });
     graphqlWebSocket = createGraphQLWebSocketServer(graphql);
@@ -280,6 +283,17 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
       // After the relay: its last flush may have created deliveries, which stay due in storage.
       await webhooks?.dispatcher.stop();
     },
+  };
+}
+
+/** Schema extensions side by side: their type definitions, resolvers and scopes together. */
+function merged(parts: readonly CreateSchemaOptions[]): CreateSchemaOptions {
+  const all = <T>(value: T | readonly T[] | undefined): T[] =>
+    value === undefined ? [] : Array.isArray(value) ? [...(value as readonly T[])] : [value as T];
+  return {
+    typeDefs: parts.flatMap((p) => all(p.typeDefs)),
+    resolvers: parts.flatMap((p) => all(p.resolvers)),
+    scopes: Object.assign({}, ...parts.map((p) => p.scopes ?? {})),
   };
 }
 
