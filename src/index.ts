@@ -53,6 +53,7 @@ export {
   type OrderStatus,
   type Page,
 } from './core/records.js';
+export { BUILT_IN_RESOURCES, bookings, conversations } from './core/resources/built-ins.js';
 export {
   defineResource,
   type LifecycleInput,

@@ -198,6 +198,11 @@ const FIELD_TEXTS = {
     action:
       'Read the record and ask only for a move its life cycle allows, such as an order from pending to paid.',
   },
+  overlaps: {
+    meaning:
+      'The record would overlap another one that may not share its time, such as a confirmed booking of the same service.',
+    action: 'Choose another time, or cancel the booking it names first.',
+  },
   unknown_reference: {
     meaning: 'A field that refers to another record names one that does not exist.',
     action: 'Send the id of an existing record, e.g. a client id from `GET /clients`.',

@@ -46,6 +46,7 @@ function typeDefsOf(resource: Resource): string {
   const filters = resource.filters.map((f) => `${f}: String`).join(', ');
   const listArgs = `limit: Int, offset: Int${filters ? `, ${filters}` : ''}, sort: String`;
   const relatesToClient = Object.values(resource.relations).includes('client');
+  const subscriptionArgs = argsOf(resource);
   return `
 """${resource.description.replace(/"""/g, '')}"""
 type ${typeName} {
@@ -77,8 +78,8 @@ extend type Mutation {
   delete${typeName}(id: ID!): Boolean!
 ${lifecycle ? `  move${typeName}(id: ID!, ${lifecycle.field}: ${stateType}!): ${typeName}!\n` : ''}}
 extend type Subscription {
-  "Every change of the ${resource.plural} the caller may see${resource.owner ? `; \`${resource.owner}\` narrows it to one client's` : ''}."
-  on${typeName}Change${resource.owner ? `(${resource.owner}: ID)` : ''}: ${typeName}Change!
+  "Every change of the ${resource.plural} the caller may see, narrowed by the arguments given (e.g. one chatbot's)."
+  on${typeName}Change${subscriptionArgs.length ? `(${subscriptionArgs.map((f) => `${f}: String`).join(', ')})` : ''}: ${typeName}Change!
 }
 ${relatesToClient ? `extend type Client {\n  ${plural}(limit: Int, offset: Int): [${typeName}!]!\n}\n` : ''}`;
 }
@@ -180,7 +181,12 @@ function resolversOf(resource: Resource): GraphQLResolvers {
                 previous?: unknown;
               };
               if (!visible(ctx.principal, record as ResourceRecord)) return undefined;
-              if (owner && args[owner] !== undefined && record[owner] !== args[owner]) return undefined;
+              for (const field of argsOf(resource)) {
+                const wanted = args[field];
+                if (wanted === undefined || wanted === null) continue;
+                const value = field === lifecycle?.field ? stored(wanted.toUpperCase()) : wanted;
+                if (record[field] !== value) return undefined;
+              }
               return { event: event.type, [one]: wire(record as ResourceRecord) };
             },
           }),
@@ -206,6 +212,11 @@ function resolversOf(resource: Resource): GraphQLResolvers {
     };
   }
   return resolvers as GraphQLResolvers;
+}
+
+/** What a subscription to a resource's changes may be narrowed by: its owner and its filters. */
+function argsOf(resource: Resource): string[] {
+  return [...new Set([...(resource.owner ? [resource.owner] : []), ...resource.filters])];
 }
 
 function scopesOf(resource: Resource): Record<string, Scope> {

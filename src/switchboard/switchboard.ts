@@ -4,6 +4,7 @@ import { renderProblemPage } from '../core/error-catalogue.js';
 import { SwitchboardError } from '../core/errors.js';
 import { createMemoryEventBus, type EventBus } from '../core/event-bus.js';
 import { createOutboxRelay, type OutboxRelay } from '../core/outbox-relay.js';
+import { BUILT_IN_RESOURCES } from '../core/resources/built-ins.js';
 import type { Resource } from '../core/resources/define.js';
 import {
   type Clock,
@@ -54,10 +55,13 @@ export interface SwitchboardOptions {
   readonly ids?: IdGenerator;
   readonly logger?: Logger;
   /**
-   * A business's own records, declared with `defineResource`: stored, served over REST, announced as
-   * events to webhooks, scope-checked (docs/resources.md).
+   * A business's own records, declared with `defineResource`: stored, served over REST and GraphQL,
+   * announced as events to webhooks and subscriptions, scope-checked (docs/resources.md). Served
+   * beside the built-in conversations and bookings.
    */
   readonly resources?: readonly Resource[];
+  /** Serve the built-in conversations and bookings (default true). */
+  readonly builtInResources?: boolean;
   /**
    * How callers are identified on every interface. Default: the OAuth guard (`Authorization: Bearer`
    * with an OAuth access token or an `sbk_` API key). Pass `trustEveryone` only behind a gateway that
@@ -135,7 +139,10 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
   const bus = options.bus ?? createMemoryEventBus({ logger });
   // Background work on the storage's own connections when it has them, so requests cannot starve it.
   const relay = createOutboxRelay({ storage: storage.background ?? storage, bus, clock, logger });
-  const resources = options.resources ?? [];
+  const resources = [
+    ...(options.builtInResources === false ? [] : BUILT_IN_RESOURCES),
+    ...(options.resources ?? []),
+  ];
   const domain = createDomain({
     storage,
     clock,
@@ -297,13 +304,13 @@ function merged(parts: readonly CreateSchemaOptions[]): CreateSchemaOptions {
   };
 }
 
+/** Words for the scopes of declared resources that the built-in catalogue does not already have. */
 function scopesOf(resources: readonly Resource[]): Record<string, string> {
-  return Object.fromEntries(
-    resources.flatMap((r) => [
-      [r.scopes.read, `Read ${r.plural}`],
-      [r.scopes.write, `Create and change ${r.plural}`],
-    ]),
-  );
+  const words = resources.flatMap((r) => [
+    [r.scopes.read, `See ${r.plural}`],
+    [r.scopes.write, `Create and change ${r.plural}`],
+  ]);
+  return Object.fromEntries(words.filter(([scope]) => !(scope! in SCOPES)));
 }
 
 function problemPage(pathname: string): Response {

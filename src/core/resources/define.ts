@@ -3,6 +3,7 @@
  * returns), from which storage, REST, GraphQL, events and scope checks follow with no further code.
  */
 import { z } from 'zod';
+import type { ResourceRecord } from '../storage/index.js';
 
 /** A life cycle on one field: where records start, which moves are allowed, what each announces. */
 export interface LifecycleInput {
@@ -44,7 +45,21 @@ export interface ResourceInput<F extends Record<string, z.ZodType>> {
   readonly scopes: { readonly read: string; readonly write: string };
   /** One line on what the record is, for the OpenAPI document and the GraphQL schema. */
   readonly description?: string;
+  /**
+   * A rule across records, checked in the write's transaction before a record is stored (created or
+   * changed): throw a `SwitchboardError` (e.g. `conflict`) to refuse it. `others` lists records of
+   * the same resource.
+   */
+  readonly check?: ResourceCheck;
 }
+
+/** See {@link ResourceInput.check}. */
+export type ResourceCheck = (
+  record: ResourceRecord,
+  others: (
+    where: Readonly<Record<string, string | number | boolean | null>>,
+  ) => Promise<readonly ResourceRecord[]>,
+) => Promise<void>;
 
 /** A resource as the interfaces use it: the declaration with everything derived from it. */
 export interface Resource {
@@ -74,6 +89,7 @@ export interface Resource {
   readonly recordSchema: z.ZodObject;
   /** Every event it publishes, for the event-type catalogue. */
   readonly eventTypes: readonly string[];
+  readonly check: ResourceCheck | undefined;
 }
 
 const NAME = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
@@ -157,6 +173,7 @@ export function defineResource<F extends Record<string, z.ZodType>>(input: Resou
       .meta({ minProperties: 1 }),
     recordSchema: z.object(recordShape).meta({ id: typeName, description: input.description }),
     eventTypes: [...new Set([events.created, events.updated, events.deleted, ...moveEvents])],
+    check: input.check,
   };
 }
 

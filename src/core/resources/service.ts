@@ -74,6 +74,7 @@ export function resourceService(ctx: DomainContext, resource: Resource): Resourc
           updatedAt: isoAt(ctx.clock.now()),
           version: current.version + 1,
         } as ResourceRecord;
+        await checkRule(tx, resource, updated);
         if (!(await tx.resources.update(name, updated, current.version))) return null;
         await tx.outbox.append(
           newEvent(ctx, moved ?? resource.events.updated, { ...updated, previous: current }),
@@ -97,6 +98,7 @@ export function resourceService(ctx: DomainContext, resource: Resource): Resourc
       };
       return commit(ctx, async (tx) => {
         await checkReferences(tx, resource, fields);
+        await checkRule(tx, resource, record);
         await tx.resources.insert(name, record);
         await tx.outbox.append(newEvent(ctx, resource.events.created, { ...record }));
         await options.within?.(tx, record);
@@ -180,6 +182,19 @@ async function checkReferences(
       });
     }
   }
+}
+
+/** The resource's own rule across records (e.g. no two confirmed bookings of a service overlap). */
+async function checkRule(tx: Stores, resource: Resource, record: ResourceRecord): Promise<void> {
+  if (!resource.check) return;
+  await resource.check(record, async (where) => {
+    const page = await tx.resources.list(resource.name, {
+      where,
+      sort: { field: 'createdAt', descending: false },
+      range: { offset: 0, limit: 1000 },
+    });
+    return page.items.filter((other) => other.id !== record.id);
+  });
 }
 
 function same(a: unknown, b: unknown): boolean {

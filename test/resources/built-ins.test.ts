@@ -1,0 +1,172 @@
+/**
+ * The built-in conversations and bookings, as a chatbot uses them: open a conversation and hand it to
+ * a person over REST, book and confirm an appointment over GraphQL, learn of the hand-off by
+ * subscription; a webhook receiver gets the events signed like every other.
+ */
+import { createClient } from 'graphql-ws';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { createSwitchboard, type Switchboard } from '../../src/index.js';
+import { graphqlWebSocketRoute, type NodeServer, serve } from '../../src/node/index.js';
+import { until } from '../support/until.js';
+
+const ADMIN = 'sbk_built_in_resources_admin_key_0123456789';
+
+describe('conversations and bookings', () => {
+  let switchboard: Switchboard;
+  let server: NodeServer;
+  let receiver: NodeServer;
+  const received: { event: string; data: Record<string, unknown>; signature: string | null }[] = [];
+  let clientId = '';
+
+  const rest = async (path: string, method = 'GET', json?: unknown) => {
+    const response = await fetch(`${server.url}/api/v1${path}`, {
+      method,
+      headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+      ...(json === undefined ? {} : { body: JSON.stringify(json) }),
+    });
+    return { status: response.status, body: await response.json().catch(() => null) };
+  };
+  const gql = async (query: string, variables: Record<string, unknown> = {}) => {
+    const response = await fetch(`${server.url}/graphql`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ query, variables }),
+    });
+    return response.json();
+  };
+
+  beforeAll(async () => {
+    switchboard = createSwitchboard({
+      oauth: { adminApiKey: ADMIN },
+      webhooks: { outbound: { allowHttp: true, allowPrivateAddresses: true } },
+      relayIntervalMs: 50,
+    });
+    switchboard.start();
+    server = await serve({
+      fetch: switchboard.fetch,
+      port: 0,
+      shutdownSignals: [],
+      websockets: [graphqlWebSocketRoute(switchboard.graphqlWebSocket!)],
+    });
+    receiver = await serve({
+      port: 0,
+      shutdownSignals: [],
+      fetch: async (request) => {
+        const payload = JSON.parse(await request.text());
+        received.push({
+          event: payload.event,
+          data: payload.data,
+          signature: request.headers.get('x-signature'),
+        });
+        return new Response('ok');
+      },
+    });
+    await switchboard.oauth!.ready;
+    clientId = (await switchboard.domain.clients.create({ name: 'Ada', email: 'ada@example.com' })).id;
+    const endpoint = await rest('/webhook-endpoints', 'POST', {
+      url: `${receiver.url}/hooks`,
+      eventTypes: ['conversation.*', 'booking.*'],
+    });
+    expect(endpoint.status).toBe(201);
+  });
+  afterAll(async () => {
+    await server?.close();
+    await receiver?.close();
+    await switchboard?.close();
+  });
+
+  it('a bot opens a conversation over REST and hands it to a person; the bot learns of it by subscription', async () => {
+    const ws = createClient({
+      url: `${server.url.replace('http', 'ws')}/graphql`,
+      webSocketImpl: WebSocket,
+      connectionParams: { Authorization: `Bearer ${ADMIN}` },
+      retryAttempts: 0,
+    });
+    const changes: { event: string; conversation: { status: string; agent: string | null } }[] = [];
+    const stop = ws.subscribe<{ onConversationChange: (typeof changes)[number] }>(
+      {
+        query:
+          'subscription { onConversationChange(chatbotId: "bot_salon") { event conversation { status agent } } }',
+      },
+      { next: (r) => changes.push(r.data!.onConversationChange), error: () => {}, complete: () => {} },
+    );
+    await new Promise((resolve) => setTimeout(resolve, 200));
+
+    const opened = await rest('/conversations', 'POST', {
+      chatbotId: 'bot_salon',
+      visitorId: 'visitor_7',
+      channel: 'web',
+      subject: 'Colour appointment',
+    });
+    expect(opened.status).toBe(201);
+    expect(opened.body).toMatchObject({ id: expect.stringMatching(/^cnv_/), status: 'open', agent: null });
+    const id = opened.body.id;
+    expect((await rest(`/conversations/${id}`, 'PATCH', { status: 'waiting_for_agent' })).body.status).toBe(
+      'waiting_for_agent',
+    );
+    const nobody = await rest(`/conversations/${id}`, 'PATCH', { status: 'with_agent' });
+    expect(nobody.status).toBe(422);
+    expect(nobody.body.errors[0]).toMatchObject({ field: 'agent', code: 'required' });
+    const taken = await rest(`/conversations/${id}`, 'PATCH', { status: 'with_agent', agent: 'Sam' });
+    expect(taken.body).toMatchObject({ status: 'with_agent', agent: 'Sam' });
+    expect((await rest(`/conversations/${id}`, 'PATCH', { status: 'open' })).status).toBe(409);
+
+    await until(() => changes.length >= 3);
+    stop();
+    await ws.dispose();
+    expect(changes.map((c) => c.event)).toEqual([
+      'conversation.created',
+      'conversation.handoff_requested',
+      'conversation.handoff_completed',
+    ]);
+    expect(changes[2]!.conversation).toEqual({ status: 'WITH_AGENT', agent: 'Sam' });
+  });
+
+  it('a bot books an appointment over GraphQL and confirms it; an overlapping confirmation is a conflict', async () => {
+    const book = (startsAt: string) =>
+      gql('mutation($input: CreateBookingInput!) { createBooking(input: $input) { id status } }', {
+        input: { clientId, service: 'Colour', startsAt, durationMinutes: 90 },
+      });
+    const first = await book('2026-12-01T10:00:00Z');
+    expect(first.data.createBooking.status).toBe('REQUESTED');
+    const confirmed = await gql(
+      `mutation { moveBooking(id: "${first.data.createBooking.id}", status: CONFIRMED) { status } }`,
+    );
+    expect(confirmed.data.moveBooking.status).toBe('CONFIRMED');
+
+    const second = await book('2026-12-01T11:00:00Z');
+    const clash = await gql(
+      `mutation { moveBooking(id: "${second.data.createBooking.id}", status: CONFIRMED) { status } }`,
+    );
+    expect(clash.errors[0].extensions).toMatchObject({
+      code: 'conflict',
+      details: [{ field: 'startsAt', code: 'overlaps' }],
+    });
+    expect(clash.errors[0].message).toContain(first.data.createBooking.id);
+    const later = await book('2026-12-01T11:30:00Z');
+    const fine = await gql(
+      `mutation { moveBooking(id: "${later.data.createBooking.id}", status: CONFIRMED) { status } }`,
+    );
+    expect(fine.data.moveBooking.status).toBe('CONFIRMED');
+
+    const ofClient = await rest(`/clients/${clientId}/bookings?status=confirmed&sort=startsAt`);
+    expect(ofClient.body.items.map((b: { startsAt: string }) => b.startsAt)).toEqual([
+      '2026-12-01T10:00:00Z',
+      '2026-12-01T11:30:00Z',
+    ]);
+  });
+
+  it('a webhook receiver gets conversation.created, conversation.handoff_completed and booking.confirmed, signed', async () => {
+    const wanted = [
+      'conversation.created',
+      'conversation.handoff_completed',
+      'booking.requested',
+      'booking.confirmed',
+    ];
+    await until(() => wanted.every((event) => received.some((r) => r.event === event)));
+    const handoff = received.find((r) => r.event === 'conversation.handoff_completed')!;
+    expect(handoff.data).toMatchObject({ agent: 'Sam', status: 'with_agent', chatbotId: 'bot_salon' });
+    expect(received.every((r) => r.signature?.startsWith('sha256='))).toBe(true);
+  });
+});
