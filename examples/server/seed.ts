@@ -1,6 +1,6 @@
 import type { Domain } from 'switchboard-kit';
 
-/** A few clients with orders and a conversation, so every interface has something to show. */
+/** A few clients with orders, messages, conversations and bookings, so every interface has something to show. */
 export async function seedDemoData(domain: Domain): Promise<void> {
   const ada = await domain.clients.create({
     name: 'Ada Lovelace',
@@ -30,4 +30,32 @@ export async function seedDemoData(domain: Domain): Promise<void> {
   for (const content of ['Hello! Where is my order?', 'It left our warehouse yesterday.', 'Great, thanks!']) {
     await domain.messages.create({ chatbotId: 'support-bot', visitorId: 'visitor-ada', content });
   }
+
+  // A conversation the bot handed to a person, one still with the bot, and bookings of a service.
+  const conversations = domain.resources.conversation!;
+  const handedOff = await conversations.create({
+    chatbotId: 'support-bot',
+    visitorId: 'visitor-ada',
+    clientId: ada.id,
+    channel: 'web',
+    subject: 'Where is my order?',
+  });
+  await conversations.update(handedOff.id, { status: 'waiting_for_agent' });
+  await conversations.update(handedOff.id, { status: 'with_agent', agent: 'Sam from support' });
+  await conversations.create({ chatbotId: 'support-bot', visitorId: 'visitor-42', channel: 'whatsapp' });
+  const bookings = domain.resources.booking!;
+  const fitting = await bookings.create({
+    clientId: grace.id,
+    service: 'Fitting',
+    startsAt: '2027-01-15T10:00:00Z',
+    durationMinutes: 45,
+  });
+  await bookings.update(fitting.id, { status: 'confirmed' });
+  await bookings.create({
+    clientId: alan.id,
+    service: 'Fitting',
+    startsAt: '2027-01-15T11:00:00Z',
+    durationMinutes: 45,
+    notes: 'Prefers mornings',
+  });
 }
