@@ -187,6 +187,8 @@ async function checkReferences(
 /** The resource's own rule across records (e.g. no two confirmed bookings of a service overlap). */
 async function checkRule(tx: Stores, resource: Resource, record: ResourceRecord): Promise<void> {
   if (!resource.check) return;
+  // The rule reads other records: writes of this resource take turns, on every instance.
+  await tx.resources.lock(resource.name);
   await resource.check(record, async (where) => {
     const page = await tx.resources.list(resource.name, {
       where,

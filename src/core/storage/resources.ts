@@ -30,4 +30,10 @@ export interface ResourceStore {
   /** Deletes the record if its stored version is still `expectedVersion`; false when it is not. */
   delete(resource: string, id: string, expectedVersion: number): Promise<boolean>;
   list(resource: string, query: ResourceQuery): Promise<Page<ResourceRecord>>;
+  /**
+   * Inside a transaction, waits until no other transaction holds the same resource's lock, and holds
+   * it until commit: writes whose rule reads other records (no two confirmed bookings overlap) then
+   * run one at a time across every instance.
+   */
+  lock(resource: string): Promise<void>;
 }

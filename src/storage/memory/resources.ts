@@ -33,6 +33,8 @@ export function memoryResourceStore(state: ResourceState, journal: Journal): Res
       if (records.get(id)?.version !== expectedVersion) return false;
       return remove(journal, records, id);
     },
+    // Memory transactions already run one at a time.
+    async lock() {},
     async list(resource, { where, sort, range }) {
       const conditions = Object.entries(where);
       const matches = [...(state.get(resource)?.values() ?? [])].filter((record) =>

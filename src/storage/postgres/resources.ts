@@ -67,6 +67,10 @@ export function postgresResourceStore(db: Database): ResourceStore {
       );
       return row !== undefined;
     },
+    async lock(resource) {
+      // Held to the end of the transaction; outside one it would end at once, so it is meant for inside.
+      await db.rows("SELECT pg_advisory_xact_lock(hashtext('switchboard_resources:' || $1))", [resource]);
+    },
     async list(resource, { where, sort, range }) {
       const values: unknown[] = [resource];
       const conditions = ['resource = $1'];

@@ -15,7 +15,7 @@ import { idempotencyContract } from './idempotency.js';
 import { oauthContract } from './oauth.js';
 import { outboxContract } from './outbox.js';
 import { clientContract, messageContract, orderContract } from './records.js';
-import { resourceContract } from './resources.js';
+import { resourceContract, resourceLockContract } from './resources.js';
 import { transactionContract } from './transactions.js';
 import { webhookDeliveryContract, webhookPruneContract } from './webhook-deliveries.js';
 import { webhookEndpointContract } from './webhook-endpoints.js';
@@ -46,7 +46,10 @@ export function describeStorageContract(name: string, factory: StorageFactory): 
     describe('transactions', () => transactionContract(storage));
     describe('oauth', () => oauthContract(storage));
     describe('api keys', () => apiKeyContract(storage));
-    describe('declared resources', () => resourceContract(storage));
+    describe('declared resources', () => {
+      resourceContract(storage);
+      resourceLockContract(storage);
+    });
     describe('webhook endpoints', () => webhookEndpointContract(storage));
     describe('webhook deliveries', () => {
       webhookDeliveryContract(storage);

@@ -91,3 +91,35 @@ export function resourceContract(storage: () => Storage): void {
     expect(await s.resources.get('return', record.id)).toBeNull();
   });
 }
+
+/** The lock of a resource serialises transactions that take it (PostgreSQL: across connections). */
+export function resourceLockContract(storage: () => Storage): void {
+  it('lets one transaction at a time hold a resource lock, until it commits', async () => {
+    const s = storage();
+    const order: string[] = [];
+    let releaseFirst: () => void = () => {};
+    const firstHolds = new Promise<void>((resolve) => {
+      releaseFirst = resolve;
+    });
+    let firstLocked: () => void = () => {};
+    const locked = new Promise<void>((resolve) => {
+      firstLocked = resolve;
+    });
+    const first = s.transaction(async (tx) => {
+      await tx.resources.lock('booking');
+      order.push('first locked');
+      firstLocked();
+      await firstHolds;
+      order.push('first commits');
+    });
+    await locked;
+    const second = s.transaction(async (tx) => {
+      await tx.resources.lock('booking');
+      order.push('second locked');
+    });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    releaseFirst();
+    await Promise.all([first, second]);
+    expect(order).toEqual(['first locked', 'first commits', 'second locked']);
+  });
+}
