@@ -9,6 +9,7 @@ import WebSocket from 'ws';
 import { createSwitchboard, type Switchboard } from '../../src/index.js';
 import { graphqlWebSocketRoute, type NodeServer, serve } from '../../src/node/index.js';
 import { until } from '../support/until.js';
+import { type ReceivedWebhook, startReceiver } from './receiver.js';
 
 const ADMIN = 'sbk_built_in_resources_admin_key_0123456789';
 
@@ -16,7 +17,7 @@ describe('conversations and bookings', () => {
   let switchboard: Switchboard;
   let server: NodeServer;
   let receiver: NodeServer;
-  const received: { event: string; data: Record<string, unknown>; signature: string | null }[] = [];
+  let received: ReceivedWebhook[] = [];
   let clientId = '';
 
   const rest = async (path: string, method = 'GET', json?: unknown) => {
@@ -49,19 +50,7 @@ describe('conversations and bookings', () => {
       shutdownSignals: [],
       websockets: [graphqlWebSocketRoute(switchboard.graphqlWebSocket!)],
     });
-    receiver = await serve({
-      port: 0,
-      shutdownSignals: [],
-      fetch: async (request) => {
-        const payload = JSON.parse(await request.text());
-        received.push({
-          event: payload.event,
-          data: payload.data,
-          signature: request.headers.get('x-signature'),
-        });
-        return new Response('ok');
-      },
-    });
+    ({ server: receiver, received } = await startReceiver());
     await switchboard.oauth!.ready;
     clientId = (await switchboard.domain.clients.create({ name: 'Ada', email: 'ada@example.com' })).id;
     const endpoint = await rest('/webhook-endpoints', 'POST', {

@@ -12,6 +12,7 @@ import { createMemoryStorage } from '../../src/storage/memory/index.js';
 import { createPostgresStorage } from '../../src/storage/postgres/index.js';
 import { createTestDatabase, type TestDatabase } from '../setup/database.js';
 import { until } from '../support/until.js';
+import { type ReceivedWebhook, startReceiver } from './receiver.js';
 
 import { returns } from './returns.js';
 
@@ -33,7 +34,7 @@ describe.each([
   let server: NodeServer;
   let receiver: NodeServer;
   let done: () => Promise<void>;
-  const received: { type: string; data: Record<string, unknown>; signature: string | null }[] = [];
+  let received: ReceivedWebhook[] = [];
   let clientId = '';
   let orderId = '';
 
@@ -67,19 +68,7 @@ describe.each([
     });
     switchboard.start();
     server = await serve({ fetch: switchboard.fetch, port: 0, shutdownSignals: [] });
-    receiver = await serve({
-      port: 0,
-      shutdownSignals: [],
-      fetch: async (request) => {
-        const payload = JSON.parse(await request.text());
-        received.push({
-          type: payload.event,
-          data: payload.data,
-          signature: request.headers.get('x-signature'),
-        });
-        return new Response('ok');
-      },
-    });
+    ({ server: receiver, received } = await startReceiver());
     const client = await switchboard.domain.clients.create({ name: 'Ada', email: 'ada@example.com' });
     clientId = client.id;
     orderId = (await switchboard.domain.orders.create(client.id, { total: '20.00', currency: 'EUR' })).id;
@@ -208,8 +197,8 @@ describe.each([
 
   it('sends its events to webhooks, signed, and lists them in the event-type catalogue', async () => {
     const expected = ['return.created', 'return.approved', 'return.updated', 'return.deleted'];
-    await until(() => expected.every((type) => received.some((r) => r.type === type)));
-    const types = new Set(received.map((r) => r.type));
+    await until(() => expected.every((type) => received.some((r) => r.event === type)));
+    const types = new Set(received.map((r) => r.event));
     expect(types).toEqual(new Set(expected));
     expect(received.every((r) => r.signature?.startsWith('sha256='))).toBe(true);
     const catalogue = await call('/api/v1/webhook-event-types');
