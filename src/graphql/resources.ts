@@ -207,11 +207,76 @@ function resolversOf(resource: Resource): GraphQLResolvers {
   const clientField = Object.entries(resource.relations).find(([, target]) => target === 'client')?.[0];
   if (clientField) {
     resolvers.Client = {
-      [plural]: (client: { id: string }, args: Paging & Record<string, unknown>, ctx: GraphQLContext) =>
-        list(ctx, args, { [clientField]: client.id }),
+      [plural]: async (client: { id: string }, args: Paging, ctx: GraphQLContext) => {
+        const { limit, offset } = listRange(args, ctx);
+        const records = await ofClient(ctx, resource, clientField, client.id);
+        return records.slice(offset, offset + limit).map(wire);
+      },
     };
   }
   return resolvers as GraphQLResolvers;
+}
+
+interface Batch {
+  readonly ids: Set<string>;
+  readonly result: Promise<Map<string, ResourceRecord[]>>;
+}
+
+/** Open batches of `Client.<plural>` per operation and resource (the context lives as long as one). */
+const batches = new WeakMap<GraphQLContext, Map<string, Batch>>();
+
+/** The most records one batch reads; past it, each client's are read on their own. */
+const BATCH_LIMIT = 10_000;
+
+/**
+ * A client's records of a resource, read for every client of the operation in one storage call:
+ * the resolvers of a list of clients run before the batch does, so all their ids are in it.
+ */
+function ofClient(
+  ctx: GraphQLContext,
+  resource: Resource,
+  field: string,
+  clientId: string,
+): Promise<ResourceRecord[]> {
+  let open = batches.get(ctx);
+  if (!open) {
+    open = new Map();
+    batches.set(ctx, open);
+  }
+  let batch = open.get(resource.name);
+  if (!batch) {
+    const ids = new Set<string>();
+    const service = ctx.domain.resources[resource.name]!;
+    const byOwner =
+      resource.owner && ctx.principal.userId !== undefined ? { [resource.owner]: ctx.principal.userId } : {};
+    const sort = { field: 'createdAt', descending: false };
+    const result = Promise.resolve().then(async () => {
+      open.delete(resource.name);
+      const page = await service.list({
+        where: { [field]: [...ids], ...byOwner },
+        sort,
+        range: { offset: 0, limit: BATCH_LIMIT },
+      });
+      const grouped = new Map<string, ResourceRecord[]>([...ids].map((id) => [id, []]));
+      if (page.total > page.items.length) {
+        for (const id of ids) {
+          const own = await service.list({
+            where: { [field]: id, ...byOwner },
+            sort,
+            range: { offset: 0, limit: BATCH_LIMIT },
+          });
+          grouped.set(id, [...own.items]);
+        }
+        return grouped;
+      }
+      for (const record of page.items) grouped.get(String(record[field]))?.push(record);
+      return grouped;
+    });
+    batch = { ids, result };
+    open.set(resource.name, batch);
+  }
+  batch.ids.add(clientId);
+  return batch.result.then((grouped) => grouped.get(clientId) ?? []);
 }
 
 /** What a subscription to a resource's changes may be narrowed by: its owner and its filters. */

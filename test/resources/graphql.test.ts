@@ -1,5 +1,6 @@
 /** A host-declared resource over GraphQL: queries, mutations, the life-cycle move, Client.<plural>, scopes, changes. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMemoryStorage } from '../../src/storage/memory/index.js';
 import { collect, startServer, type TestServer, testAuthenticate } from '../graphql/helpers.js';
 import { returns } from './returns.js';
 
@@ -139,5 +140,46 @@ describe('a host-declared resource over GraphQL', () => {
       ['return.created', 'Live'],
       ['return.refused', 'Live'],
     ]);
+  });
+});
+
+describe('Client.<plural> of a declared resource', () => {
+  it('reads the records of every client of the operation in one storage call', async () => {
+    const storage = createMemoryStorage();
+    let lists = 0;
+    const list = storage.resources.list.bind(storage.resources);
+    (storage.resources as { list: typeof list }).list = (resource, query) => {
+      lists++;
+      return list(resource, query);
+    };
+    const server = await startServer({ storage, resources: [returns] });
+    try {
+      const { domain } = server.switchboard;
+      for (const name of ['Ada', 'Grace', 'Alan']) {
+        const client = await domain.clients.create({ name, email: `${name.toLowerCase()}@example.com` });
+        const order = await domain.orders.create(client.id, { total: '1.00', currency: 'EUR' });
+        for (let i = 1; i <= 2; i++)
+          await domain.resources.return!.create({
+            clientId: client.id,
+            orderId: order.id,
+            reason: `${name} ${i}`,
+            quantity: i,
+          });
+      }
+      const before = lists;
+      const { body } = await server.gql(
+        '{ clients { name returns(limit: 1, offset: 1) { reason } } }',
+        {},
+        WRITER,
+      );
+      expect(body.data.clients).toEqual([
+        { name: 'Ada', returns: [{ reason: 'Ada 2' }] },
+        { name: 'Grace', returns: [{ reason: 'Grace 2' }] },
+        { name: 'Alan', returns: [{ reason: 'Alan 2' }] },
+      ]);
+      expect(lists - before).toBe(1);
+    } finally {
+      await server.close();
+    }
   });
 });

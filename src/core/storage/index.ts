@@ -35,7 +35,7 @@ export type {
   OrderStore,
   Range,
 } from './records.js';
-export type { ResourceQuery, ResourceRecord, ResourceStore } from './resources.js';
+export type { ResourceMatch, ResourceQuery, ResourceRecord, ResourceStore } from './resources.js';
 export type {
   WebhookAttemptOutcome,
   WebhookAttemptRecord,

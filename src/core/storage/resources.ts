@@ -10,10 +10,13 @@ export interface ResourceRecord {
   readonly [field: string]: unknown;
 }
 
+/** A value a list matches: equal to it, or (a list of strings) equal to one of them. */
+export type ResourceMatch = string | number | boolean | null | readonly string[];
+
 /** What a list asks for: equality on fields, one sort key, a range. */
 export interface ResourceQuery {
-  /** Field → value every record listed has (`null` matches a missing value). */
-  readonly where: Readonly<Record<string, string | number | boolean | null>>;
+  /** Field → value every record listed has (`null` matches a missing value, a list any of its strings). */
+  readonly where: Readonly<Record<string, ResourceMatch>>;
   readonly sort: { readonly field: string; readonly descending: boolean };
   readonly range: Range;
 }

@@ -38,7 +38,9 @@ export function memoryResourceStore(state: ResourceState, journal: Journal): Res
     async list(resource, { where, sort, range }) {
       const conditions = Object.entries(where);
       const matches = [...(state.get(resource)?.values() ?? [])].filter((record) =>
-        conditions.every(([field, value]) => (record[field] ?? null) === value),
+        conditions.every(([field, value]) =>
+          Array.isArray(value) ? value.includes(record[field] as string) : (record[field] ?? null) === value,
+        ),
       );
       const direction = sort.descending ? -1 : 1;
       matches.sort((a, b) => direction * compare(a[sort.field], b[sort.field]) || compare(a.id, b.id));

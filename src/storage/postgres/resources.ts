@@ -79,10 +79,15 @@ export function postgresResourceStore(db: Database): ResourceStore {
       for (const [field, value] of Object.entries(where)) {
         if (OWN[field]) {
           values.push(value);
-          conditions.push(`${OWN[field]} = $${values.length}`);
+          conditions.push(
+            `${OWN[field]} = ${Array.isArray(value) ? `ANY($${values.length}::text[])` : `$${values.length}`}`,
+          );
         } else if (value === null) {
           values.push(field);
           conditions.push(`coalesce(data -> $${values.length}, 'null') = 'null'`);
+        } else if (Array.isArray(value)) {
+          values.push(field, value);
+          conditions.push(`data ->> $${values.length - 1} = ANY($${values.length}::text[])`);
         } else contains[field] = value;
       }
       if (Object.keys(contains).length) {

@@ -46,7 +46,7 @@ export function resourceContract(storage: () => Storage): void {
     expect(await s.resources.get('return', record.id)).toBeNull();
   });
 
-  it('lists by equality on fields, sorted either way, with the total of the filter', async () => {
+  it('lists by equality on fields (or one of several values), sorted either way, with the total of the filter', async () => {
     const s = storage();
     const a = aReturn({ clientId: 'cli_x', quantity: 3 });
     const b = aReturn({ clientId: 'cli_x', quantity: 1, status: 'approved' });
@@ -71,6 +71,18 @@ export function resourceContract(storage: () => Storage): void {
       range: everything,
     });
     expect(byNumber.items.map((r) => r.id)).toEqual([d.id, c.id]);
+    const ofTwo = await s.resources.list('return', {
+      where: { clientId: ['cli_x', 'cli_y'], status: 'requested' },
+      sort: { field: 'createdAt', descending: false },
+      range: everything,
+    });
+    expect(ofTwo).toEqual({ items: [a, c, d], total: 3 });
+    const byIds = await s.resources.list('return', {
+      where: { id: [a.id, c.id] },
+      sort: { field: 'createdAt', descending: false },
+      range: everything,
+    });
+    expect(byIds.items).toEqual([a, c]);
     const past = await s.resources.list('return', {
       where: { clientId: 'cli_x' },
       sort: { field: 'createdAt', descending: false },
