@@ -107,11 +107,11 @@ const aliases = new Map();
 for (const file of readdirSync(`${root}dist`).filter((f) => f.endsWith('.d.ts'))) {
   const text = readFileSync(`${root}dist/${file}`, 'utf8');
   for (const [, list] of text.matchAll(/export \{([^}]*)\}/g))
-    for (const [, original, alias] of list.matchAll(/(\w+) as (\w+)/g))
+    for (const [, original, alias] of list.matchAll(/([\w$]+) as ([\w$]+)/g))
       aliases.set(`${file.replace(/\.d\.ts$/, '')}:${alias}`, original);
 }
 function portable(text) {
-  return text.replace(/import\("([^"]+)"\)\.(\w+)/g, (_, path, name) => {
+  return text.replace(/import\("([^"]+)"\)\.([\w$]+)/g, (_, path, name) => {
     const chunk = path.startsWith(`${root}dist/`) ? path.slice(root.length + 5) : undefined;
     return (chunk && aliases.get(`${chunk}:${name}`)) || name;
   });
