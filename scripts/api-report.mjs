@@ -129,6 +129,15 @@ const reports = entries.map(({ subpath, name, file }) => {
   return { file: `${root}api/${name}.api.md`, text };
 });
 
+// A path of this machine in the report would make it differ on every other one.
+const local = reports.find((r) => r.text.includes(root));
+if (local) {
+  console.error(
+    `api-report: ${local.file.slice(root.length)} names a local path; a type is not mapped back to its name.`,
+  );
+  process.exit(1);
+}
+
 if (undocumented.length) {
   console.error(
     `Every public export needs a TSDoc summary; these have none:\n  ${undocumented.join('\n  ')}`,
