@@ -65,7 +65,8 @@ export async function createApiKey(
 
 /**
  * Makes sure a host-chosen key exists (e.g. the admin key from `SWITCHBOARD_API_KEY`): creates it on
- * first start, finds it on every later start. Idempotent across restarts and instances.
+ * first start, finds it on every later start and gives it the scopes it is started with (a resource
+ * declared since then brings new ones). Idempotent across restarts and instances.
  */
 export async function ensureApiKey(
   stores: Pick<Stores, 'apiKeys'>,
@@ -73,7 +74,12 @@ export async function ensureApiKey(
   options: ApiKeyOptions,
 ): Promise<ApiKeyRecord> {
   const existing = await stores.apiKeys.findByHash(hashSecret(input.key));
-  if (existing) return existing;
+  if (existing) {
+    const scopes = [...new Set(input.scopes)];
+    const same = scopes.length === existing.scopes.length && scopes.every((s) => existing.scopes.includes(s));
+    if (same || !(await stores.apiKeys.setScopes(existing.id, scopes))) return existing;
+    return { ...existing, scopes };
+  }
   try {
     return (await createApiKey(stores, input, options)).record;
   } catch (error) {

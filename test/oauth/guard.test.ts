@@ -1,6 +1,7 @@
 /** The guard on every interface: bearer access tokens, API keys, scopes, and the admin routes. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSwitchboard, requireScope, SCOPES } from '../../src/index.js';
+import { z } from 'zod';
+import { createSwitchboard, defineResource, requireScope, SCOPES } from '../../src/index.js';
 import { serve } from '../../src/node/index.js';
 import { authErrorResponse, createGuard } from '../../src/oauth/index.js';
 import { createMemoryStorage } from '../../src/storage/memory/index.js';
@@ -204,6 +205,29 @@ describe('the host admin key', () => {
     expect(keys).toHaveLength(1);
     expect(keys[0]?.scopes).toEqual(Object.keys(SCOPES));
     expect(JSON.stringify(keys)).not.toContain(ADMIN_KEY);
+  });
+
+  it('gains the scopes of a resource declared after it was stored, at the next start', async () => {
+    const storage = createMemoryStorage();
+    await createSwitchboard({ storage, oauth: { adminApiKey: ADMIN_KEY }, graphql: false }).oauth!.ready;
+    const later = defineResource({
+      name: 'return',
+      idPrefix: 'ret',
+      fields: { reason: z.string() },
+      scopes: { read: 'shop.returns.read', write: 'shop.returns.write' },
+    });
+    const switchboard = createSwitchboard({
+      storage,
+      resources: [later],
+      oauth: { adminApiKey: ADMIN_KEY },
+      graphql: false,
+    });
+    await switchboard.oauth!.ready;
+    const response = await switchboard.fetch(
+      new Request('http://localhost/api/v1/returns', { headers: { authorization: `Bearer ${ADMIN_KEY}` } }),
+    );
+    expect(response.status).toBe(200);
+    expect((await storage.apiKeys.list())[0]?.scopes).toContain('shop.returns.write');
   });
 
   it('accepts a host key without the sbk_ prefix (any SWITCHBOARD_API_KEY of 32+ characters)', async () => {

@@ -28,4 +28,6 @@ export interface ApiKeyStore {
   revoke(id: string, at: string): Promise<boolean>;
   /** Records a use: sets `lastUsedAt`. */
   touch(id: string, at: string): Promise<void>;
+  /** Replaces the key's scopes; false when absent. */
+  setScopes(id: string, scopes: readonly string[]): Promise<boolean>;
 }

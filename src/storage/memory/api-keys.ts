@@ -44,5 +44,11 @@ export function memoryApiKeyStore(state: ApiKeyState, journal: Journal): ApiKeyS
       const key = state.keys.get(id);
       if (key) replace({ ...key, lastUsedAt: at });
     },
+    async setScopes(id, scopes) {
+      const key = state.keys.get(id);
+      if (!key) return false;
+      replace({ ...key, scopes: [...scopes] });
+      return true;
+    },
   };
 }

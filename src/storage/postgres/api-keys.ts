@@ -66,5 +66,12 @@ export function postgresApiKeyStore(db: Database): ApiKeyStore {
     async touch(id, at) {
       await db.rows('UPDATE switchboard_api_keys SET last_used_at = $2 WHERE id = $1', [id, at]);
     },
+    async setScopes(id, scopes) {
+      const row = await db.row('UPDATE switchboard_api_keys SET scopes = $2 WHERE id = $1 RETURNING id', [
+        id,
+        scopes,
+      ]);
+      return row !== undefined;
+    },
   };
 }

@@ -20,6 +20,16 @@ export function anApiKey(overrides: Partial<ApiKeyRecord> = {}): ApiKeyRecord {
 }
 
 export function apiKeyContract(storage: () => Storage): void {
+  it('replaces the scopes of a key', async () => {
+    const s = storage();
+    const key = anApiKey();
+    await s.apiKeys.insert(key);
+    expect(await s.apiKeys.setScopes(key.id, ['crm.orders.read', 'shop.returns.read'])).toBe(true);
+    expect((await s.apiKeys.get(key.id))?.scopes).toEqual(['crm.orders.read', 'shop.returns.read']);
+    expect((await s.apiKeys.findByHash(key.hash))?.scopes).toEqual(['crm.orders.read', 'shop.returns.read']);
+    expect(await s.apiKeys.setScopes('key_none', [])).toBe(false);
+  });
+
   it('finds a key by id and by hash, and lists keys by creation', async () => {
     const s = storage();
     const first = anApiKey();
