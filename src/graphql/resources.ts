@@ -5,8 +5,9 @@
  * its changes; every field scope-checked; a user limited to their own client's records.
  */
 import { z } from 'zod';
-import { canSeeClient, type Principal, type Scope } from '../core/auth.js';
+import type { Scope } from '../core/auth.js';
 import { SwitchboardError } from '../core/errors.js';
+import { assertMayCreate, canSee, sortOf, whereOf } from '../core/resources/access.js';
 import type { Resource } from '../core/resources/define.js';
 import type { ResourceService } from '../core/resources/service.js';
 import type { ResourceRecord } from '../core/storage/index.js';
@@ -85,7 +86,7 @@ ${relatesToClient ? `extend type Client {\n  ${plural}(limit: Int, offset: Int):
 }
 
 function resolversOf(resource: Resource): GraphQLResolvers {
-  const { typeName, lifecycle, owner } = resource;
+  const { typeName, lifecycle } = resource;
   const plural = camel(resource.plural);
   const one = camel(resource.name);
   const service = (ctx: GraphQLContext): ResourceService => ctx.domain.resources[resource.name]!;
@@ -94,40 +95,22 @@ function resolversOf(resource: Resource): GraphQLResolvers {
     Object.keys(lifecycle?.states ?? {}).find((s) => upper(s) === value) ?? value;
   const wire = (record: ResourceRecord): ResourceRecord =>
     lifecycle ? { ...record, [lifecycle.field]: upper(String(record[lifecycle.field])) } : record;
-  const visible = (principal: Principal, record: ResourceRecord): boolean =>
-    !owner || canSeeClient(principal, String(record[owner]));
   const findVisible = async (ctx: GraphQLContext, id: string): Promise<ResourceRecord> => {
     const record = await service(ctx).find(id);
-    if (!record || !visible(ctx.principal, record))
+    if (!record || !canSee(resource, ctx.principal, record))
       throw new SwitchboardError('not_found', `No ${resource.name} with id "${id}".`);
     return record;
   };
   const list = async (ctx: GraphQLContext, args: Paging & Record<string, unknown>, fixed = {}) => {
     const { limit, offset } = listRange(args, ctx);
-    const where: Record<string, string | number | boolean | null> = { ...fixed };
-    for (const f of resource.filters) {
-      const value = args[f];
-      if (typeof value === 'string') where[f] = f === lifecycle?.field ? stored(value.toUpperCase()) : value;
-    }
-    if (owner && ctx.principal.userId !== undefined) where[owner] = ctx.principal.userId;
-    const sort = typeof args.sort === 'string' ? args.sort : 'createdAt';
-    if (!resource.sortable.includes(sort.replace(/^-/, '')))
-      throw new SwitchboardError(
-        'validation_failed',
-        `sort must be one of: ${resource.sortable.join(', ')} (with - for descending).`,
-        {
-          details: [
-            {
-              field: 'sort',
-              code: 'invalid_value',
-              message: `sort must be one of: ${resource.sortable.join(', ')}.`,
-            },
-          ],
-        },
-      );
+    // Life-cycle states may be given as the enum's values (`APPROVED`) as well as stored (`approved`).
+    const filters =
+      lifecycle && typeof args[lifecycle.field] === 'string'
+        ? { ...args, [lifecycle.field]: stored(String(args[lifecycle.field]).toUpperCase()) }
+        : args;
     const page = await service(ctx).list({
-      where,
-      sort: { field: sort.replace(/^-/, ''), descending: sort.startsWith('-') },
+      where: whereOf(resource, ctx.principal, filters, fixed),
+      sort: sortOf(resource, args.sort),
       range: { limit, offset },
     });
     return page.items.map(wire);
@@ -137,7 +120,7 @@ function resolversOf(resource: Resource): GraphQLResolvers {
     Query: {
       [one]: async (_: unknown, args: { id: string }, ctx: GraphQLContext) => {
         const record = await service(ctx).find(args.id);
-        return record && visible(ctx.principal, record) ? wire(record) : null;
+        return record && canSee(resource, ctx.principal, record) ? wire(record) : null;
       },
       [plural]: (_: unknown, args: Paging & Record<string, unknown>, ctx: GraphQLContext) => list(ctx, args),
     },
@@ -147,11 +130,7 @@ function resolversOf(resource: Resource): GraphQLResolvers {
         args: { input: Record<string, unknown> },
         ctx: GraphQLContext,
       ) => {
-        if (owner && ctx.principal.userId !== undefined && args.input[owner] !== ctx.principal.userId)
-          throw new SwitchboardError(
-            'forbidden',
-            `A signed-in user may create ${resource.plural} for their own client only.`,
-          );
+        assertMayCreate(resource, ctx.principal, args.input);
         return wire(await service(ctx).create(args.input));
       },
       [`update${typeName}`]: async (
@@ -172,15 +151,14 @@ function resolversOf(resource: Resource): GraphQLResolvers {
       [`on${typeName}Change`]: {
         subscribe: (_: unknown, args: Record<string, string | undefined>, ctx: GraphQLContext) =>
           eventStream(ctx.bus, {
-            types: [`${resource.name}.*`, ...resource.eventTypes],
+            types: resource.eventTypes,
             maxQueue: ctx.limits.maxSubscriberQueue,
             ...(ctx.dropSlowSubscriber ? { onOverflow: ctx.dropSlowSubscriber } : {}),
             pick: (event) => {
-              if (!resource.eventTypes.includes(event.type)) return undefined;
               const { previous: _previous, ...record } = event.data as ResourceRecord & {
                 previous?: unknown;
               };
-              if (!visible(ctx.principal, record as ResourceRecord)) return undefined;
+              if (!canSee(resource, ctx.principal, record)) return undefined;
               for (const field of argsOf(resource)) {
                 const wanted = args[field];
                 if (wanted === undefined || wanted === null) continue;
@@ -247,13 +225,12 @@ function ofClient(
   if (!batch) {
     const ids = new Set<string>();
     const service = ctx.domain.resources[resource.name]!;
-    const byOwner =
-      resource.owner && ctx.principal.userId !== undefined ? { [resource.owner]: ctx.principal.userId } : {};
     const sort = { field: 'createdAt', descending: false };
+    const of = (clients: string | string[]) => whereOf(resource, ctx.principal, {}, { [field]: clients });
     const result = Promise.resolve().then(async () => {
       open.delete(resource.name);
       const page = await service.list({
-        where: { [field]: [...ids], ...byOwner },
+        where: of([...ids]),
         sort,
         range: { offset: 0, limit: BATCH_LIMIT },
       });
@@ -261,7 +238,7 @@ function ofClient(
       if (page.total > page.items.length) {
         for (const id of ids) {
           const own = await service.list({
-            where: { [field]: id, ...byOwner },
+            where: of(id),
             sort,
             range: { offset: 0, limit: BATCH_LIMIT },
           });

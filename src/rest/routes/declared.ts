@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import type { Principal } from '../../core/auth.js';
 import { SwitchboardError } from '../../core/errors.js';
+import { assertMayCreate, canSee, sortOf, sortSchemaOf, whereOf } from '../../core/resources/access.js';
 import type { Resource } from '../../core/resources/define.js';
 import type { ResourceService } from '../../core/resources/service.js';
 import type { ResourceRecord } from '../../core/storage/index.js';
@@ -38,20 +39,14 @@ export function declaredRoutes(service: ResourceService, options: ResourceRouteO
   /** The record, unless it belongs to another user's client: then the same 404 as an absent one. */
   const visible = async (principal: Principal, id: string): Promise<ResourceRecord> => {
     const found = await service.get(id);
-    if (owner && principal.userId !== undefined) assertVisible(principal, String(found[owner]), name, id);
+    if (!canSee(resource, principal, found))
+      throw new SwitchboardError('not_found', `No ${name} with id "${id}".`);
     return found;
   };
   const list = async (principal: Principal, query: z.output<typeof listQuery>, url: URL, fixed = {}) => {
-    const where: Record<string, string | number | boolean | null> = { ...fixed };
-    for (const field of resource.filters) {
-      const raw = (query as unknown as Record<string, string | undefined>)[field];
-      if (raw !== undefined) where[field] = filterValue(resource.fields[field], raw);
-    }
-    if (owner && principal.userId !== undefined) where[owner] = principal.userId;
-    const sort = query.sort ?? 'createdAt';
     const page = await service.list({
-      where,
-      sort: { field: sort.replace(/^-/, ''), descending: sort.startsWith('-') },
+      where: whereOf(resource, principal, query, fixed),
+      sort: sortOf(resource, query.sort),
       range: rangeOf(query),
     });
     return paginated(page, query, url);
@@ -98,11 +93,7 @@ export function declaredRoutes(service: ResourceService, options: ResourceRouteO
         422: problem('A field is not valid, or a reference names no record'),
       },
       async handle({ body, principal, basePath, idempotent }) {
-        if (owner && principal.userId !== undefined && body[owner] !== principal.userId)
-          throw new SwitchboardError(
-            'forbidden',
-            `A signed-in user may create ${plural} for their own client only.`,
-          );
+        assertMayCreate(resource, principal, body);
         const respond = (r: ResourceRecord) =>
           created(r, `${basePath}${path}/${encodeURIComponent(r.id)}`, { version: r.version });
         return respond(await service.create(body, idempotent(respond)));
@@ -234,7 +225,6 @@ export function declaredRoutes(service: ResourceService, options: ResourceRouteO
 }
 
 function listQueryOf(resource: Resource, options: ResourceRouteOptions) {
-  const sorts = resource.sortable.flatMap((f) => [f, `-${f}`]) as [string, ...string[]];
   const filters = Object.fromEntries(
     resource.filters.map((f) => [
       f,
@@ -246,19 +236,8 @@ function listQueryOf(resource: Resource, options: ResourceRouteOptions) {
   );
   return pageQuery(options.limits).extend({
     ...filters,
-    sort: z
-      .enum(sorts)
+    sort: sortSchemaOf(resource)
       .optional()
       .meta({ description: 'Sort key; `-` before it for descending (default createdAt)' }),
   });
-}
-
-/** A query string's value in the type the field stores, so that `?quantity=2` finds the number 2. */
-function filterValue(schema: z.ZodType | undefined, raw: string): string | number | boolean {
-  let inner = schema;
-  while (inner instanceof z.ZodOptional || inner instanceof z.ZodNullable)
-    inner = inner.unwrap() as z.ZodType;
-  if (inner instanceof z.ZodNumber && raw.trim() !== '' && Number.isFinite(Number(raw))) return Number(raw);
-  if (inner instanceof z.ZodBoolean && (raw === 'true' || raw === 'false')) return raw === 'true';
-  return raw;
 }

@@ -1,0 +1,68 @@
+/**
+ * What every interface of a declared resource applies alike, so REST and GraphQL cannot drift: who
+ * sees which records, who may create them, and how a list's filters and sort are read.
+ */
+import { z } from 'zod';
+import { canSeeClient, type Principal } from '../auth.js';
+import { SwitchboardError } from '../errors.js';
+import type { ResourceQuery } from '../storage/index.js';
+import { validate } from '../validation.js';
+import type { Resource } from './define.js';
+
+type Record_ = { readonly [field: string]: unknown };
+
+/** Whether the principal may see the record: a signed-in user only their own client's. */
+export function canSee(resource: Resource, principal: Principal, record: Record_): boolean {
+  return !resource.owner || canSeeClient(principal, String(record[resource.owner]));
+}
+
+/** Refuses a signed-in user who creates a record for another client. */
+export function assertMayCreate(resource: Resource, principal: Principal, input: Record_): void {
+  if (resource.owner && principal.userId !== undefined && input[resource.owner] !== principal.userId)
+    throw new SwitchboardError(
+      'forbidden',
+      `A signed-in user may create ${resource.plural} for their own client only.`,
+    );
+}
+
+/**
+ * The `where` of a list: the filters given (as text, read in the type each field stores, so that
+ * `quantity=2` finds the number 2), `fixed` conditions, and for a signed-in user their own client.
+ */
+export function whereOf(
+  resource: Resource,
+  principal: Principal,
+  filters: Readonly<Record<string, unknown>>,
+  fixed: ResourceQuery['where'] = {},
+): Record<string, ResourceQuery['where'][string]> {
+  const where: Record<string, ResourceQuery['where'][string]> = { ...fixed };
+  for (const field of resource.filters) {
+    const raw = filters[field];
+    if (typeof raw === 'string') where[field] = valueOf(resource.fields[field], raw);
+  }
+  if (resource.owner && principal.userId !== undefined) where[resource.owner] = principal.userId;
+  return where;
+}
+
+/** The sort keys a list accepts: each sortable field, `-` before it for descending. */
+export function sortSchemaOf(resource: Resource): z.ZodEnum {
+  return z.enum(resource.sortable.flatMap((f) => [f, `-${f}`]) as [string, ...string[]]);
+}
+
+/** A sort key (default `createdAt`) as the storage takes it; an unknown key is a `validation_failed`. */
+export function sortOf(resource: Resource, key: unknown): ResourceQuery['sort'] {
+  const parsed = validate(z.object({ sort: sortSchemaOf(resource).default('createdAt') }), {
+    sort: key ?? undefined,
+  });
+  const sort = String(parsed.sort);
+  return { field: sort.replace(/^-/, ''), descending: sort.startsWith('-') };
+}
+
+function valueOf(schema: z.ZodType | undefined, raw: string): string | number | boolean {
+  let inner = schema;
+  while (inner instanceof z.ZodOptional || inner instanceof z.ZodNullable)
+    inner = inner.unwrap() as z.ZodType;
+  if (inner instanceof z.ZodNumber && raw.trim() !== '' && Number.isFinite(Number(raw))) return Number(raw);
+  if (inner instanceof z.ZodBoolean && (raw === 'true' || raw === 'false')) return raw === 'true';
+  return raw;
+}
