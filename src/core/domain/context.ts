@@ -65,6 +65,26 @@ function stale(): SwitchboardError {
   );
 }
 
+/** Refuses a life-cycle move that `allowed` (the moves from `from`) does not list: a `conflict` saying which are. */
+export function assertMove(
+  kind: string,
+  field: string,
+  from: string,
+  to: string,
+  allowed: readonly string[],
+): void {
+  if (allowed.includes(to)) return;
+  const options = allowed.length ? `it can become ${allowed.join(' or ')}` : 'it cannot change any more';
+  const article = /^[aeiou]/.test(kind) ? 'An' : 'A';
+  throw new SwitchboardError(
+    'conflict',
+    `${article} ${kind} that is ${from} cannot become ${to}: ${options}.`,
+    {
+      details: [{ field, code: 'invalid_transition', message: `${from} → ${to} is not allowed.` }],
+    },
+  );
+}
+
 export function notFound(kind: string, id: string): SwitchboardError {
   return new SwitchboardError('not_found', `No ${kind} with id "${id}".`);
 }

@@ -1,9 +1,9 @@
-import { SwitchboardError } from '../errors.js';
 import { ORDER_TRANSITIONS, type Order, type OrderStatus, type Page } from '../records.js';
 import { isoAt } from '../runtime.js';
 import type { OrderFilter, Range } from '../storage/index.js';
 import { OrderCreateInput, OrderStatusChangeInput, validate } from '../validation.js';
 import {
+  assertMove,
   type CreateOptions,
   checkVersion,
   commit,
@@ -99,10 +99,5 @@ export function orderService(ctx: DomainContext): OrderService {
 }
 
 function assertTransition(from: OrderStatus, to: OrderStatus): void {
-  const allowed = ORDER_TRANSITIONS[from];
-  if (allowed.includes(to)) return;
-  const options = allowed.length ? `it can become ${allowed.join(' or ')}` : 'it cannot change any more';
-  throw new SwitchboardError('conflict', `An order that is ${from} cannot become ${to}: ${options}.`, {
-    details: [{ field: 'status', code: 'invalid_transition', message: `${from} → ${to} is not allowed.` }],
-  });
+  assertMove('order', 'status', from, to, ORDER_TRANSITIONS[from]);
 }

@@ -3,6 +3,7 @@
  * transaction, compare-and-set on `version`, references checked, life-cycle moves enforced.
  */
 import {
+  assertMove,
   type CreateOptions,
   checkVersion,
   commit,
@@ -62,10 +63,11 @@ export function resourceService(ctx: DomainContext, resource: Resource): Resourc
         const current = await tx.resources.get(name, id);
         if (!current) throw notFound(name, id);
         checkVersion(options, current.version);
-        const next: Record<string, unknown> = { ...current, ...(replace ? complete(fields) : fields) };
-        // A replace keeps what it may not write: immutable fields and the state.
-        if (replace) for (const f of fieldNames) if (!resource.writable.includes(f)) next[f] = current[f];
-        if (lifecycle && replace) next[lifecycle.field] = current[lifecycle.field];
+        // A replace writes every writable field (absent ones cleared); immutable fields and the state stay.
+        const written = replace
+          ? Object.fromEntries(resource.writable.map((f) => [f, fields[f] ?? null]))
+          : fields;
+        const next: Record<string, unknown> = { ...current, ...written };
         const moved = lifecycle ? moveOf(resource, current, next) : undefined;
         if (!moved && fieldNames.every((f) => same(current[f], next[f]))) return current;
         await checkReferences(tx, resource, fields);
@@ -144,19 +146,7 @@ function moveOf(
   const from = current[lifecycle.field] as string;
   const to = next[lifecycle.field] as string;
   if (from === to) return undefined;
-  const allowed = lifecycle.states[from]?.to ?? [];
-  if (!allowed.includes(to)) {
-    const options = allowed.length ? `it can become ${allowed.join(' or ')}` : 'it cannot change any more';
-    throw new SwitchboardError(
-      'conflict',
-      `A ${resource.name} that is ${from} cannot become ${to}: ${options}.`,
-      {
-        details: [
-          { field: lifecycle.field, code: 'invalid_transition', message: `${from} → ${to} is not allowed.` },
-        ],
-      },
-    );
-  }
+  assertMove(resource.name, lifecycle.field, from, to, lifecycle.states[from]?.to ?? []);
   return lifecycle.states[to]!.event ?? `${resource.name}.${to}`;
 }
 
