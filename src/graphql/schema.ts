@@ -17,8 +17,9 @@ export interface CreateSchemaOptions {
 }
 
 /**
- * The Switchboard schema, optionally extended by the host. Extensions may only add: the built-in
- * types and fields stay as they are (spec section 9, "add fields, never break").
+ * The Switchboard schema, optionally extended by the host: one extension, or several side by side.
+ * Extensions may only add: the built-in types and fields stay as they are (spec section 9, "add
+ * fields, never break").
  *
  * @example
  * const schema = createSchema({
@@ -27,12 +28,15 @@ export interface CreateSchemaOptions {
  *   scopes: { 'Client.loyaltyPoints': 'crm.clients.read' },
  * });
  */
-export function createSchema(options: CreateSchemaOptions = {}): GraphQLSchema {
+export function createSchema(
+  extensions: CreateSchemaOptions | readonly CreateSchemaOptions[] = {},
+): GraphQLSchema {
+  const parts = list(extensions);
   const schema = makeExecutableSchema<GraphQLContext>({
-    typeDefs: [builtInTypeDefs, ...list(options.typeDefs)],
-    resolvers: [builtInResolvers, ...list(options.resolvers)],
+    typeDefs: [builtInTypeDefs, ...parts.flatMap((p) => list(p.typeDefs))],
+    resolvers: [builtInResolvers, ...parts.flatMap((p) => list(p.resolvers))],
   });
-  guardScopes(schema, { ...FIELD_SCOPES, ...options.scopes });
+  guardScopes(schema, Object.assign({ ...FIELD_SCOPES }, ...parts.map((p) => p.scopes)));
   return schema;
 }
 

@@ -16,7 +16,6 @@ import {
 } from '../core/runtime.js';
 import type { Storage } from '../core/storage/index.js';
 import {
-  type CreateSchemaOptions,
   createGraphQLHandler,
   createGraphQLWebSocketServer,
   createSchema,
@@ -201,7 +200,7 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
     // Webhook management joins it unless the host brings a schema of its own.
     const schema =
       options.graphql?.schema ??
-      createSchema(merged([resourceSchema(resources), webhooks ? webhookAdminSchema(webhooks.admin) : {}]));
+      createSchema([resourceSchema(resources), webhooks ? webhookAdminSchema(webhooks.admin) : {}]);
     const graphql = { logger, authenticate, ...options.graphql, schema, domain, bus };
     mounts.push({ prefix: '/graphql', handle: createGraphQLHandler(graphql) });
     graphqlWebSocket = createGraphQLWebSocketServer(graphql);
@@ -293,18 +292,6 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
   };
 }
 
-/** Schema extensions side by side: their type definitions, resolvers and scopes together. */
-function merged(parts: readonly CreateSchemaOptions[]): CreateSchemaOptions {
-  const all = <T>(value: T | readonly T[] | undefined): T[] =>
-    value === undefined ? [] : Array.isArray(value) ? [...(value as readonly T[])] : [value as T];
-  return {
-    typeDefs: parts.flatMap((p) => all(p.typeDefs)),
-    resolvers: parts.flatMap((p) => all(p.resolvers)),
-    scopes: Object.assign({}, ...parts.map((p) => p.scopes ?? {})),
-  };
-}
-
-/** Words for the scopes of declared resources that the built-in catalogue does not already have. */
 function scopesOf(resources: readonly Resource[]): Record<string, string> {
   const words = resources.flatMap((r) => [
     [r.scopes.read, `See ${r.plural}`],
