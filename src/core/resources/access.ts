@@ -38,7 +38,7 @@ export function whereOf(
   const where: Record<string, ResourceQuery['where'][string]> = { ...fixed };
   for (const field of resource.filters) {
     const raw = filters[field];
-    if (typeof raw === 'string') where[field] = valueOf(resource.fields[field], raw);
+    if (typeof raw === 'string') where[field] = typedValue(resource.fields[field], raw);
   }
   if (resource.owner && principal.userId !== undefined) where[resource.owner] = principal.userId;
   return where;
@@ -58,7 +58,7 @@ export function sortOf(resource: Resource, key: unknown): ResourceQuery['sort'] 
   return { field: sort.replace(/^-/, ''), descending: sort.startsWith('-') };
 }
 
-function valueOf(schema: z.ZodType | undefined, raw: string): string | number | boolean {
+function typedValue(schema: z.ZodType | undefined, raw: string): string | number | boolean {
   let inner = schema;
   while (inner instanceof z.ZodOptional || inner instanceof z.ZodNullable)
     inner = inner.unwrap() as z.ZodType;
