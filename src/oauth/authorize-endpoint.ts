@@ -266,11 +266,7 @@ async function signInStep(
     });
   }
   const user = { userId, username };
-  const proof = await steps.proofs.issue(
-    user,
-    await bindingOf(steps, request, authorization),
-    ctx.clock.now(),
-  );
+  const proof = await steps.proofs.issue(user, bindingOf(steps, request, authorization), ctx.clock.now());
   return page(ctx, steps, request, params, authorization, { signedIn: { user, proof } });
 }
 
@@ -286,7 +282,7 @@ async function approvingUser(
   if (current) return current;
   const proof = single(params, 'sign_in_proof');
   if (proof !== undefined) {
-    const binding = await bindingOf(steps, request, authorization);
+    const binding = bindingOf(steps, request, authorization);
     return (await steps.proofs.verify(proof, binding, ctx.clock.now()))?.userId ?? null;
   }
   const username = params.get('username');
@@ -295,9 +291,9 @@ async function approvingUser(
   return ctx.signIn.verifyPassword(username.trim(), password);
 }
 
-async function bindingOf(steps: Steps, request: Request, authorization: AuthorizationRequest) {
-  // After csrf.verify the browser has a well-formed cookie: issue returns it unchanged.
-  return { clientId: authorization.client.id, browser: (await steps.csrf.issue(request)).cookie };
+function bindingOf(steps: Steps, request: Request, authorization: AuthorizationRequest) {
+  // Only after csrf.verify, which requires a well-formed cookie.
+  return { clientId: authorization.client.id, browser: steps.csrf.browserOf(request) ?? '' };
 }
 
 async function issueCode(

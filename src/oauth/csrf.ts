@@ -14,6 +14,8 @@ export interface Csrf {
   /** The cookie value to keep (the existing one, or a new one) and the token to put in the form. */
   issue(request: Request): Promise<{ cookie: string; token: string; isNew: boolean }>;
   verify(request: Request, token: string | undefined): Promise<boolean>;
+  /** The browser's well-formed CSRF cookie, if it sent one: what binds a sign-in proof to this browser. */
+  browserOf(request: Request): string | undefined;
 }
 
 export function createCsrf(secret: string | undefined): Csrf {
@@ -24,15 +26,20 @@ export function createCsrf(secret: string | undefined): Csrf {
     encodeBase64urlNoPadding(
       new Uint8Array(await crypto.subtle.sign('HMAC', await key, new TextEncoder().encode(value))),
     );
+  const browserOf = (request: Request): string | undefined => {
+    const cookie = readCookie(request, CSRF_COOKIE);
+    return cookie && isWellFormed(cookie) ? cookie : undefined;
+  };
   return {
     async issue(request) {
-      const existing = readCookie(request, CSRF_COOKIE);
-      const cookie = existing && isWellFormed(existing) ? existing : randomUrlSafe();
+      const existing = browserOf(request);
+      const cookie = existing ?? randomUrlSafe();
       return { cookie, token: await sign(cookie), isNew: cookie !== existing };
     },
+    browserOf,
     async verify(request, token) {
-      const cookie = readCookie(request, CSRF_COOKIE);
-      if (!cookie || !token || !isWellFormed(cookie)) return false;
+      const cookie = browserOf(request);
+      if (!cookie || !token) return false;
       return textEquals(await sign(cookie), token);
     },
   };
