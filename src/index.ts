@@ -53,7 +53,16 @@ export {
   type OrderStatus,
   type Page,
 } from './core/records.js';
-export { BUILT_IN_RESOURCES, bookings, conversations } from './core/resources/built-ins.js';
+export {
+  BUILT_IN_RESOURCES,
+  bookings,
+  CORE_RESOURCES,
+  clients,
+  conversations,
+  MoneySchema,
+  messages,
+  orders,
+} from './core/resources/built-ins/index.js';
 export {
   defineResource,
   type LifecycleInput,

@@ -203,6 +203,10 @@ const FIELD_TEXTS = {
       'The record would overlap another one that may not share its time, such as a confirmed booking of the same service.',
     action: 'Choose another time, or cancel the booking it names first.',
   },
+  closed: {
+    meaning: 'The record it names is closed and takes nothing new, such as a closed conversation.',
+    action: 'Send without the reference to start a new one, or reopen it first where that is allowed.',
+  },
   unknown_reference: {
     meaning: 'A field that refers to another record names one that does not exist.',
     action: 'Send the id of an existing record, e.g. a client id from `GET /clients`.',

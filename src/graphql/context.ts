@@ -3,7 +3,7 @@ import type { Domain } from '../core/domain/index.js';
 import type { EventBus } from '../core/event-bus.js';
 import type { Logger } from '../core/runtime.js';
 import type { GraphQLLimits } from './limits.js';
-import { createOrdersLoader, type OrdersLoader } from './orders-loader.js';
+import { createRecordsLoader, type RecordsLoader } from './records-loader.js';
 
 /**
  * What every resolver receives as its context, over HTTP and WebSocket alike. Host resolvers added
@@ -16,8 +16,8 @@ export interface GraphQLContext {
   readonly bus: EventBus;
   readonly limits: GraphQLLimits;
   readonly logger: Logger;
-  /** Per-request batching of `Client.orders`. */
-  readonly orders: OrdersLoader;
+  /** Per-operation batching of the records under clients (`Client.orders`, `Client.bookings` …). */
+  readonly records: RecordsLoader;
   /** The request over HTTP; the upgrade request over WebSocket when the runtime provides it. */
   readonly request?: Request;
   /** Ends the transport of a subscriber that does not keep up (WebSocket close 1013). */
@@ -34,7 +34,7 @@ export interface ContextParts {
   readonly dropSlowSubscriber?: () => void;
 }
 
-/** A fresh context (and order loader) for one operation. */
+/** A fresh context (and records loader) for one operation. */
 export function createContext(parts: ContextParts): GraphQLContext {
-  return { ...parts, orders: createOrdersLoader(parts.domain) };
+  return { ...parts, records: createRecordsLoader(parts.domain, parts.principal) };
 }

@@ -6,7 +6,7 @@ import { type GraphQLResolveInfo, Kind, type SelectionSetNode } from 'graphql';
  * Directives are not evaluated: a skipped field still counts, which costs only an unneeded preload.
  *
  * @example
- * if (selectsPlainField(info, 'orders')) await ctx.orders.prefetch(clients.map((c) => c.id));
+ * if (selectsPlainField(info, 'orders')) await ctx.records.prefetch('order', clients.map((c) => c.id));
  */
 export function selectsPlainField(info: GraphQLResolveInfo, name: string): boolean {
   const spread = new Set<string>();

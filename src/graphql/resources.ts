@@ -1,9 +1,11 @@
 /**
- * The GraphQL of declared resources (src/core/resources), contributed to the schema like a host
- * extension: per resource a type, a query for one and for a list, create / update / delete mutations, a
- * life-cycle mutation, a field under `Client` for records that relate to one, and a subscription to
- * its changes; every field scope-checked; a user limited to their own client's records.
+ * The GraphQL of resources (src/core/resources), built-in and declared alike, contributed to the
+ * schema like a host extension: per resource a type, a query for one and for a list, create / update
+ * / delete mutations as its changes allow, a life-cycle mutation, a field under `Client` for records a
+ * client owns (batched), and subscriptions to its changes; every field scope-checked; a user limited
+ * to their own client's records.
  */
+import type { GraphQLResolveInfo } from 'graphql';
 import { z } from 'zod';
 import type { Scope } from '../core/auth.js';
 import { SwitchboardError } from '../core/errors.js';
@@ -12,280 +14,364 @@ import type { Resource } from '../core/resources/define.js';
 import type { ResourceService } from '../core/resources/service.js';
 import type { ResourceRecord } from '../core/storage/index.js';
 import type { GraphQLContext } from './context.js';
+import { selectsPlainField } from './look-ahead.js';
 import { type GraphQLResolvers, listRange, type Paging } from './resolvers.js';
 import type { CreateSchemaOptions } from './schema.js';
 import { eventStream } from './subscriptions/event-stream.js';
 
-/** The schema extension of the declared resources; nothing when there are none. */
+/** The schema extension of these resources; nothing when there are none. */
 export function resourceSchema(resources: readonly Resource[]): CreateSchemaOptions {
   if (resources.length === 0) return {};
   return {
     typeDefs: resources.map(typeDefsOf),
     resolvers: resources.map(resolversOf),
-    scopes: Object.assign({}, ...resources.map(scopesOf)),
+    scopes: Object.assign({}, ...resources.map(resourceScopes)),
+  };
+}
+
+/** The GraphQL names of a resource's fields and operations, derived or as declared. */
+function namesOf(resource: Resource) {
+  const { typeName, lifecycle, graphql } = resource;
+  return {
+    one: camel(resource.name),
+    plural: camel(resource.plural),
+    stateType: `${typeName}${capital(lifecycle?.field ?? 'state')}`,
+    create: graphql.create ?? `create${typeName}`,
+    createInput: graphql.createInput ?? `Create${typeName}Input`,
+    update: resource.changes.update && resource.writable.length ? `update${typeName}` : undefined,
+    remove: resource.changes.delete ? `delete${typeName}` : undefined,
+    move: lifecycle && resource.changes.update ? (graphql.move ?? `move${typeName}`) : undefined,
+    change: `on${typeName}Change`,
+    created: graphql.onCreated,
+    /** The field under `Client` for records a client owns. */
+    ofClient: ownedByClient(resource) ? camel(resource.plural) : undefined,
   };
 }
 
 const upper = (state: string): string => state.toUpperCase().replace(/-/g, '_');
 const capital = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1);
 const camel = (text: string): string => text.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+const ownedByClient = (r: Resource): boolean =>
+  r.owner !== undefined && r.owner !== 'id' && r.relations[r.owner] === 'client';
 
 function typeDefsOf(resource: Resource): string {
   const { typeName, lifecycle } = resource;
-  const plural = camel(resource.plural);
-  const one = camel(resource.name);
-  const stateType = `${typeName}${capital(lifecycle?.field ?? 'state')}`;
-  const fieldLines = Object.entries(resource.fields).map(
-    ([name, schema]) => `  ${name}: ${graphqlType(schema)}`,
-  );
-  const createLines = Object.entries(resource.fields).map(
-    ([name, schema]) => `  ${name}: ${graphqlType(schema)}`,
-  );
-  const updateLines = resource.writable.map(
-    (name) => `  ${name}: ${graphqlType(resource.fields[name]!, true)}`,
-  );
-  const filters = resource.filters.map((f) => `${f}: String`).join(', ');
-  const listArgs = `limit: Int, offset: Int${filters ? `, ${filters}` : ''}, sort: String`;
-  const relatesToClient = Object.values(resource.relations).includes('client');
+  const names = namesOf(resource);
+  const describe = (name: string) => {
+    const text = resource.graphql.descriptions?.[name];
+    return text ? `  ${docString(text)}\n` : '';
+  };
+  const field = (name: string, schema: z.ZodType, allOptional = false) =>
+    `  ${descriptionOf(schema)}${name}: ${graphqlType(schema, allOptional, name in resource.relations)}`;
+  const fieldLines = Object.entries(resource.fields).map(([name, schema]) => field(name, schema));
+  for (const [alias, target] of Object.entries(resource.graphql.aliases ?? {}))
+    fieldLines.push(
+      `  "Same as ${target}."\n  ${alias}: ${graphqlType(resource.fields[target]!, false, false)}`,
+    );
+  const createLines = Object.entries(resource.fields).map(([name, schema]) => field(name, schema));
+  const updateLines = resource.writable.map((name) => field(name, resource.fields[name]!, true));
+  const filterArgs = (skip: readonly string[] = []) =>
+    [
+      ...resource.filters
+        .filter((f) => !skip.includes(f))
+        .map((f) => `${f}: ${f === lifecycle?.field ? names.stateType : 'String'}`),
+      ...Object.keys(resource.search).map((p) => `${p}: String`),
+    ].join(', ');
+  const grouped = Object.keys(resource.groupedBy);
+  const listArgs = [
+    ...grouped.map((f) => `${f}: String!`),
+    filterArgs(grouped),
+    'limit: Int',
+    'offset: Int = 0',
+    'sort: String',
+  ]
+    .filter(Boolean)
+    .join(', ');
   const subscriptionArgs = argsOf(resource);
+  const stateEnum = lifecycle
+    ? `${docString(`The life of a ${resource.name}: ${movesOf(resource)}.`)}\nenum ${names.stateType} { ${Object.keys(lifecycle.states).map(upper).join(' ')} }\n`
+    : '';
+  const mutations = [
+    `${describe(names.create)}  ${names.create}(input: ${names.createInput}!): ${typeName}!`,
+    names.update &&
+      `${describe(names.update)}  ${names.update}(id: ID!, input: Update${typeName}Input!): ${typeName}!`,
+    names.remove &&
+      `${describe(names.remove) || `  "True when the ${resource.name} was deleted."\n`}  ${names.remove}(id: ID!): Boolean!`,
+    names.move &&
+      `${describe(names.move)}  ${names.move}(id: ID!, ${lifecycle!.field}: ${names.stateType}!): ${typeName}!`,
+  ].filter(Boolean);
   return `
-"""${resource.description.replace(/"""/g, '')}"""
+${docString(resource.description)}
 type ${typeName} {
   id: ID!
 ${fieldLines.join('\n')}
-${lifecycle ? `  ${lifecycle.field}: ${stateType}!\n` : ''}  createdAt: DateTime!
-  updatedAt: DateTime!
-  version: Int!
-}
-${lifecycle ? `enum ${stateType} { ${Object.keys(lifecycle.states).map(upper).join(' ')} }\n` : ''}
-input Create${typeName}Input {
+${lifecycle ? `  ${lifecycle.field}: ${names.stateType}!\n` : ''}  ${resource.createdField}: DateTime!
+${resource.versioned ? '  updatedAt: DateTime!\n  "Increases on every change."\n  version: Int!\n' : ''}}
+${stateEnum}
+input ${names.createInput} {
 ${createLines.join('\n')}
 }
-input Update${typeName}Input {
-${updateLines.length ? updateLines.join('\n') : '  _: Boolean'}
-}
-"""A change of a ${resource.name}: the event (\`${resource.name}.created\` …) and the record after it."""
+${names.update ? `input Update${typeName}Input {\n${updateLines.join('\n')}\n}\n` : ''}
+${docString(`A change of a ${resource.name}: the event (\`${resource.events.created}\` …) and the record after it.`)}
 type ${typeName}Change {
   event: String!
-  ${one}: ${typeName}!
+  ${names.one}: ${typeName}!
 }
 extend type Query {
-  ${one}(id: ID!): ${typeName}
-  ${plural}(${listArgs}): [${typeName}!]!
+${describe(names.one)}  ${names.one}(id: ID!): ${typeName}
+${describe(names.plural)}  ${names.plural}(${listArgs}): [${typeName}!]!
 }
 extend type Mutation {
-  create${typeName}(input: Create${typeName}Input!): ${typeName}!
-  update${typeName}(id: ID!, input: Update${typeName}Input!): ${typeName}!
-  delete${typeName}(id: ID!): Boolean!
-${lifecycle ? `  move${typeName}(id: ID!, ${lifecycle.field}: ${stateType}!): ${typeName}!\n` : ''}}
+${mutations.join('\n')}
+}
 extend type Subscription {
   "Every change of the ${resource.plural} the caller may see, narrowed by the arguments given (e.g. one chatbot's)."
-  on${typeName}Change${subscriptionArgs.length ? `(${subscriptionArgs.map((f) => `${f}: String`).join(', ')})` : ''}: ${typeName}Change!
-}
-${relatesToClient ? `extend type Client {\n  ${plural}(limit: Int, offset: Int): [${typeName}!]!\n}\n` : ''}`;
+  ${names.change}${subscriptionArgs.length ? `(${subscriptionArgs.map((f) => `${f}: ${f === lifecycle?.field ? names.stateType : 'String'}`).join(', ')})` : ''}: ${typeName}Change!
+${names.created ? `${describe(names.created)}  ${names.created}(${grouped.map((f) => `${f}: String!`).join(', ')}): ${typeName}!\n` : ''}}
+${
+  names.ofClient
+    ? `extend type Client {
+  """
+  The client's ${resource.plural}, oldest first, at most \`limit\` of them (1 to the server's list
+  limit; all when omitted). Needs ${resource.scopes.read}.
+  """
+  ${names.ofClient}(${[filterArgs([resource.owner!]), 'limit: Int', 'offset: Int'].filter(Boolean).join(', ')}): [${typeName}!]!
+}\n`
+    : ''
+}`;
 }
 
 function resolversOf(resource: Resource): GraphQLResolvers {
   const { typeName, lifecycle } = resource;
-  const plural = camel(resource.plural);
-  const one = camel(resource.name);
+  const names = namesOf(resource);
   const service = (ctx: GraphQLContext): ResourceService => ctx.domain.resources[resource.name]!;
-  /** States travel as enum values (`WITH_AGENT`) and are stored as declared (`with_agent`). */
-  const stored = (value: string) =>
-    Object.keys(lifecycle?.states ?? {}).find((s) => upper(s) === value) ?? value;
-  const wire = (record: ResourceRecord): ResourceRecord =>
-    lifecycle ? { ...record, [lifecycle.field]: upper(String(record[lifecycle.field])) } : record;
   const findVisible = async (ctx: GraphQLContext, id: string): Promise<ResourceRecord> => {
     const record = await service(ctx).find(id);
     if (!record || !canSee(resource, ctx.principal, record))
       throw new SwitchboardError('not_found', `No ${resource.name} with id "${id}".`);
     return record;
   };
-  const list = async (ctx: GraphQLContext, args: Paging & Record<string, unknown>, fixed = {}) => {
-    const { limit, offset } = listRange(args, ctx);
-    // Life-cycle states may be given as the enum's values (`APPROVED`) as well as stored (`approved`).
-    const filters =
-      lifecycle && typeof args[lifecycle.field] === 'string'
-        ? { ...args, [lifecycle.field]: stored(String(args[lifecycle.field]).toUpperCase()) }
-        : args;
-    const page = await service(ctx).list({
-      where: whereOf(resource, ctx.principal, filters, fixed),
-      sort: sortOf(resource, args.sort),
-      range: { limit, offset },
-    });
-    return page.items.map(wire);
+  // Records a client owns, read for every client of the list at once when they are selected.
+  const owned = (ctx: GraphQLContext): Resource[] =>
+    Object.values(ctx.domain.resources)
+      .map((s) => s.resource)
+      .filter((r) => ownedByClient(r));
+  const prefetchOwned = async (
+    clients: readonly ResourceRecord[],
+    ctx: GraphQLContext,
+    info: GraphQLResolveInfo,
+  ) => {
+    if (clients.length < 2) return;
+    for (const other of owned(ctx)) {
+      const field = camel(other.plural);
+      if (!ctx.principal.scopes.has(other.scopes.read) || !selectsPlainField(info, field)) continue;
+      await ctx.records.prefetch(
+        other.name,
+        clients.map((c) => c.id),
+      );
+    }
   };
 
   const resolvers: Record<string, Record<string, unknown>> = {
     Query: {
-      [one]: async (_: unknown, args: { id: string }, ctx: GraphQLContext) => {
+      [names.one]: async (_: unknown, args: { id: string }, ctx: GraphQLContext) => {
         const record = await service(ctx).find(args.id);
-        return record && canSee(resource, ctx.principal, record) ? wire(record) : null;
+        return record && canSee(resource, ctx.principal, record) ? record : null;
       },
-      [plural]: (_: unknown, args: Paging & Record<string, unknown>, ctx: GraphQLContext) => list(ctx, args),
+      [names.plural]: async (
+        _: unknown,
+        args: Paging & Record<string, unknown>,
+        ctx: GraphQLContext,
+        info: GraphQLResolveInfo,
+      ) => {
+        const range = listRange(args, ctx);
+        const { items } = await service(ctx).list({
+          where: whereOf(resource, ctx.principal, args, pick(args, Object.keys(resource.groupedBy))),
+          sort: sortOf(resource, args.sort),
+          range,
+        });
+        if (resource.name === 'client') await prefetchOwned(items, ctx, info);
+        return items;
+      },
     },
     Mutation: {
-      [`create${typeName}`]: async (
-        _: unknown,
-        args: { input: Record<string, unknown> },
-        ctx: GraphQLContext,
-      ) => {
+      [names.create]: async (_: unknown, args: { input: Record<string, unknown> }, ctx: GraphQLContext) => {
         assertMayCreate(resource, ctx.principal, args.input);
-        return wire(await service(ctx).create(args.input));
-      },
-      [`update${typeName}`]: async (
-        _: unknown,
-        args: { id: string; input: Record<string, unknown> },
-        ctx: GraphQLContext,
-      ) => {
-        await findVisible(ctx, args.id);
-        return wire(await service(ctx).update(args.id, args.input));
-      },
-      [`delete${typeName}`]: async (_: unknown, args: { id: string }, ctx: GraphQLContext) => {
-        await findVisible(ctx, args.id);
-        await service(ctx).delete(args.id);
-        return true;
+        return service(ctx).create(args.input);
       },
     },
     Subscription: {
-      [`on${typeName}Change`]: {
+      [names.change]: {
         subscribe: (_: unknown, args: Record<string, string | undefined>, ctx: GraphQLContext) =>
           eventStream(ctx.bus, {
             types: resource.eventTypes,
             maxQueue: ctx.limits.maxSubscriberQueue,
             ...(ctx.dropSlowSubscriber ? { onOverflow: ctx.dropSlowSubscriber } : {}),
             pick: (event) => {
-              const { previous: _previous, ...record } = event.data as ResourceRecord & {
-                previous?: unknown;
-              };
-              if (!canSee(resource, ctx.principal, record)) return undefined;
-              for (const field of argsOf(resource)) {
-                const wanted = args[field];
-                if (wanted === undefined || wanted === null) continue;
-                const value = field === lifecycle?.field ? stored(wanted.toUpperCase()) : wanted;
-                if (record[field] !== value) return undefined;
-              }
-              return { event: event.type, [one]: wire(record as ResourceRecord) };
+              const record = recordOf(event.data);
+              if (!canSee(resource, ctx.principal, record) || !matches(resource, record, args))
+                return undefined;
+              return { event: event.type, [names.one]: record };
             },
           }),
         resolve: (change: unknown) => change,
       },
     },
   };
-  if (lifecycle) {
-    resolvers.Mutation![`move${typeName}`] = async (
+  if (names.created)
+    resolvers.Subscription![names.created] = {
+      subscribe: (_: unknown, args: Record<string, string | undefined>, ctx: GraphQLContext) =>
+        eventStream(ctx.bus, {
+          types: [resource.events.created],
+          maxQueue: ctx.limits.maxSubscriberQueue,
+          ...(ctx.dropSlowSubscriber ? { onOverflow: ctx.dropSlowSubscriber } : {}),
+          pick: (event) => {
+            const record = recordOf(event.data);
+            return canSee(resource, ctx.principal, record) && matches(resource, record, args)
+              ? record
+              : undefined;
+          },
+        }),
+      resolve: (record: unknown) => record,
+    };
+  if (names.update)
+    resolvers.Mutation![names.update] = async (
+      _: unknown,
+      args: { id: string; input: Record<string, unknown> },
+      ctx: GraphQLContext,
+    ) => {
+      await findVisible(ctx, args.id);
+      return service(ctx).update(args.id, args.input);
+    };
+  if (names.remove)
+    resolvers.Mutation![names.remove] = async (_: unknown, args: { id: string }, ctx: GraphQLContext) => {
+      await findVisible(ctx, args.id);
+      await service(ctx).delete(args.id);
+      return true;
+    };
+  if (names.move)
+    resolvers.Mutation![names.move] = async (
       _: unknown,
       args: Record<string, string>,
       ctx: GraphQLContext,
     ) => {
       await findVisible(ctx, args.id!);
-      return wire(await service(ctx).update(args.id!, { [lifecycle.field]: stored(args[lifecycle.field]!) }));
+      return service(ctx).update(args.id!, { [lifecycle!.field]: args[lifecycle!.field] });
     };
-  }
-  const clientField = Object.entries(resource.relations).find(([, target]) => target === 'client')?.[0];
-  if (clientField) {
+  if (lifecycle)
+    // States travel as the enum's values (`WITH_AGENT`) and are kept as declared (`with_agent`).
+    resolvers[names.stateType] = Object.fromEntries(Object.keys(lifecycle.states).map((s) => [upper(s), s]));
+  const aliases = Object.entries(resource.graphql.aliases ?? {});
+  if (aliases.length)
+    resolvers[typeName] = Object.fromEntries(
+      aliases.map(([alias, target]) => [alias, (record: ResourceRecord) => record[target]]),
+    );
+  if (names.ofClient) {
+    const filters = resource.filters.filter((f) => f !== resource.owner);
     resolvers.Client = {
-      [plural]: async (client: { id: string }, args: Paging, ctx: GraphQLContext) => {
-        const { limit, offset } = listRange(args, ctx);
-        const records = await ofClient(ctx, resource, clientField, client.id);
-        return records.slice(offset, offset + limit).map(wire);
+      [names.ofClient]: (
+        client: { id: string },
+        args: Paging & Record<string, unknown>,
+        ctx: GraphQLContext,
+      ) => {
+        const where = pick(args, filters);
+        const records = ctx.records.load(
+          resource.name,
+          client.id,
+          Object.keys(where).length ? where : undefined,
+        );
+        if ((args.limit ?? null) === null && !args.offset) return records;
+        const { limit, offset } = listRange(
+          { limit: args.limit ?? ctx.limits.maxListLimit, offset: args.offset },
+          ctx,
+        );
+        const slice = (all: readonly ResourceRecord[]) => all.slice(offset, offset + limit);
+        return records instanceof Promise ? records.then(slice) : slice(records);
       },
     };
   }
   return resolvers as GraphQLResolvers;
 }
 
-interface Batch {
-  readonly ids: Set<string>;
-  readonly result: Promise<Map<string, ResourceRecord[]>>;
+/** The arguments given (not null) among `fields`. */
+function pick(args: Record<string, unknown>, fields: readonly string[]): Record<string, string> {
+  const picked: Record<string, string> = {};
+  for (const f of fields) if (typeof args[f] === 'string') picked[f] = args[f] as string;
+  return picked;
 }
 
-/** Open batches of `Client.<plural>` per operation and resource (the context lives as long as one). */
-const batches = new WeakMap<GraphQLContext, Map<string, Batch>>();
+/** An event's record: its data without what events add (`previous`). */
+function recordOf(data: Readonly<Record<string, unknown>>): ResourceRecord {
+  const { previous: _previous, ...record } = data;
+  return record as ResourceRecord;
+}
 
-/** The most records one batch reads; past it, each client's are read on their own. */
-const BATCH_LIMIT = 10_000;
-
-/**
- * A client's records of a resource, read for every client of the operation in one storage call:
- * the resolvers of a list of clients run before the batch does, so all their ids are in it.
- */
-function ofClient(
-  ctx: GraphQLContext,
+/** Whether a record has every value a subscription's arguments name. */
+function matches(
   resource: Resource,
-  field: string,
-  clientId: string,
-): Promise<ResourceRecord[]> {
-  let open = batches.get(ctx);
-  if (!open) {
-    open = new Map();
-    batches.set(ctx, open);
+  record: ResourceRecord,
+  args: Record<string, string | undefined>,
+): boolean {
+  for (const field of argsOf(resource)) {
+    const wanted = args[field];
+    if (wanted !== undefined && wanted !== null && record[field] !== wanted) return false;
   }
-  let batch = open.get(resource.name);
-  if (!batch) {
-    const ids = new Set<string>();
-    const service = ctx.domain.resources[resource.name]!;
-    const sort = { field: 'createdAt', descending: false };
-    const of = (clients: string | string[]) => whereOf(resource, ctx.principal, {}, { [field]: clients });
-    const result = Promise.resolve().then(async () => {
-      open.delete(resource.name);
-      const page = await service.list({
-        where: of([...ids]),
-        sort,
-        range: { offset: 0, limit: BATCH_LIMIT },
-      });
-      const grouped = new Map<string, ResourceRecord[]>([...ids].map((id) => [id, []]));
-      if (page.total > page.items.length) {
-        for (const id of ids) {
-          const own = await service.list({
-            where: of(id),
-            sort,
-            range: { offset: 0, limit: BATCH_LIMIT },
-          });
-          grouped.set(id, [...own.items]);
-        }
-        return grouped;
-      }
-      for (const record of page.items) grouped.get(String(record[field]))?.push(record);
-      return grouped;
-    });
-    batch = { ids, result };
-    open.set(resource.name, batch);
-  }
-  batch.ids.add(clientId);
-  return batch.result.then((grouped) => grouped.get(clientId) ?? []);
+  return true;
 }
 
-/** What a subscription to a resource's changes may be narrowed by: its owner and its filters. */
+/** What a subscription to a resource's changes may be narrowed by: its owner, groups and filters. */
 function argsOf(resource: Resource): string[] {
-  return [...new Set([...(resource.owner ? [resource.owner] : []), ...resource.filters])];
+  const owner = resource.owner && resource.owner !== 'id' ? [resource.owner] : [];
+  return [...new Set([...owner, ...resource.filters])];
 }
 
-function scopesOf(resource: Resource): Record<string, Scope> {
-  const { typeName, scopes } = resource;
-  const plural = camel(resource.plural);
+function movesOf(resource: Resource): string {
+  return Object.entries(resource.lifecycle!.states)
+    .map(([state, s]) =>
+      s.to.length ? `${upper(state)} → ${s.to.map(upper).join(' | ')}` : `${upper(state)} is final`,
+    )
+    .join('; ');
+}
+
+/** The scope of every field a resource adds: `Type.field` → scope. */
+export function resourceScopes(resource: Resource): Record<string, Scope> {
+  const { scopes } = resource;
+  const names = namesOf(resource);
   const entries: Record<string, Scope> = {
-    [`Query.${camel(resource.name)}`]: scopes.read,
-    [`Query.${plural}`]: scopes.read,
-    [`Mutation.create${typeName}`]: scopes.write,
-    [`Mutation.update${typeName}`]: scopes.write,
-    [`Mutation.delete${typeName}`]: scopes.write,
-    [`Subscription.on${typeName}Change`]: scopes.read,
+    [`Query.${names.one}`]: scopes.read,
+    [`Query.${names.plural}`]: scopes.read,
+    [`Mutation.${names.create}`]: scopes.write,
+    [`Subscription.${names.change}`]: scopes.read,
   };
-  if (resource.lifecycle) entries[`Mutation.move${typeName}`] = scopes.write;
-  if (Object.values(resource.relations).includes('client')) entries[`Client.${plural}`] = scopes.read;
+  for (const mutation of [names.update, names.remove, names.move])
+    if (mutation) entries[`Mutation.${mutation}`] = scopes.write;
+  if (names.created) entries[`Subscription.${names.created}`] = scopes.read;
+  if (names.ofClient) entries[`Client.${names.ofClient}`] = scopes.read;
   return entries;
 }
 
-/** The GraphQL type of a field's zod schema: nullable where the field is optional (or all are, in a patch). */
-function graphqlType(schema: z.ZodType, allOptional = false): string {
+function docString(text: string): string {
+  return `"""${text.replace(/"""/g, '')}"""`;
+}
+
+/** A field's description (zod `.meta({ description })`) as a GraphQL doc string. */
+function descriptionOf(schema: z.ZodType): string {
+  const text = z.globalRegistry.get(schema)?.description;
+  return text ? `${docString(text)}\n  ` : '';
+}
+
+/**
+ * The GraphQL type of a field's zod schema: nullable where the field is optional (or all are, in a
+ * patch); `ID` for a reference to another record.
+ */
+function graphqlType(schema: z.ZodType, allOptional: boolean, reference: boolean): string {
   let inner = schema;
   let optional = allOptional;
   while (inner instanceof z.ZodOptional || inner instanceof z.ZodNullable || inner instanceof z.ZodDefault) {
     optional = true;
-    inner = (inner instanceof z.ZodDefault ? inner.unwrap() : inner.unwrap()) as z.ZodType;
+    inner = inner.unwrap() as z.ZodType;
   }
-  let name = 'String';
+  let name = reference ? 'ID' : 'String';
   if (inner instanceof z.ZodNumber)
     name = inner.format === 'safeint' || inner.format === 'int32' ? 'Int' : 'Float';
   else if (inner instanceof z.ZodBoolean) name = 'Boolean';

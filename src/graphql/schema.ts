@@ -1,10 +1,12 @@
 import { makeExecutableSchema } from '@graphql-tools/schema';
 import { type DocumentNode, type GraphQLFieldResolver, GraphQLObjectType, type GraphQLSchema } from 'graphql';
 import { requireScope, type Scope } from '../core/auth.js';
+import { CORE_RESOURCES } from '../core/resources/built-ins/index.js';
 import type { GraphQLContext } from './context.js';
-import { resolvers as builtInResolvers, type GraphQLResolvers } from './resolvers.js';
+import { resolvers as baseResolvers, type GraphQLResolvers } from './resolvers.js';
+import { resourceSchema } from './resources.js';
 import { FIELD_SCOPES } from './scopes.js';
-import { typeDefs as builtInTypeDefs } from './type-defs.js';
+import { typeDefs as baseTypeDefs } from './type-defs.js';
 
 /** Options of {@link createSchema}: the type definitions, resolvers and scopes a host adds to the schema. */
 export interface CreateSchemaOptions {
@@ -17,9 +19,9 @@ export interface CreateSchemaOptions {
 }
 
 /**
- * The Switchboard schema, optionally extended by the host: one extension, or several side by side.
- * Extensions may only add: the built-in types and fields stay as they are (spec section 9, "add
- * fields, never break").
+ * The Switchboard schema (the core records, from their declarations, and the CSV import of clients),
+ * optionally extended by the host: one extension, or several side by side. Extensions may only add:
+ * the built-in types and fields stay as they are (spec section 9, "add fields, never break").
  *
  * @example
  * const schema = createSchema({
@@ -31,14 +33,17 @@ export interface CreateSchemaOptions {
 export function createSchema(
   extensions: CreateSchemaOptions | readonly CreateSchemaOptions[] = {},
 ): GraphQLSchema {
-  const parts = list(extensions);
+  const parts = [core, ...list(extensions)];
   const schema = makeExecutableSchema<GraphQLContext>({
-    typeDefs: [builtInTypeDefs, ...parts.flatMap((p) => list(p.typeDefs))],
-    resolvers: [builtInResolvers, ...parts.flatMap((p) => list(p.resolvers))],
+    typeDefs: [baseTypeDefs, ...parts.flatMap((p) => list(p.typeDefs))],
+    resolvers: [baseResolvers, ...parts.flatMap((p) => list(p.resolvers))],
   });
   guardScopes(schema, Object.assign({ ...FIELD_SCOPES }, ...parts.map((p) => p.scopes)));
   return schema;
 }
+
+/** The core records (clients, orders, conversations, messages), made from their declarations. */
+const core: CreateSchemaOptions = { ...resourceSchema(CORE_RESOURCES), scopes: {} };
 
 /** Wraps each listed field's resolver (and subscriber) with a `requireScope` check. */
 function guardScopes(schema: GraphQLSchema, scopes: Readonly<Record<string, Scope>>): void {

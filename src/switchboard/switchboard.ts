@@ -4,7 +4,7 @@ import { renderProblemPage } from '../core/error-catalogue.js';
 import { SwitchboardError } from '../core/errors.js';
 import { createMemoryEventBus, type EventBus } from '../core/event-bus.js';
 import { createOutboxRelay, type OutboxRelay } from '../core/outbox-relay.js';
-import { BUILT_IN_RESOURCES } from '../core/resources/built-ins.js';
+import { BUILT_IN_RESOURCES, CORE_RESOURCES } from '../core/resources/built-ins/index.js';
 import type { Resource } from '../core/resources/define.js';
 import {
   type Clock,
@@ -59,7 +59,10 @@ export interface SwitchboardOptions {
    * beside the built-in conversations and bookings.
    */
   readonly resources?: readonly Resource[];
-  /** Serve the built-in conversations and bookings (default true). */
+  /**
+   * Serve the built-in bookings (default true). Clients, orders, conversations and messages are always
+   * served: other records refer to them.
+   */
   readonly builtInResources?: boolean;
   /**
    * How callers are identified on every interface. Default: the OAuth guard (`Authorization: Bearer`
@@ -191,7 +194,7 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
           clock,
           ids: options.ids ?? sortableIds,
           onCommit: () => relay.kick(),
-          eventTypes: resources.flatMap((r) => r.eventTypes),
+          eventTypes: [...CORE_RESOURCES, ...resources].flatMap((r) => r.eventTypes),
         });
 
   let graphqlWebSocket: GraphQLWebSocketServer | undefined;

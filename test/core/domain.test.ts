@@ -188,11 +188,14 @@ describe('domain', () => {
       chatbotId: 'bot-1',
       visitorId: 'v-9',
       content: 'Where is my order?',
+      // The message started a conversation (a new message belongs to one).
+      conversationId: expect.stringMatching(/^cnv_/),
       timestamp: '2026-01-01T00:00:00.000Z',
     });
     expect((await domain.messages.list({ chatbotId: 'bot-1' }, { offset: 0, limit: 5 })).items).toEqual([
       message,
     ]);
-    expect((await events())[0]).toMatchObject({ type: 'message.created', data: message });
+    expect((await events()).map((e) => e.type)).toEqual(['conversation.created', 'message.created']);
+    expect((await events())[1]).toMatchObject({ type: 'message.created', data: message });
   });
 });

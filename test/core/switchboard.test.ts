@@ -22,8 +22,8 @@ describe('createSwitchboard', () => {
     const switchboard = createSwitchboard();
     const received = new Promise<string>((resolve) => switchboard.bus.subscribe((e) => resolve(e.type)));
     switchboard.start();
-    await switchboard.domain.messages.create({ chatbotId: 'bot', visitorId: 'v', content: 'hello' });
-    expect(await received).toBe('message.created');
+    await switchboard.domain.clients.create({ name: 'Ada', email: 'ada@example.com' });
+    expect(await received).toBe('client.created');
     await switchboard.close();
   });
 });

@@ -3,23 +3,23 @@ import type { Storage } from '../../src/core/storage/index.js';
 import { createMemoryStorage } from '../../src/storage/memory/index.js';
 import { startServer, type TestServer } from './helpers.js';
 
-/** Counts calls to `orders.listByClients` and `orders.listByClient` on a real memory storage. */
+/**
+ * Counts the storage's reads of orders on a real memory storage: `batched` those of many clients at
+ * once, `single` those of one client.
+ */
 function countingStorage(): { storage: Storage; calls: { batched: number; single: number } } {
   const inner = createMemoryStorage();
   const calls = { batched: 0, single: 0 };
-  const orders = {
-    ...inner.orders,
-    listByClients: (...args: Parameters<Storage['orders']['listByClients']>) => {
-      calls.batched++;
-      return inner.orders.listByClients(...args);
-    },
-    listByClient: (...args: Parameters<Storage['orders']['listByClient']>) => {
-      calls.single++;
-      return inner.orders.listByClient(...args);
+  const resources: Storage['resources'] = {
+    ...inner.resources,
+    list: (resource, query) => {
+      if (resource === 'order' && Array.isArray(query.where.clientId)) calls.batched++;
+      else if (resource === 'order' && typeof query.where.clientId === 'string') calls.single++;
+      return inner.resources.list(resource, query);
     },
   };
   const storage = new Proxy(inner, {
-    get: (target, key) => (key === 'orders' ? orders : Reflect.get(target, key)),
+    get: (target, key) => (key === 'resources' ? resources : Reflect.get(target, key)),
   });
   return { storage, calls };
 }

@@ -176,6 +176,32 @@ describe('the OpenAPI document', () => {
       await check('GET', '/chatbots/{chatbot_id}/messages', '/chatbots/b1/messages', { token: 'scopes:' });
       await check('GET', '/chatbots/{chatbot_id}/messages', '/chatbots/b1/messages');
       await check('GET', '/messages/{id}', `/messages/${message.id}`);
+      // The routes every resource gets from its declaration, on the core records.
+      await check('GET', '/orders', '/orders?status=paid');
+      await check('POST', '/orders', '/orders', { json: { ...total, clientId: client.id } });
+      await check('GET', '/messages', '/messages?chatbotId=b1');
+      await check('POST', '/messages', '/messages', {
+        json: { chatbotId: 'b2', visitorId: 'v', content: 'hi' },
+      });
+      const conversation = await check('POST', '/conversations', '/conversations', {
+        json: { chatbotId: 'b1', visitorId: 'w', channel: 'web', clientId: client.id },
+      });
+      await check('GET', '/conversations', '/conversations?status=open');
+      await check('GET', '/conversations/{id}', `/conversations/${conversation.id}`);
+      await check('PUT', '/conversations/{id}', `/conversations/${conversation.id}`, {
+        json: { clientId: client.id, subject: 'Delivery' },
+      });
+      await check('PATCH', '/conversations/{id}', `/conversations/${conversation.id}`, {
+        json: { status: 'waiting_for_agent' },
+      });
+      await check('GET', '/clients/{id}/conversations', `/clients/${client.id}/conversations`);
+      await check('POST', '/clients/{id}/conversations', `/clients/${client.id}/conversations`, {
+        json: { chatbotId: 'b1', visitorId: 'x', channel: 'sms' },
+      });
+      await check('GET', '/users/{user_id}/conversations', '/users/me/conversations', {
+        token: `user:${client.id}`,
+      });
+      await check('DELETE', '/conversations/{id}', `/conversations/${conversation.id}`);
       await check('DELETE', '/clients/{id}', `/clients/${client.id}`);
       await check('DELETE', '/clients/{id}', `/clients/${client.id}`);
       const all = Object.values<Json>(document.paths).flatMap((methods) =>

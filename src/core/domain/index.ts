@@ -1,5 +1,6 @@
+import { CORE_RESOURCES } from '../resources/built-ins/index.js';
 import type { Resource } from '../resources/define.js';
-import { type ResourceService, resourceService } from '../resources/service.js';
+import { type InternalService, type ResourceService, resourceService } from '../resources/service.js';
 import { type Clock, type IdGenerator, sortableIds, systemClock } from '../runtime.js';
 import type { Storage } from '../storage/index.js';
 import { type ClientService, clientService } from './clients.js';
@@ -16,7 +17,7 @@ export interface Domain {
   readonly clients: ClientService;
   readonly orders: OrderService;
   readonly messages: MessageService;
-  /** The services of the declared resources, by name (`domain.resources.return`). */
+  /** The service of every resource, built-in and declared, by name (`domain.resources.return`). */
   readonly resources: Readonly<Record<string, ResourceService>>;
 }
 
@@ -27,13 +28,13 @@ export interface DomainOptions {
   readonly ids?: IdGenerator;
   /** Called after each committed write; `createSwitchboard` wakes the outbox relay here. */
   readonly onCommit?: () => void;
-  /** Resources declared with `defineResource`, served beside the built-in records. */
+  /** Resources declared with `defineResource`, served beside the core records (clients, orders, conversations, messages). */
   readonly resources?: readonly Resource[];
 }
 
 /**
- * Creates the domain services (clients, orders, messages) over a storage; every write runs with its event
- * in one transaction.
+ * Creates the service of every resource (the core records and those given) over a storage; every write
+ * runs with its event in one transaction.
  *
  * @example
  * const domain = createDomain({ storage: createMemoryStorage() });
@@ -46,16 +47,16 @@ export function createDomain(options: DomainOptions): Domain {
     ids: options.ids ?? sortableIds,
     onCommit: options.onCommit ?? (() => {}),
   };
-  const resources: Record<string, ResourceService> = {};
-  for (const resource of options.resources ?? []) {
-    if (resources[resource.name] || ['client', 'order', 'message'].includes(resource.name))
-      throw new Error(`Two resources are named "${resource.name}".`);
-    resources[resource.name] = resourceService(ctx, resource);
+  const registry = new Map<string, InternalService>();
+  for (const resource of [...CORE_RESOURCES, ...(options.resources ?? [])]) {
+    if (registry.has(resource.name)) throw new Error(`Two resources are named "${resource.name}".`);
+    registry.set(resource.name, resourceService(ctx, resource, registry));
   }
+  const resources: Record<string, ResourceService> = Object.fromEntries(registry);
   return {
-    clients: clientService(ctx),
-    orders: orderService(ctx),
-    messages: messageService(ctx),
+    clients: clientService(resources.client!),
+    orders: orderService(resources.order!, resources.client!),
+    messages: messageService(resources.message!),
     resources,
   };
 }

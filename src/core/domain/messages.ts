@@ -1,35 +1,32 @@
 import type { Message, Page } from '../records.js';
-import { isoAt } from '../runtime.js';
+import type { ResourceService } from '../resources/service.js';
 import type { MessageFilter, Range } from '../storage/index.js';
-import { MessageCreateInput, validate } from '../validation.js';
-import { type CreateOptions, commit, type DomainContext, newEvent, notFound } from './context.js';
+import type { CreateOptions } from './context.js';
 
-/** Records and reads chat messages; a new message publishes `message.created` in the same transaction. */
+/** Chat messages, as the declared `message` resource's service records and reads them, typed. */
 export interface MessageService {
-  /** Records a chat message; publishes `message.created` (what `onNewMessage` subscribers receive). */
+  /**
+   * Records a chat message in its conversation (the visitor's open one with the chatbot, or a new one);
+   * publishes `message.created` (what `onNewMessage` subscribers receive).
+   */
   create(input: unknown, options?: CreateOptions<Message>): Promise<Message>;
   get(id: string): Promise<Message>;
   /** A conversation: messages of one chatbot, optionally of one visitor, oldest first. */
   list(filter: MessageFilter, range: Range): Promise<Page<Message>>;
 }
 
-export function messageService(ctx: DomainContext): MessageService {
+export function messageService(service: ResourceService): MessageService {
+  const typed = service as unknown as MessageService & ResourceService;
   return {
-    async create(input, options = {}) {
-      const fields = validate(MessageCreateInput, input);
-      const message: Message = { id: ctx.ids('msg'), ...fields, timestamp: isoAt(ctx.clock.now()) };
-      return commit(ctx, async (tx) => {
-        await tx.messages.insert(message);
-        await tx.outbox.append(newEvent(ctx, 'message.created', { ...message }));
-        await options.within?.(tx, message);
-        return message;
-      });
-    },
-    async get(id) {
-      const message = await ctx.storage.messages.get(id);
-      if (!message) throw notFound('message', id);
-      return message;
-    },
-    list: (filter, range) => ctx.storage.messages.list(filter, range),
+    create: typed.create,
+    get: typed.get,
+    list: (filter, range) =>
+      typed.list({
+        where: {
+          chatbotId: filter.chatbotId,
+          ...(filter.visitorId !== undefined ? { visitorId: filter.visitorId } : {}),
+        },
+        range,
+      }) as unknown as Promise<Page<Message>>,
   };
 }

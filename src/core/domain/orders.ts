@@ -1,20 +1,10 @@
-import { ORDER_TRANSITIONS, type Order, type OrderStatus, type Page } from '../records.js';
-import { isoAt } from '../runtime.js';
+import type { Order, Page } from '../records.js';
+import type { ResourceService } from '../resources/service.js';
 import type { OrderFilter, Range } from '../storage/index.js';
-import { OrderCreateInput, OrderStatusChangeInput, validate } from '../validation.js';
-import {
-  assertMove,
-  type CreateOptions,
-  checkVersion,
-  commit,
-  type DomainContext,
-  newEvent,
-  notFound,
-  type WriteOptions,
-  withRetry,
-} from './context.js';
+import { OrderStatusChangeInput, validate } from '../validation.js';
+import { type CreateOptions, notFound, type WriteOptions } from './context.js';
 
-/** Creates, reads and moves orders through their life cycle; each write publishes its event. */
+/** Orders, as the declared `order` resource's service creates, reads and moves them, typed. */
 export interface OrderService {
   /** Creates a `pending` order for an existing client; publishes `order.created`. */
   create(clientId: string, input: unknown, options?: CreateOptions<Order>): Promise<Order>;
@@ -25,79 +15,39 @@ export interface OrderService {
   /** Orders of many clients in one storage call (GraphQL batching). */
   listByClients(clientIds: readonly string[], filter?: OrderFilter): Promise<Order[]>;
   /**
-   * Moves an order to a new status along {@link ORDER_TRANSITIONS}; publishes `order.<status>`
-   * (e.g. `order.shipped`). A move the life cycle does not allow is a `conflict`.
+   * Moves an order to a new status along its life cycle; publishes `order.<status>` (e.g.
+   * `order.shipped`). A move the life cycle does not allow is a `conflict`.
    */
   changeStatus(id: string, input: unknown, options?: WriteOptions): Promise<Order>;
 }
 
-export function orderService(ctx: DomainContext): OrderService {
-  const { storage } = ctx;
+export function orderService(service: ResourceService, clients: ResourceService): OrderService {
+  const typed = service as unknown as {
+    [K in 'create' | 'get' | 'find' | 'update']: (...args: unknown[]) => Promise<Order>;
+  };
+  const where = (clientId: string | readonly string[], filter: OrderFilter) => ({
+    clientId,
+    ...(filter.status !== undefined ? { status: filter.status } : {}),
+  });
   return {
     async create(clientId, input, options = {}) {
-      const fields = validate(OrderCreateInput, input);
-      const now = isoAt(ctx.clock.now());
-      const order: Order = {
-        id: ctx.ids('ord'),
-        clientId,
-        status: 'pending',
-        total: fields.total,
-        currency: fields.currency,
-        createdAt: now,
-        updatedAt: now,
-        version: 1,
-      };
-      return commit(ctx, async (tx) => {
-        const client = await tx.clients.get(clientId);
-        if (!client) throw notFound('client', clientId);
-        await tx.orders.insert(order);
-        await tx.outbox.append(newEvent(ctx, 'order.created', { ...order, customerEmail: client.email }));
-        await options.within?.(tx, order);
-        return order;
-      });
+      // The client is named by the path, not the body: an absent client is a 404, as it always was.
+      if (!(await clients.find(clientId))) throw notFound('client', clientId);
+      const fields = input !== null && typeof input === 'object' ? input : {};
+      return typed.create({ ...fields, clientId }, options);
     },
-    async get(id) {
-      const order = await storage.orders.get(id);
-      if (!order) throw notFound('order', id);
-      return order;
-    },
-    find: (id) => storage.orders.get(id),
+    get: typed.get,
+    find: typed.find,
     async listByClient(clientId, filter, range) {
-      if (!(await storage.clients.get(clientId))) throw notFound('client', clientId);
-      return storage.orders.listByClient(clientId, filter, range);
+      if (!(await clients.find(clientId))) throw notFound('client', clientId);
+      return (await service.list({ where: where(clientId, filter), range })) as unknown as Page<Order>;
     },
-    listByClients: (clientIds, filter = {}) => storage.orders.listByClients(clientIds, filter),
-    async changeStatus(id, input, options = {}) {
-      const { status } = validate(OrderStatusChangeInput, input) as { status: OrderStatus };
-      return withRetry(options, () =>
-        commit(ctx, async (tx) => {
-          const current = await tx.orders.get(id);
-          if (!current) throw notFound('order', id);
-          checkVersion(options, current.version);
-          if (current.status === status) return current;
-          assertTransition(current.status, status);
-          const next: Order = {
-            ...current,
-            status,
-            updatedAt: isoAt(ctx.clock.now()),
-            version: current.version + 1,
-          };
-          if (!(await tx.orders.update(next, current.version))) return null;
-          const client = await tx.clients.get(current.clientId);
-          await tx.outbox.append(
-            newEvent(ctx, `order.${status}`, {
-              ...next,
-              previousStatus: current.status,
-              customerEmail: client?.email,
-            }),
-          );
-          return next;
-        }),
-      );
+    async listByClients(clientIds, filter = {}) {
+      const ids = [...new Set(clientIds)];
+      const page = await service.list({ where: where(ids, filter), range: { offset: 0, limit: 100_000 } });
+      return page.items as unknown as Order[];
     },
+    changeStatus: async (id, input, options) =>
+      typed.update(id, validate(OrderStatusChangeInput, input), options),
   };
-}
-
-function assertTransition(from: OrderStatus, to: OrderStatus): void {
-  assertMove('order', 'status', from, to, ORDER_TRANSITIONS[from]);
 }

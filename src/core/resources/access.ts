@@ -16,9 +16,12 @@ export function canSee(resource: Resource, principal: Principal, record: Record_
   return !resource.owner || canSeeClient(principal, String(record[resource.owner]));
 }
 
-/** Refuses a signed-in user who creates a record for another client. */
+/** Refuses a signed-in user who creates a record for another client (or, of clients, any). */
 export function assertMayCreate(resource: Resource, principal: Principal, input: Record_): void {
-  if (resource.owner && principal.userId !== undefined && input[resource.owner] !== principal.userId)
+  if (!resource.owner || principal.userId === undefined) return;
+  if (resource.owner === 'id')
+    throw new SwitchboardError('forbidden', `A signed-in user cannot create other ${resource.plural}.`);
+  if (input[resource.owner] !== principal.userId)
     throw new SwitchboardError(
       'forbidden',
       `A signed-in user may create ${resource.plural} for their own client only.`,
@@ -26,8 +29,9 @@ export function assertMayCreate(resource: Resource, principal: Principal, input:
 }
 
 /**
- * The `where` of a list: the filters given (as text, read in the type each field stores, so that
- * `quantity=2` finds the number 2), `fixed` conditions, and for a signed-in user their own client.
+ * The `where` of a list: the filters given (as text, read as the field would be written, so that
+ * `quantity=2` finds the number 2 and an e-mail matches lower-cased), the searches, `fixed`
+ * conditions, and for a signed-in user their own client.
  */
 export function whereOf(
   resource: Resource,
@@ -39,6 +43,10 @@ export function whereOf(
   for (const field of resource.filters) {
     const raw = filters[field];
     if (typeof raw === 'string') where[field] = typedValue(resource.fields[field], raw);
+  }
+  for (const [parameter, field] of Object.entries(resource.search)) {
+    const raw = filters[parameter];
+    if (typeof raw === 'string' && raw !== '') where[field] = { contains: raw };
   }
   if (resource.owner && principal.userId !== undefined) where[resource.owner] = principal.userId;
   return where;
@@ -59,6 +67,8 @@ export function sortOf(resource: Resource, key: unknown): ResourceQuery['sort'] 
 }
 
 function typedValue(schema: z.ZodType | undefined, raw: string): string | number | boolean {
+  const written = schema?.safeParse(raw);
+  if (written?.success && typeof written.data === 'string') return written.data;
   let inner = schema;
   while (inner instanceof z.ZodOptional || inner instanceof z.ZodNullable)
     inner = inner.unwrap() as z.ZodType;

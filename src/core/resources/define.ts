@@ -1,65 +1,20 @@
 /**
- * A resource definition: one object per kind of business record (a salon's bookings, a shop's
- * returns), from which storage, REST, GraphQL, events and scope checks follow with no further code.
+ * A resource definition: one object per kind of business record (a client, an order, a salon's
+ * bookings, a shop's returns), from which storage, REST, GraphQL, events and scope checks follow with
+ * no further code. The built-in records are declared this way too (built-ins/).
  */
 import { z } from 'zod';
 import type { ResourceRecord } from '../storage/index.js';
+import type {
+  LifecycleInput,
+  Related,
+  ResourceCheck,
+  ResourceGraphQLNames,
+  ResourceInput,
+  ResourceVersion,
+} from './input.js';
 
-/** A life cycle on one field: where records start, which moves are allowed, what each announces. */
-export interface LifecycleInput {
-  /** The field that holds the state, e.g. `status`. It is not written directly on create. */
-  readonly field: string;
-  /** The state of a new record. */
-  readonly initial: string;
-  /**
-   * Every state, with the states it may move to and the event a move into it publishes (default
-   * `<name>.<state>`).
-   */
-  readonly states: Readonly<Record<string, { readonly to: readonly string[]; readonly event?: string }>>;
-}
-
-/** What a host declares; see {@link defineResource}. */
-export interface ResourceInput<F extends Record<string, z.ZodType>> {
-  /** Singular, lowercase, e.g. `return`: events are `return.created` …, the GraphQL type `Return`. */
-  readonly name: string;
-  /** Plural for paths and list fields, e.g. `returns` → `/api/v1/returns`. Default: name + `s`. */
-  readonly plural?: string;
-  /** Prefix of ids, e.g. `ret` → `ret_01j…`. */
-  readonly idPrefix: string;
-  /** The fields callers write, as zod schemas: `.optional()` for optional ones, `.nullable()` to clear. */
-  readonly fields: F;
-  /** Fields set at creation only: replace and patch refuse them. */
-  readonly immutable?: readonly (keyof F & string)[];
-  /** References: field → resource it points at (`client` for the built-in clients). */
-  readonly relations?: Readonly<Partial<Record<keyof F & string, string>>>;
-  /** The relation that says whose record it is: a signed-in user sees only their own client's. */
-  readonly owner?: keyof F & string;
-  /** Fields a list filters on by equality (`?status=approved`); relations always can. */
-  readonly filters?: readonly (keyof F & string)[];
-  /** Fields a list may sort on besides `createdAt` (`?sort=-startsAt`). */
-  readonly sort?: readonly (keyof F & string)[];
-  readonly lifecycle?: LifecycleInput;
-  /** Events for create, change and delete (defaults `<name>.created`, `.updated`, `.deleted`). */
-  readonly events?: { readonly created?: string; readonly updated?: string; readonly deleted?: string };
-  /** `<area>.<object>.read` and `.write`. */
-  readonly scopes: { readonly read: string; readonly write: string };
-  /** One line on what the record is, for the OpenAPI document and the GraphQL schema. */
-  readonly description?: string;
-  /**
-   * A rule across records, checked in the write's transaction before a record is stored (created or
-   * changed): throw a `SwitchboardError` (e.g. `conflict`) to refuse it. `others` lists records of
-   * the same resource.
-   */
-  readonly check?: ResourceCheck;
-}
-
-/** See {@link ResourceInput.check}. */
-export type ResourceCheck = (
-  record: ResourceRecord,
-  others: (
-    where: Readonly<Record<string, string | number | boolean | null>>,
-  ) => Promise<readonly ResourceRecord[]>,
-) => Promise<void>;
+export type * from './input.js';
 
 /** A resource as the interfaces use it: the declaration with everything derived from it. */
 export interface Resource {
@@ -72,10 +27,23 @@ export interface Resource {
   readonly fields: Readonly<Record<string, z.ZodType>>;
   /** The fields replace and patch may write (all but the immutable ones). */
   readonly writable: readonly string[];
+  /** Reference field → the resource it names. */
   readonly relations: Readonly<Record<string, string>>;
+  /** The field naming the client whose record it is; `id` when the record is the client itself. */
   readonly owner: string | undefined;
   readonly filters: readonly string[];
+  /** Query parameter → text field it matches part of. */
+  readonly search: Readonly<Record<string, string>>;
+  readonly unique: readonly string[];
   readonly sortable: readonly string[];
+  /** `createdAt`, or `timestamp` for a record that never changes. */
+  readonly createdField: string;
+  /** Which changes callers may make after creation; none for an append-only record. */
+  readonly changes: { readonly replace: boolean; readonly update: boolean; readonly delete: boolean };
+  /** Whether records change at all, and so carry `updatedAt` and `version`. */
+  readonly versioned: boolean;
+  /** Field → path segment it groups records under besides their client (`chatbotId` → `chatbots`). */
+  readonly groupedBy: Readonly<Record<string, string>>;
   readonly lifecycle: LifecycleInput | undefined;
   readonly events: { readonly created: string; readonly updated: string; readonly deleted: string };
   readonly scopes: { readonly read: string; readonly write: string };
@@ -90,6 +58,12 @@ export interface Resource {
   /** Every event it publishes, for the event-type catalogue. */
   readonly eventTypes: readonly string[];
   readonly check: ResourceCheck | undefined;
+  readonly prepare: ((record: ResourceRecord, related: Related) => Promise<ResourceRecord>) | undefined;
+  readonly eventData:
+    | ((record: ResourceRecord, related: Related) => Promise<Record<string, unknown>>)
+    | undefined;
+  readonly versions: Readonly<Record<number, ResourceVersion>>;
+  readonly graphql: ResourceGraphQLNames;
 }
 
 const NAME = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
@@ -119,6 +93,12 @@ export function defineResource<F extends Record<string, z.ZodType>>(input: Resou
   if (lifecycle) checkLifecycle(input.name, lifecycle, fields);
   const immutable = new Set<string>(input.immutable ?? []);
   const writable = Object.fromEntries(Object.entries(fields).filter(([k]) => !immutable.has(k)));
+  const changes =
+    input.changes === false
+      ? { replace: false, update: false, delete: false }
+      : { replace: true, update: true, delete: true, ...input.changes };
+  const versioned = input.changes !== false;
+  const createdField = versioned ? 'createdAt' : 'timestamp';
 
   const stateSchema = lifecycle ? z.enum(Object.keys(lifecycle.states) as [string, ...string[]]) : undefined;
   const patchShape: Record<string, z.ZodType> = Object.fromEntries(
@@ -127,23 +107,42 @@ export function defineResource<F extends Record<string, z.ZodType>>(input: Resou
   if (lifecycle && stateSchema) patchShape[lifecycle.field] = stateSchema.optional();
 
   const typeName = pascal(input.name);
-  const recordShape: Record<string, z.ZodType> = { id: z.string() };
+  const recordShape: Record<string, z.ZodType> = {
+    id: z.string().meta({ description: 'Assigned by the service on creation' }),
+  };
   for (const [k, schema] of Object.entries(fields)) recordShape[k] = outputOf(schema);
   if (lifecycle && stateSchema) recordShape[lifecycle.field] = stateSchema;
-  Object.assign(recordShape, {
-    createdAt: z.string().meta({ format: 'date-time' }),
-    updatedAt: z.string().meta({ format: 'date-time' }),
-    version: z.number().int().min(1),
-  });
+  const time = z.string().meta({ format: 'date-time', description: 'ISO-8601 UTC time' });
+  recordShape[createdField] = time;
+  if (versioned)
+    Object.assign(recordShape, {
+      updatedAt: time,
+      version: z
+        .number()
+        .int()
+        .min(1)
+        .meta({ description: 'Increases on every change; the ETag carries it' }),
+    });
 
+  const relations = Object.fromEntries(
+    Object.entries(input.relations ?? {}).map(([field, target]) => [field, String(target)]),
+  );
   const events = {
     created: input.events?.created ?? `${input.name}.created`,
     updated: input.events?.updated ?? `${input.name}.updated`,
     deleted: input.events?.deleted ?? `${input.name}.deleted`,
   };
-  const moveEvents = lifecycle
-    ? Object.entries(lifecycle.states).map(([state, s]) => s.event ?? `${input.name}.${state}`)
-    : [];
+  // A move into a state no state leads to (the initial one, usually) never happens.
+  const reachable = new Set(Object.values(lifecycle?.states ?? {}).flatMap((s) => s.to));
+  const moveEvents = Object.entries(lifecycle?.states ?? {})
+    .filter(([state]) => reachable.has(state))
+    .map(([state, s]) => s.event ?? `${input.name}.${state}`);
+  const eventTypes = [
+    events.created,
+    ...((changes.replace || changes.update) && Object.keys(writable).length ? [events.updated] : []),
+    ...(changes.delete ? [events.deleted] : []),
+    ...(changes.update ? moveEvents : []),
+  ];
   return {
     name: input.name,
     plural,
@@ -152,28 +151,47 @@ export function defineResource<F extends Record<string, z.ZodType>>(input: Resou
     description: input.description ?? `A ${input.name}.`,
     fields,
     writable: Object.keys(writable),
-    relations: { ...(input.relations as Record<string, string> | undefined) },
+    relations,
     owner: input.owner,
     filters: [
       ...new Set([
         ...(input.filters ?? []),
-        ...Object.keys(input.relations ?? {}),
+        ...Object.keys(relations),
+        ...Object.keys(input.groupedBy ?? {}),
         ...(lifecycle ? [lifecycle.field] : []),
       ]),
     ],
-    sortable: ['createdAt', ...(input.sort ?? [])],
+    search: { ...(input.search as Record<string, string> | undefined) },
+    unique: [...(input.unique ?? [])],
+    sortable: [createdField, ...(input.sort ?? [])],
+    createdField,
+    changes,
+    versioned,
+    groupedBy: { ...(input.groupedBy as Record<string, string> | undefined) },
     lifecycle,
     events,
     scopes: input.scopes,
-    createInput: z.strictObject(fields),
+    // A nullable field may be left out of a create (it starts null); a replace must send it.
+    createInput: z.strictObject(
+      Object.fromEntries(
+        Object.entries(fields).map(([k, schema]) => [
+          k,
+          schema instanceof z.ZodNullable ? schema.optional() : schema,
+        ]),
+      ),
+    ),
     replaceInput: z.strictObject(writable),
     patchInput: z
       .strictObject(patchShape)
       .refine((patch) => Object.keys(patch).length > 0, { message: 'Send at least one field to change.' })
       .meta({ minProperties: 1 }),
     recordSchema: z.object(recordShape).meta({ id: typeName, description: input.description }),
-    eventTypes: [...new Set([events.created, events.updated, events.deleted, ...moveEvents])],
+    eventTypes: [...new Set(eventTypes)],
     check: input.check,
+    prepare: input.prepare,
+    eventData: input.eventData,
+    versions: { ...input.versions },
+    graphql: { ...input.graphql },
   };
 }
 

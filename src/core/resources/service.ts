@@ -1,6 +1,7 @@
 /**
- * The domain service of a declared resource: validated writes, each with its event in the same
- * transaction, compare-and-set on `version`, references checked, life-cycle moves enforced.
+ * The domain service of a resource: validated writes, each with its event in the same transaction,
+ * compare-and-set on `version`, references and unique fields checked, life-cycle moves enforced,
+ * owned records deleted with their owner. Built-in and declared resources alike.
  */
 import {
   assertMove,
@@ -19,6 +20,7 @@ import { isoAt } from '../runtime.js';
 import type { Range, ResourceQuery, ResourceRecord, Stores } from '../storage/index.js';
 import { validate } from '../validation.js';
 import type { Resource } from './define.js';
+import type { Related } from './input.js';
 
 /** What a list asks a resource service for; every part optional but the range. */
 export interface ResourceListQuery {
@@ -27,7 +29,7 @@ export interface ResourceListQuery {
   readonly range: Range;
 }
 
-/** Reads and writes the records of one declared resource. */
+/** Reads and writes the records of one resource. */
 export interface ResourceService {
   readonly resource: Resource;
   /** Validates and creates a record in the initial state; publishes the created event. */
@@ -40,17 +42,68 @@ export interface ResourceService {
   replace(id: string, input: unknown, options?: WriteOptions): Promise<ResourceRecord>;
   /** Merge patch; the life-cycle field moves the record and publishes that move's event. */
   update(id: string, patch: unknown, options?: WriteOptions): Promise<ResourceRecord>;
-  /** Deletes the record; publishes the deleted event. */
+  /** Deletes the record and the records it owns; publishes the deleted event. */
   delete(id: string, options?: WriteOptions): Promise<void>;
 }
 
-export function resourceService(ctx: DomainContext, resource: Resource): ResourceService {
+/** The services of every resource, by name; a service reaches the others through it. */
+export type ResourceRegistry = ReadonlyMap<string, InternalService>;
+
+/** A service plus what other services call inside their own transaction. */
+export interface InternalService extends ResourceService {
+  /** Creates from validated fields inside `tx` (a message starting its conversation). */
+  createIn(tx: Stores, fields: Record<string, unknown>): Promise<ResourceRecord>;
+}
+
+/** The largest batch one cascade step or rule reads at once. */
+const BATCH = 1000;
+
+export function resourceService(
+  ctx: DomainContext,
+  resource: Resource,
+  registry: ResourceRegistry,
+): InternalService {
   const { name, lifecycle } = resource;
   const fieldNames = Object.keys(resource.fields);
+  const stateField = lifecycle?.field;
+  const previousOfState = stateField && `previous${stateField[0]!.toUpperCase()}${stateField.slice(1)}`;
 
   /** Every declared field present (optional ones `null`): a record has one shape everywhere. */
   const complete = (fields: Record<string, unknown>): Record<string, unknown> =>
     Object.fromEntries(fieldNames.map((f) => [f, fields[f] ?? null]));
+
+  /** A stored record as the interfaces show it: an append-only one shows only its `timestamp`. */
+  const view = (record: ResourceRecord): ResourceRecord => {
+    if (resource.versioned) return record;
+    const { createdAt, updatedAt: _u, version: _v, ...rest } = record;
+    return { ...rest, timestamp: createdAt } as unknown as ResourceRecord;
+  };
+  const storedSort = (sort: ResourceQuery['sort']): ResourceQuery['sort'] =>
+    sort.field === resource.createdField ? { ...sort, field: 'createdAt' } : sort;
+
+  const announce = async (tx: Stores, type: string, record: ResourceRecord, extra = {}) => {
+    const data = resource.eventData ? await resource.eventData(record, relatedIn(tx, registry)) : {};
+    await tx.outbox.append(newEvent(ctx, type, { ...view(record), ...extra, ...data }));
+  };
+
+  const createIn = async (tx: Stores, fields: Record<string, unknown>): Promise<ResourceRecord> => {
+    const now = isoAt(ctx.clock.now());
+    let record: ResourceRecord = {
+      id: ctx.ids(resource.idPrefix),
+      ...complete(fields),
+      ...(lifecycle ? { [lifecycle.field]: lifecycle.initial } : {}),
+      createdAt: now,
+      updatedAt: now,
+      version: 1,
+    };
+    await checkReferences(tx, resource, fields);
+    if (resource.prepare) record = await resource.prepare(record, relatedIn(tx, registry));
+    await checkUnique(tx, resource, record, fields);
+    await checkRule(tx, resource, record);
+    await tx.resources.insert(name, record);
+    await announce(tx, resource.events.created, record);
+    return view(record);
+  };
 
   const change = (
     id: string,
@@ -76,33 +129,22 @@ export function resourceService(ctx: DomainContext, resource: Resource): Resourc
           updatedAt: isoAt(ctx.clock.now()),
           version: current.version + 1,
         } as ResourceRecord;
+        await checkUnique(tx, resource, updated, fields);
         await checkRule(tx, resource, updated);
         if (!(await tx.resources.update(name, updated, current.version))) return null;
-        await tx.outbox.append(
-          newEvent(ctx, moved ?? resource.events.updated, { ...updated, previous: current }),
-        );
+        const previous = moved && previousOfState ? { [previousOfState]: current[stateField!] } : {};
+        await announce(tx, moved ?? resource.events.updated, updated, { ...previous, previous: current });
         return updated;
       }),
     );
 
   return {
     resource,
+    createIn,
     async create(input, options = {}) {
       const fields = validate(resource.createInput, input);
-      const now = isoAt(ctx.clock.now());
-      const record: ResourceRecord = {
-        id: ctx.ids(resource.idPrefix),
-        ...complete(fields),
-        ...(lifecycle ? { [lifecycle.field]: lifecycle.initial } : {}),
-        createdAt: now,
-        updatedAt: now,
-        version: 1,
-      };
       return commit(ctx, async (tx) => {
-        await checkReferences(tx, resource, fields);
-        await checkRule(tx, resource, record);
-        await tx.resources.insert(name, record);
-        await tx.outbox.append(newEvent(ctx, resource.events.created, { ...record }));
+        const record = await createIn(tx, fields);
         await options.within?.(tx, record);
         return record;
       });
@@ -110,17 +152,24 @@ export function resourceService(ctx: DomainContext, resource: Resource): Resourc
     async get(id) {
       const record = await ctx.storage.resources.get(name, id);
       if (!record) throw notFound(name, id);
-      return record;
+      return view(record);
     },
-    find: (id) => ctx.storage.resources.get(name, id),
-    list: (query) =>
-      ctx.storage.resources.list(name, {
+    async find(id) {
+      const record = await ctx.storage.resources.get(name, id);
+      return record && view(record);
+    },
+    async list(query) {
+      const page = await ctx.storage.resources.list(name, {
         where: query.where ?? {},
-        sort: query.sort ?? { field: 'createdAt', descending: false },
+        sort: storedSort(query.sort ?? { field: resource.createdField, descending: false }),
         range: query.range,
-      }),
-    replace: (id, input, options = {}) => change(id, validate(resource.replaceInput, input), options, true),
-    update: (id, patch, options = {}) => change(id, validate(resource.patchInput, patch), options, false),
+      });
+      return resource.versioned ? page : { items: page.items.map(view), total: page.total };
+    },
+    replace: async (id, input, options = {}) =>
+      change(id, validate(resource.replaceInput, input), options, true),
+    update: async (id, patch, options = {}) =>
+      change(id, validate(resource.patchInput, patch), options, false),
     async delete(id, options = {}) {
       await withRetry(options, () =>
         commit(ctx, async (tx) => {
@@ -128,10 +177,51 @@ export function resourceService(ctx: DomainContext, resource: Resource): Resourc
           if (!current) throw notFound(name, id);
           checkVersion(options, current.version);
           if (!(await tx.resources.delete(name, id, current.version))) return null;
-          await tx.outbox.append(newEvent(ctx, resource.events.deleted, { ...current }));
+          await deleteOwned(tx, registry, name, id);
+          await announce(tx, resource.events.deleted, current);
           return true;
         }),
       );
+    },
+  };
+}
+
+/** Records owned by a deleted one go with it (a client's orders, bookings, conversations). */
+async function deleteOwned(tx: Stores, registry: ResourceRegistry, owner: string, id: string): Promise<void> {
+  for (const { resource } of registry.values()) {
+    const field = resource.owner;
+    if (!field || field === 'id' || resource.relations[field] !== owner) continue;
+    for (;;) {
+      const page = await tx.resources.list(resource.name, {
+        where: { [field]: id },
+        sort: { field: 'createdAt', descending: false },
+        range: { offset: 0, limit: BATCH },
+      });
+      for (const record of page.items) {
+        await tx.resources.delete(resource.name, record.id, record.version);
+        await deleteOwned(tx, registry, resource.name, record.id);
+      }
+      if (page.items.length < BATCH) break;
+    }
+  }
+}
+
+/** What a definition's hooks see of other records, inside the transaction at hand. */
+function relatedIn(tx: Stores, registry: ResourceRegistry): Related {
+  return {
+    get: (resource, id) => tx.resources.get(resource, id),
+    async find(resource, where) {
+      const page = await tx.resources.list(resource, {
+        where,
+        sort: { field: 'createdAt', descending: false },
+        range: { offset: 0, limit: BATCH },
+      });
+      return page.items;
+    },
+    async create(resource, input) {
+      const service = registry.get(resource);
+      if (!service) throw new Error(`No resource named "${resource}".`);
+      return service.createIn(tx, validate(service.resource.createInput, input));
     },
   };
 }
@@ -158,19 +248,46 @@ async function checkReferences(
 ): Promise<void> {
   for (const [field, target] of Object.entries(resource.relations)) {
     const id = fields[field];
-    if (typeof id !== 'string') continue;
-    const found =
-      target === 'client'
-        ? await tx.clients.get(id)
-        : target === 'order'
-          ? await tx.orders.get(id)
-          : await tx.resources.get(target, id);
-    if (!found) {
-      const message = `${field} names no ${target}: "${id}".`;
-      throw new SwitchboardError('validation_failed', `The input is not valid: ${message}`, {
-        details: [{ field, code: 'unknown_reference', message }],
-      });
-    }
+    if (typeof id !== 'string' || (await tx.resources.get(target, id))) continue;
+    const message = `${field} names no ${target}: "${id}".`;
+    throw new SwitchboardError('validation_failed', `The input is not valid: ${message}`, {
+      details: [{ field, code: 'unknown_reference', message }],
+    });
+  }
+}
+
+/** A unique field written with a value another record holds is a `conflict` naming the field. */
+async function checkUnique(
+  tx: Stores,
+  resource: Resource,
+  record: ResourceRecord,
+  written: Record<string, unknown>,
+): Promise<void> {
+  const fields = resource.unique.filter((f) => written[f] !== undefined && record[f] !== null);
+  if (fields.length === 0) return;
+  // Check-then-write: writes of this resource take turns, on every instance.
+  await tx.resources.lock(resource.name);
+  for (const field of fields) {
+    const value = record[field] as string | number | boolean;
+    const page = await tx.resources.list(resource.name, {
+      where: { [field]: value },
+      sort: { field: 'createdAt', descending: false },
+      range: { offset: 0, limit: 2 },
+    });
+    if (page.items.some((other) => other.id !== record.id))
+      throw new SwitchboardError(
+        'conflict',
+        `A ${resource.name} with the ${field} ${value} already exists.`,
+        {
+          details: [
+            {
+              field,
+              code: 'already_exists',
+              message: `This ${field} is already used by another ${resource.name}.`,
+            },
+          ],
+        },
+      );
   }
 }
 
@@ -183,7 +300,7 @@ async function checkRule(tx: Stores, resource: Resource, record: ResourceRecord)
     const page = await tx.resources.list(resource.name, {
       where,
       sort: { field: 'createdAt', descending: false },
-      range: { offset: 0, limit: 1000 },
+      range: { offset: 0, limit: BATCH },
     });
     return page.items.filter((other) => other.id !== record.id);
   });

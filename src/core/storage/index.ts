@@ -2,7 +2,6 @@ import type { ApiKeyStore } from './api-keys.js';
 import type { IdempotencyStore } from './idempotency.js';
 import type { OAuthStores } from './oauth.js';
 import type { OutboxStore } from './outbox.js';
-import type { ClientStore, MessageStore, OrderStore } from './records.js';
 import type { ResourceStore } from './resources.js';
 import type { WebhookStores } from './webhooks.js';
 
@@ -26,15 +25,7 @@ export type {
   TokenEndpointAuthMethod,
 } from './oauth.js';
 export type { ClaimOptions, OutboxStore } from './outbox.js';
-export type {
-  ClientFilter,
-  ClientStore,
-  MessageFilter,
-  MessageStore,
-  OrderFilter,
-  OrderStore,
-  Range,
-} from './records.js';
+export type { ClientFilter, MessageFilter, OrderFilter, Range } from './records.js';
 export type { ResourceMatch, ResourceQuery, ResourceRecord, ResourceStore } from './resources.js';
 export type {
   WebhookAttemptOutcome,
@@ -55,15 +46,12 @@ export type {
 
 /** Every store the system needs. All methods are async so any database can stand behind them. */
 export interface Stores {
-  readonly clients: ClientStore;
-  readonly orders: OrderStore;
-  readonly messages: MessageStore;
   readonly outbox: OutboxStore;
   readonly idempotency: IdempotencyStore;
   readonly apiKeys: ApiKeyStore;
   readonly oauth: OAuthStores;
   readonly webhooks: WebhookStores;
-  /** The records of the resources declared with `defineResource`. */
+  /** The business records: every resource declared with `defineResource`, the built-in ones too. */
   readonly resources: ResourceStore;
 }
 

@@ -10,12 +10,21 @@ export interface ResourceRecord {
   readonly [field: string]: unknown;
 }
 
-/** A value a list matches: equal to it, or (a list of strings) equal to one of them. */
-export type ResourceMatch = string | number | boolean | null | readonly string[];
+/**
+ * A value a list matches: equal to it, (a list of strings) equal to one of them, or (`contains`) a
+ * text holding it, ignoring case.
+ */
+export type ResourceMatch =
+  | string
+  | number
+  | boolean
+  | null
+  | readonly string[]
+  | { readonly contains: string };
 
-/** What a list asks for: equality on fields, one sort key, a range. */
+/** What a list asks for: conditions on fields (all must hold), one sort key, a range. */
 export interface ResourceQuery {
-  /** Field → value every record listed has (`null` matches a missing value, a list any of its strings). */
+  /** Field → what every record listed has there (`null` matches a missing value). `id` may be one. */
   readonly where: Readonly<Record<string, ResourceMatch>>;
   readonly sort: { readonly field: string; readonly descending: boolean };
   readonly range: Range;

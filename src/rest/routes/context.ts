@@ -1,10 +1,9 @@
 import { canSeeClient, type Principal } from '../../core/auth.js';
 import type { Domain } from '../../core/domain/index.js';
 import { SwitchboardError } from '../../core/errors.js';
-import type { Order } from '../../core/records.js';
 import type { PageLimits } from '../../http/pagination.js';
 
-/** Which representation the built-in routes speak. v2 differs in one way: an order's `total` is money. */
+/** Which representation the routes speak: a resource may declare how a later version shows it (v2: an order's `total` is money). */
 export type ApiVersion = 1 | 2;
 
 /** What the built-in route sets are made from. */
@@ -12,13 +11,6 @@ export interface ResourceRouteOptions {
   readonly domain: Domain;
   readonly apiVersion?: ApiVersion;
   readonly limits?: PageLimits;
-}
-
-/** The wire form of an order in a given API version. */
-export function presentOrder(order: Order, version: ApiVersion): unknown {
-  if (version === 1) return order;
-  const { currency, total, ...rest } = order;
-  return { ...rest, total: { amount: total, currency } };
 }
 
 /**

@@ -1,10 +1,13 @@
 /**
- * The REST routes of a declared resource, with every convention the built-in ones keep: list with
- * page/limit, filters and sort; 201 + Location; ETag / If-Match; Idempotency-Key; 204; 404; problems;
- * a nested list under each client it relates to. A signed-in user sees only their own client's records.
+ * The REST routes of a resource, built-in or declared, with every convention: list with page/limit,
+ * filters, searches and sort; 201 + Location; ETag / If-Match; Idempotency-Key; 204; 404; problems;
+ * lists and creates under the client that owns the records (`/clients/{id}/orders`, and
+ * `/users/{user_id}/orders` with `me`) and under the fields that group them
+ * (`/chatbots/{chatbot_id}/messages`). A signed-in user sees only their own client's records.
  */
 import { z } from 'zod';
 import type { Principal } from '../../core/auth.js';
+import type { CreateOptions } from '../../core/domain/index.js';
 import { SwitchboardError } from '../../core/errors.js';
 import { assertMayCreate, canSee, sortOf, sortSchemaOf, whereOf } from '../../core/resources/access.js';
 import type { Resource } from '../../core/resources/define.js';
@@ -18,10 +21,13 @@ import { ProblemSchema, pageOf } from '../../http/schemas.js';
 import { assertVisible, type ResourceRouteOptions } from './context.js';
 
 const problem = (description: string) => ({ description, schema: ProblemSchema, name: 'Problem' });
+const capital = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1);
+const pascal = (text: string): string => text.split('-').map(capital).join('');
 
 export function declaredRoutes(service: ResourceService, options: ResourceRouteOptions): AnyRoute[] {
   const resource = service.resource;
-  const { name, plural, typeName, owner } = resource;
+  const { name, plural, typeName, owner, changes } = resource;
+  const Plural = pascal(plural);
   const tags = [typeName];
   const path = `/${plural}`;
   const one = `${path}/{id}`;
@@ -31,10 +37,14 @@ export function declaredRoutes(service: ResourceService, options: ResourceRouteO
       .min(1)
       .meta({ description: `${typeName} id` }),
   });
-  const etagged = { ETag: `The version of the ${name}, for If-None-Match and If-Match` };
-  const record = { schema: resource.recordSchema, name: typeName, headers: etagged };
+  const wire = wireOf(resource, options.apiVersion ?? 1);
+  const etagged = resource.versioned
+    ? { ETag: `The version of the ${name}, for If-None-Match and If-Match` }
+    : undefined;
+  const record = { schema: wire.recordSchema, name: typeName, ...(etagged ? { headers: etagged } : {}) };
   const listQuery = listQueryOf(resource, options);
   const currentVersion = (id: string) => async () => (await service.find(id))?.version ?? null;
+  const tagOf = (r: ResourceRecord) => (resource.versioned ? { version: r.version } : {});
 
   /** The record, unless it belongs to another user's client: then the same 404 as an absent one. */
   const visible = async (principal: Principal, id: string): Promise<ResourceRecord> => {
@@ -49,23 +59,40 @@ export function declaredRoutes(service: ResourceService, options: ResourceRouteO
       sort: sortOf(resource, query.sort),
       range: rangeOf(query),
     });
-    return paginated(page, query, url);
+    return paginated(page, query, url, wire.present);
+  };
+  const create = async (
+    body: Record<string, unknown>,
+    fixed: Record<string, unknown>,
+    context: { principal: Principal; basePath: string; idempotent: IdempotentOf },
+  ) => {
+    const input = { ...wire.accept(body), ...fixed };
+    assertMayCreate(resource, context.principal, input);
+    const respond = (r: ResourceRecord) =>
+      created(wire.present(r), `${context.basePath}${path}/${encodeURIComponent(r.id)}`, tagOf(r));
+    return respond(await service.create(input, context.idempotent(respond)));
   };
   const listResponses = {
     200: {
       description: `A page of ${plural}`,
-      schema: pageOf(resource.recordSchema),
+      schema: pageOf(wire.recordSchema),
       name: `${typeName}Page`,
       headers: PAGE_HEADERS,
     },
     400: problem('A query parameter is not valid'),
   };
+  const createdResponse = {
+    description: 'Created',
+    ...record,
+    headers: { Location: `URL of the new ${name}`, ...etagged },
+  };
+  const idempotency = 'Send an `Idempotency-Key` header to make a retry return the first result.';
 
   const routes: AnyRoute[] = [
     defineRoute({
       method: 'GET',
       path,
-      operationId: `list${typeName}s`,
+      operationId: `list${Plural}`,
       summary: `List ${plural}`,
       description: `Filters combine with AND; \`sort\` takes a field, \`-\` before it for descending.${owner ? ` A signed-in user sees only their own ${plural}.` : ''}`,
       tags,
@@ -79,25 +106,18 @@ export function declaredRoutes(service: ResourceService, options: ResourceRouteO
       path,
       operationId: `create${typeName}`,
       summary: `Create a ${name}`,
-      description: 'Send an `Idempotency-Key` header to make a retry return the first result.',
+      description: idempotency,
       tags,
       scope: resource.scopes.write,
-      body: { schema: resource.createInput, name: `${typeName}Create` },
+      body: { schema: wire.createInput, name: `${typeName}Create` },
       responses: {
-        201: {
-          description: 'Created',
-          ...record,
-          headers: { Location: `URL of the new ${name}`, ...etagged },
-        },
-        403: problem(`A signed-in user may create ${plural} for their own client only`),
+        201: createdResponse,
+        403: problem(`A signed-in user may not create this ${name}`),
+        409: problem('A record with the same unique value exists, or a rule refuses it'),
         422: problem('A field is not valid, or a reference names no record'),
       },
-      async handle({ body, principal, basePath, idempotent }) {
-        assertMayCreate(resource, principal, body);
-        const respond = (r: ResourceRecord) =>
-          created(r, `${basePath}${path}/${encodeURIComponent(r.id)}`, { version: r.version });
-        return respond(await service.create(body, idempotent(respond)));
-      },
+      handle: ({ body, principal, basePath, idempotent }) =>
+        create(body as Record<string, unknown>, {}, { principal, basePath, idempotent }),
     }),
     defineRoute({
       method: 'GET',
@@ -114,130 +134,289 @@ export function declaredRoutes(service: ResourceService, options: ResourceRouteO
       },
       async handle({ params, principal }) {
         const found = await visible(principal, params.id);
-        return json(found, { version: found.version });
-      },
-    }),
-    defineRoute({
-      method: 'PUT',
-      path: one,
-      operationId: `replace${typeName}`,
-      summary: `Replace a ${name}`,
-      description: 'Full replacement of the writable fields: an optional field left out is cleared.',
-      tags,
-      scope: resource.scopes.write,
-      params: idParams,
-      body: { schema: resource.replaceInput, name: `${typeName}Replace` },
-      responses: {
-        200: { description: `The updated ${name}`, ...record },
-        404: problem(`No such ${name}`),
-        412: problem('If-Match names a version that is no longer current'),
-        422: problem('A field is missing or not valid'),
-      },
-      async handle({ params, principal, body, request }) {
-        await visible(principal, params.id);
-        const updated = await service.replace(
-          params.id,
-          body,
-          await ifMatch(request, currentVersion(params.id)),
-        );
-        return json(updated, { version: updated.version });
-      },
-    }),
-    defineRoute({
-      method: 'PATCH',
-      path: one,
-      operationId: `update${typeName}`,
-      summary: `Update some fields of a ${name}`,
-      description: resource.lifecycle
-        ? `JSON Merge Patch (RFC 7396). Sending \`${resource.lifecycle.field}\` moves the ${name} along its life cycle (409 when the move is not allowed).`
-        : 'JSON Merge Patch (RFC 7396): only the fields sent change.',
-      tags,
-      scope: resource.scopes.write,
-      params: idParams,
-      body: {
-        schema: resource.patchInput,
-        name: `${typeName}Patch`,
-        contentTypes: ['application/merge-patch+json', 'application/json'],
-      },
-      responses: {
-        200: { description: `The updated ${name}`, ...record },
-        404: problem(`No such ${name}`),
-        409: problem('The life-cycle move is not allowed'),
-        412: problem('If-Match names a version that is no longer current'),
-        415: problem('The body is not JSON Merge Patch or JSON'),
-        422: problem('A field is not valid'),
-      },
-      async handle({ params, principal, body, request }) {
-        await visible(principal, params.id);
-        const updated = await service.update(
-          params.id,
-          body,
-          await ifMatch(request, currentVersion(params.id)),
-        );
-        return json(updated, { version: updated.version });
-      },
-    }),
-    defineRoute({
-      method: 'DELETE',
-      path: one,
-      operationId: `delete${typeName}`,
-      summary: `Delete a ${name}`,
-      tags,
-      scope: resource.scopes.write,
-      params: idParams,
-      responses: {
-        204: { description: 'Deleted' },
-        404: problem(`No such ${name} (or already deleted)`),
-        412: problem('If-Match names a version that is no longer current'),
-      },
-      async handle({ params, principal, request }) {
-        await visible(principal, params.id);
-        await service.delete(params.id, await ifMatch(request, currentVersion(params.id)));
-        return noContent();
+        return json(wire.present(found), tagOf(found));
       },
     }),
   ];
+  if (changes.replace)
+    routes.push(
+      defineRoute({
+        method: 'PUT',
+        path: one,
+        operationId: `replace${typeName}`,
+        summary: `Replace a ${name}`,
+        description:
+          'Full replacement of the writable fields: send each one (`null` clears a nullable one); an optional field left out is cleared.',
+        tags,
+        scope: resource.scopes.write,
+        params: idParams,
+        body: { schema: resource.replaceInput, name: `${typeName}Replace` },
+        responses: {
+          200: { description: `The updated ${name}`, ...record },
+          404: problem(`No such ${name}`),
+          409: problem('A record with the same unique value exists, or a rule refuses it'),
+          412: problem('If-Match names a version that is no longer current'),
+          422: problem('A field is missing or not valid'),
+        },
+        async handle({ params, principal, body, request }) {
+          await visible(principal, params.id);
+          const write = await ifMatch(request, currentVersion(params.id));
+          const updated = await service.replace(params.id, body, write);
+          return json(wire.present(updated), tagOf(updated));
+        },
+      }),
+    );
+  if (changes.update)
+    routes.push(
+      defineRoute({
+        method: 'PATCH',
+        path: one,
+        operationId: `update${typeName}`,
+        summary: resource.writable.length
+          ? `Update some fields of a ${name}`
+          : `Move a ${name} along its life cycle`,
+        description: patchDescription(resource),
+        tags,
+        scope: resource.scopes.write,
+        params: idParams,
+        body: {
+          schema: resource.patchInput,
+          name: `${typeName}Patch`,
+          contentTypes: ['application/merge-patch+json', 'application/json'],
+        },
+        responses: {
+          200: { description: `The updated ${name}`, ...record },
+          404: problem(`No such ${name}`),
+          409: problem('The life-cycle move is not allowed, or a unique value or rule refuses the change'),
+          412: problem('If-Match names a version that is no longer current'),
+          415: problem('The body is not JSON Merge Patch or JSON'),
+          422: problem('A field is not valid'),
+        },
+        async handle({ params, principal, body, request }) {
+          await visible(principal, params.id);
+          const write = await ifMatch(request, currentVersion(params.id));
+          const updated = await service.update(params.id, body, write);
+          return json(wire.present(updated), tagOf(updated));
+        },
+      }),
+    );
+  if (changes.delete)
+    routes.push(
+      defineRoute({
+        method: 'DELETE',
+        path: one,
+        operationId: `delete${typeName}`,
+        summary: `Delete a ${name}`,
+        description: `Deletes the records it owns with it.`,
+        tags,
+        scope: resource.scopes.write,
+        params: idParams,
+        responses: {
+          204: { description: 'Deleted' },
+          404: problem(`No such ${name} (or already deleted)`),
+          412: problem('If-Match names a version that is no longer current'),
+        },
+        async handle({ params, principal, request }) {
+          await visible(principal, params.id);
+          await service.delete(params.id, await ifMatch(request, currentVersion(params.id)));
+          return noContent();
+        },
+      }),
+    );
 
-  // A list under each client the resource relates to: /clients/{id}/returns.
-  for (const [field, target] of Object.entries(resource.relations)) {
-    if (target !== 'client') continue;
+  // Under the client that owns the records: /clients/{id}/orders, and /users/{user_id}/orders.
+  if (owner && owner !== 'id' && resource.relations[owner] === 'client') {
+    const clientParams = z.object({ id: z.string().min(1).meta({ description: 'Client id' }) });
+    const clientExists = async (id: string, kind = 'client') => {
+      if (!(await options.domain.clients.find(id)))
+        throw new SwitchboardError('not_found', `No ${kind} with id "${id}".`);
+    };
     routes.push(
       defineRoute({
         method: 'GET',
         path: `/clients/{id}/${plural}`,
-        operationId: `list${typeName}sOfClient`,
-        summary: `List a client's ${plural}`,
+        operationId: `listClient${Plural}`,
+        summary: `List the ${plural} of a client`,
         tags,
         scope: resource.scopes.read,
-        params: z.object({ id: z.string().min(1).meta({ description: 'Client id' }) }),
+        params: clientParams,
         query: listQuery,
         responses: { ...listResponses, 404: problem('No such client') },
         async handle({ params, query, principal, url }) {
           assertVisible(principal, params.id);
-          if (!(await options.domain.clients.find(params.id)))
-            throw new SwitchboardError('not_found', `No client with id "${params.id}".`);
-          return list(principal, query, url, { [field]: params.id });
+          await clientExists(params.id);
+          return list(principal, query, url, { [owner]: params.id });
         },
+      }),
+      defineRoute({
+        method: 'POST',
+        path: `/clients/{id}/${plural}`,
+        operationId: `createClient${typeName}`,
+        summary: `Create a ${name} for a client`,
+        description: idempotency,
+        tags,
+        scope: resource.scopes.write,
+        params: clientParams,
+        body: {
+          schema: without(wire.createInput, owner),
+          name: `Client${typeName}Create`,
+        },
+        responses: {
+          201: createdResponse,
+          404: problem('No such client'),
+          409: problem('A record with the same unique value exists, or a rule refuses it'),
+          422: problem('A field is not valid, or a reference names no record'),
+        },
+        async handle({ params, body, principal, basePath, idempotent }) {
+          assertVisible(principal, params.id);
+          await clientExists(params.id);
+          return create(
+            body as Record<string, unknown>,
+            { [owner]: params.id },
+            { principal, basePath, idempotent },
+          );
+        },
+      }),
+      defineRoute({
+        method: 'GET',
+        path: `/users/{user_id}/${plural}`,
+        operationId: `listUser${Plural}`,
+        summary: `List the ${plural} of a user`,
+        description: 'A user is a client who can sign in; `me` names the signed-in user.',
+        tags,
+        scope: resource.scopes.read,
+        params: z.object({ user_id: z.string().min(1).meta({ description: 'A client id, or `me`' }) }),
+        query: listQuery,
+        responses: { ...listResponses, 404: problem('No such user') },
+        async handle({ params, query, principal, url }) {
+          const userId = params.user_id === 'me' ? principal.userId : params.user_id;
+          if (userId === undefined)
+            throw new SwitchboardError(
+              'not_found',
+              'The caller is not a signed-in user, so "me" names nobody.',
+            );
+          assertVisible(principal, userId, 'user');
+          await clientExists(userId, 'user');
+          return list(principal, query, url, { [owner]: userId });
+        },
+      }),
+    );
+  }
+
+  // Under each field that groups the records: /chatbots/{chatbot_id}/messages.
+  for (const [field, segment] of Object.entries(resource.groupedBy)) {
+    const param = `${segment.replace(/s$/, '').replace(/-/g, '_')}_id`;
+    const Group = pascal(segment.replace(/s$/, ''));
+    const groupParams = z.object({ [param]: z.string().min(1).max(100) });
+    routes.push(
+      defineRoute({
+        method: 'GET',
+        path: `/${segment}/{${param}}/${plural}`,
+        operationId: `list${Group}${Plural}`,
+        summary: `List the ${plural} of a ${Group.toLowerCase()}`,
+        tags,
+        scope: resource.scopes.read,
+        params: groupParams,
+        query: listQuery,
+        responses: listResponses,
+        handle: ({ params, query, principal, url }) =>
+          list(principal, query, url, { [field]: (params as Record<string, string>)[param] }),
+      }),
+      defineRoute({
+        method: 'POST',
+        path: `/${segment}/{${param}}/${plural}`,
+        operationId: `create${Group}${typeName}`,
+        summary: `Create a ${name} of a ${Group.toLowerCase()}`,
+        description: `Publishes \`${resource.events.created}\`. ${idempotency}`,
+        tags,
+        scope: resource.scopes.write,
+        params: groupParams,
+        body: {
+          schema: without(wire.createInput, field),
+          name: `${Group}${typeName}Create`,
+        },
+        responses: {
+          201: createdResponse,
+          409: problem('A record with the same unique value exists, or a rule refuses it'),
+          422: problem('A field is not valid, or a reference names no record'),
+        },
+        handle: ({ params, body, principal, basePath, idempotent }) =>
+          create(
+            body as Record<string, unknown>,
+            { [field]: (params as Record<string, string>)[param] },
+            { principal, basePath, idempotent },
+          ),
       }),
     );
   }
   return routes;
 }
 
+type IdempotentOf = <T>(respond: (record: T) => Response) => CreateOptions<T>;
+
+/** How a version of the interface writes and reads the resource: as declared, or as a later version changed it. */
+function wireOf(resource: Resource, apiVersion: number) {
+  const version = Object.keys(resource.versions)
+    .map(Number)
+    .filter((v) => v <= apiVersion)
+    .sort((a, b) => b - a)[0];
+  const changed = version === undefined ? undefined : resource.versions[version];
+  return {
+    recordSchema: changed?.recordSchema ?? resource.recordSchema,
+    createInput: changed?.createInput ?? resource.createInput,
+    present: changed ? (r: ResourceRecord) => changed.present(r) : (r: ResourceRecord) => r as unknown,
+    accept: changed?.accept ?? ((body: Record<string, unknown>) => body),
+  };
+}
+
+/** A create body less the field the path gives. */
+function without(schema: z.ZodType, field: string): z.ZodType {
+  return (schema as z.ZodObject).omit({ [field]: true } as Record<string, true>);
+}
+
+function patchDescription(resource: Resource): string {
+  const { lifecycle, name } = resource;
+  if (!lifecycle) return 'JSON Merge Patch (RFC 7396): only the fields sent change.';
+  const moves = Object.entries(lifecycle.states)
+    .filter(([, s]) => s.to.length)
+    .map(([state, s]) => `${state} → ${s.to.join(' | ')}`)
+    .join('; ');
+  return `JSON Merge Patch (RFC 7396). Sending \`${lifecycle.field}\` moves the ${name} along its life cycle (${moves}); any other move is a 409.`;
+}
+
+/** A filter's query parameter: one of the states or enum values where the field has them, else text. */
+function filterSchemaOf(resource: Resource, field: string): z.ZodType<string> {
+  if (field === resource.lifecycle?.field)
+    return z.enum(Object.keys(resource.lifecycle.states) as [string, ...string[]]);
+  let inner = resource.fields[field];
+  while (inner instanceof z.ZodOptional || inner instanceof z.ZodNullable)
+    inner = inner.unwrap() as z.ZodType;
+  return inner instanceof z.ZodEnum ? (inner as z.ZodType<string>) : z.string();
+}
+
 function listQueryOf(resource: Resource, options: ResourceRouteOptions) {
   const filters = Object.fromEntries(
     resource.filters.map((f) => [
       f,
-      z
-        .string()
+      filterSchemaOf(resource, f)
         .optional()
         .meta({ description: `Exact ${f}` }),
     ]),
   );
+  const searches = Object.fromEntries(
+    Object.entries(resource.search).map(([parameter, field]) => [
+      parameter,
+      z
+        .string()
+        .optional()
+        .meta({ description: `Part of the ${field} (case-insensitive)` }),
+    ]),
+  );
   return pageQuery(options.limits).extend({
     ...filters,
+    ...searches,
     sort: sortSchemaOf(resource)
       .optional()
-      .meta({ description: 'Sort key; `-` before it for descending (default createdAt)' }),
+      .meta({ description: `Sort key; \`-\` before it for descending (default ${resource.createdField})` }),
   });
 }

@@ -14,8 +14,7 @@ import { createIdempotencyState, memoryIdempotencyStore } from './idempotency.js
 import { type Journal, Mutex, noJournal } from './journal.js';
 import { createOAuthState, memoryOAuthStores } from './oauth.js';
 import { memoryOutboxStore, type OutboxState } from './outbox.js';
-import { createRecordState, memoryClientStore, memoryMessageStore, memoryOrderStore } from './records.js';
-import { memoryResourceStore, type ResourceState } from './resources.js';
+import { createResourceState, memoryResourceStore } from './resources.js';
 import { createWebhookState, memoryWebhookStores } from './webhooks.js';
 
 /** Options of {@link createMemoryStorage}. */
@@ -26,19 +25,15 @@ export interface MemoryStorageOptions {
 
 /** Creates an empty in-memory storage; transactions run one at a time and are rolled back when they throw. */
 export function createMemoryStorage(options: MemoryStorageOptions = {}): Storage {
-  const records = createRecordState();
   const outbox: OutboxState = new Map();
   const idempotency = createIdempotencyState();
   const apiKeys = createApiKeyState();
   const oauth = createOAuthState();
   const webhooks = createWebhookState();
-  const resources: ResourceState = new Map();
+  const resources = createResourceState();
   const mutex = new Mutex();
 
   const stores = (journal: Journal): Stores => ({
-    clients: memoryClientStore(records, journal),
-    orders: memoryOrderStore(records, journal),
-    messages: memoryMessageStore(records, journal),
     outbox: memoryOutboxStore(outbox, journal),
     idempotency: memoryIdempotencyStore(idempotency, journal),
     apiKeys: memoryApiKeyStore(apiKeys, journal),
@@ -58,6 +53,7 @@ export function createMemoryStorage(options: MemoryStorageOptions = {}): Storage
           return await work(stores({ record: (step) => undo.push(step) }));
         } catch (error) {
           for (const step of undo.reverse()) step();
+          resources.indexes.clear();
           throw error;
         }
       });

@@ -1,52 +1,162 @@
-import type { ResourceRecord, ResourceStore } from '../../core/storage/index.js';
-import { type Journal, put, remove } from './journal.js';
+import { SwitchboardError } from '../../core/errors.js';
+import type { ResourceMatch, ResourceRecord, ResourceStore } from '../../core/storage/index.js';
+import { inOrder, type Journal, put, remove } from './journal.js';
 
-/** Resource name → id → record, in insertion order. */
-export type ResourceState = Map<string, Map<string, ResourceRecord>>;
+type Value = string | number | boolean | null;
+/** Field → value → ids of the records holding it. */
+type FieldIndexes = Map<string, Map<Value, Set<string>>>;
+
+/** Every resource's records (id → record, in insertion order) and the hash indexes lists built. */
+export interface ResourceState {
+  readonly records: Map<string, Map<string, ResourceRecord>>;
+  /**
+   * Built on a field's first equality filter and kept up to date by every write; dropped whenever a
+   * transaction rolls back (rebuilt on the next list), so they never hold what the records do not.
+   */
+  readonly indexes: Map<string, FieldIndexes>;
+}
+
+export function createResourceState(): ResourceState {
+  return { records: new Map(), indexes: new Map() };
+}
 
 export function memoryResourceStore(state: ResourceState, journal: Journal): ResourceStore {
   const of = (resource: string): Map<string, ResourceRecord> => {
-    let records = state.get(resource);
+    let records = state.records.get(resource);
     if (!records) {
       records = new Map();
-      state.set(resource, records);
+      state.records.set(resource, records);
     }
     return records;
   };
+  /** Moves the record's entries in the resource's indexes from `before` to `after`. */
+  const reindex = (
+    resource: string,
+    before: ResourceRecord | undefined,
+    after: ResourceRecord | undefined,
+  ) => {
+    const indexes = state.indexes.get(resource);
+    if (!indexes) return;
+    for (const [field, index] of indexes) {
+      const id = (before ?? after)!.id;
+      if (before) index.get(keyOf(before[field]))?.delete(id);
+      if (after) setOf(index, keyOf(after[field])).add(id);
+    }
+  };
+  const write = (resource: string, record: ResourceRecord) => {
+    const records = of(resource);
+    reindex(resource, records.get(record.id), record);
+    put(journal, records, record.id, Object.freeze({ ...record }));
+  };
   return {
     async insert(resource, record) {
-      const records = of(resource);
-      if (records.has(record.id)) throw new Error(`A ${resource} with id ${record.id} exists already.`);
-      put(journal, records, record.id, record);
+      if (of(resource).has(record.id))
+        throw new SwitchboardError('conflict', `A ${resource} with id ${record.id} exists already.`);
+      write(resource, record);
     },
     async get(resource, id) {
-      return state.get(resource)?.get(id) ?? null;
+      return state.records.get(resource)?.get(id) ?? null;
     },
     async update(resource, record, expectedVersion) {
-      const records = of(resource);
-      if (records.get(record.id)?.version !== expectedVersion) return false;
-      put(journal, records, record.id, record);
+      if (of(resource).get(record.id)?.version !== expectedVersion) return false;
+      write(resource, record);
       return true;
     },
     async delete(resource, id, expectedVersion) {
       const records = of(resource);
-      if (records.get(id)?.version !== expectedVersion) return false;
+      const current = records.get(id);
+      if (current?.version !== expectedVersion) return false;
+      reindex(resource, current, undefined);
       return remove(journal, records, id);
     },
     // Memory transactions already run one at a time.
     async lock() {},
     async list(resource, { where, sort, range }) {
+      const records = of(resource);
       const conditions = Object.entries(where);
-      const matches = [...(state.get(resource)?.values() ?? [])].filter((record) =>
-        conditions.every(([field, value]) =>
-          Array.isArray(value) ? value.includes(record[field] as string) : (record[field] ?? null) === value,
-        ),
-      );
+      const candidates = candidatesOf(state, resource, records, conditions);
+      const matches: ResourceRecord[] = [];
+      for (const record of candidates)
+        if (conditions.every(([field, match]) => matchesValue(record[field], match))) matches.push(record);
       const direction = sort.descending ? -1 : 1;
-      matches.sort((a, b) => direction * compare(a[sort.field], b[sort.field]) || compare(a.id, b.id));
+      inOrder(matches, (a, b) => direction * compare(a[sort.field], b[sort.field]) || compare(a.id, b.id));
       return { items: matches.slice(range.offset, range.offset + range.limit), total: matches.length };
     },
   };
+}
+
+/**
+ * The records that may match: through the index of the most selective equality condition, or every
+ * record when there is none. What they hold is still checked against every condition.
+ */
+function candidatesOf(
+  state: ResourceState,
+  resource: string,
+  records: Map<string, ResourceRecord>,
+  conditions: [string, ResourceMatch][],
+): Iterable<ResourceRecord> {
+  let best: Set<string> | undefined;
+  for (const [field, match] of conditions) {
+    if (match !== null && typeof match === 'object' && !Array.isArray(match)) continue;
+    const index = indexOf(state, resource, records, field);
+    let ids: Set<string>;
+    if (Array.isArray(match)) {
+      ids = new Set();
+      for (const value of match) for (const id of index.get(value) ?? []) ids.add(id);
+    } else ids = index.get(match as Value) ?? new Set();
+    if (!best || ids.size < best.size) best = ids;
+  }
+  if (!best) return records.values();
+  const found: ResourceRecord[] = [];
+  for (const id of best) {
+    const record = records.get(id);
+    if (record) found.push(record);
+  }
+  return found;
+}
+
+function indexOf(
+  state: ResourceState,
+  resource: string,
+  records: Map<string, ResourceRecord>,
+  field: string,
+): Map<Value, Set<string>> {
+  let indexes = state.indexes.get(resource);
+  if (!indexes) {
+    indexes = new Map();
+    state.indexes.set(resource, indexes);
+  }
+  let index = indexes.get(field);
+  if (!index) {
+    index = new Map();
+    for (const record of records.values()) setOf(index, keyOf(record[field])).add(record.id);
+    indexes.set(field, index);
+  }
+  return index;
+}
+
+function setOf(index: Map<Value, Set<string>>, value: Value): Set<string> {
+  let ids = index.get(value);
+  if (!ids) {
+    ids = new Set();
+    index.set(value, ids);
+  }
+  return ids;
+}
+
+/** What an index files a value under: objects (not filtered on by equality) under null. */
+function keyOf(value: unknown): Value {
+  return value === undefined || (typeof value === 'object' && value !== null) ? null : (value as Value);
+}
+
+function matchesValue(value: unknown, match: ResourceMatch): boolean {
+  if (Array.isArray(match)) return match.includes(value as string);
+  if (match !== null && typeof match === 'object')
+    return (
+      typeof value === 'string' &&
+      value.toLowerCase().includes((match as { contains: string }).contains.toLowerCase())
+    );
+  return (value ?? null) === match;
 }
 
 /** Missing values last, as PostgreSQL sorts NULLs in ascending order. */

@@ -265,4 +265,28 @@ export const MIGRATIONS: readonly Migration[] = [
           CREATE INDEX switchboard_resources_created_idx ON switchboard_resources (resource, created_at, id);
           CREATE INDEX switchboard_resources_data_idx ON switchboard_resources USING gin (data jsonb_path_ops);`,
   },
+  {
+    version: 8,
+    name: 'built-in records as resources',
+    // Clients, orders and messages are declared resources now: their rows move into the resources
+    // table, in the shape the resource store reads. Ids compare by code unit, as in memory.
+    sql: `ALTER TABLE switchboard_resources ALTER COLUMN id TYPE text COLLATE "C";
+          INSERT INTO switchboard_resources (resource, id, version, created_at, updated_at, data)
+            SELECT 'client', id, version, created_at, updated_at,
+                   jsonb_build_object('name', name, 'email', email, 'phone', phone, 'city', city)
+            FROM switchboard_clients;
+          INSERT INTO switchboard_resources (resource, id, version, created_at, updated_at, data)
+            SELECT 'order', id, version, created_at, updated_at,
+                   jsonb_build_object('clientId', client_id, 'total', total::text, 'currency', currency,
+                                      'status', status)
+            FROM switchboard_orders;
+          INSERT INTO switchboard_resources (resource, id, version, created_at, updated_at, data)
+            SELECT 'message', id, 1, sent_at, sent_at,
+                   jsonb_build_object('chatbotId', chatbot_id, 'visitorId', visitor_id, 'content', content,
+                                      'conversationId', NULL)
+            FROM switchboard_messages;
+          DROP TABLE switchboard_messages;
+          DROP TABLE switchboard_orders;
+          DROP TABLE switchboard_clients;`,
+  },
 ];

@@ -82,6 +82,11 @@ export function postgresResourceStore(db: Database): ResourceStore {
           conditions.push(
             `${OWN[field]} = ${Array.isArray(value) ? `ANY($${values.length}::text[])` : `$${values.length}`}`,
           );
+        } else if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+          // A part of a text, ignoring case; LIKE's wildcards in it are plain characters.
+          const part = (value as { contains: string }).contains.replace(/[\\%_]/g, '\\$&');
+          values.push(field, `%${part}%`);
+          conditions.push(`data ->> $${values.length - 1} ILIKE $${values.length}`);
         } else if (value === null) {
           values.push(field);
           conditions.push(`coalesce(data -> $${values.length}, 'null') = 'null'`);

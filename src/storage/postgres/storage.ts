@@ -3,14 +3,11 @@ import { type Logger, silentLogger } from '../../core/runtime.js';
 import type { Storage, Stores } from '../../core/storage/index.js';
 import { DEFAULT_DELIVERY_RETENTION_MS } from '../../core/storage/webhooks.js';
 import { postgresApiKeyStore } from './api-keys.js';
-import { postgresClientStore } from './clients.js';
 import { type Connection, connect, type PostgresConnectionOptions } from './connection.js';
 import { type Database, database, translate } from './database.js';
 import { postgresIdempotencyStore, type SweepSchedule } from './idempotency.js';
-import { postgresMessageStore } from './messages.js';
 import { type MigrationResult, runMigrations } from './migrate.js';
 import { postgresOAuthStores } from './oauth.js';
-import { postgresOrderStore } from './orders.js';
 import { postgresOutboxStore } from './outbox.js';
 import { postgresResourceStore } from './resources.js';
 import { type SweepResult, sweepExpired } from './sweep.js';
@@ -89,9 +86,6 @@ function view(
   options: PostgresStorageOptions,
 ): Omit<PostgresStorage, 'migrate' | 'close' | 'background'> {
   const stores = (db: Database): Stores => ({
-    clients: postgresClientStore(db),
-    orders: postgresOrderStore(db),
-    messages: postgresMessageStore(db),
     outbox: postgresOutboxStore(db),
     idempotency: postgresIdempotencyStore(db, schedule),
     apiKeys: postgresApiKeyStore(db),

@@ -14,7 +14,6 @@ import type { StorageFactory } from './fixtures.js';
 import { idempotencyContract } from './idempotency.js';
 import { oauthContract } from './oauth.js';
 import { outboxContract } from './outbox.js';
-import { clientContract, messageContract, orderContract } from './records.js';
 import { resourceContract, resourceLockContract } from './resources.js';
 import { transactionContract } from './transactions.js';
 import { webhookDeliveryContract, webhookPruneContract } from './webhook-deliveries.js';
@@ -38,15 +37,12 @@ export function describeStorageContract(name: string, factory: StorageFactory): 
       current = undefined;
     });
 
-    describe('clients', () => clientContract(storage));
-    describe('orders', () => orderContract(storage));
-    describe('messages', () => messageContract(storage));
     describe('outbox', () => outboxContract(storage));
     describe('idempotency', () => idempotencyContract(storage));
     describe('transactions', () => transactionContract(storage));
     describe('oauth', () => oauthContract(storage));
     describe('api keys', () => apiKeyContract(storage));
-    describe('declared resources', () => {
+    describe('resources', () => {
       resourceContract(storage);
       resourceLockContract(storage);
     });

@@ -91,6 +91,27 @@ export function resourceContract(storage: () => Storage): void {
     expect(past).toEqual({ items: [], total: 3 });
   });
 
+  it('lists by a part of a text, ignoring case', async () => {
+    const s = storage();
+    const a = aReturn({ reason: 'Arrived BROKEN' });
+    const b = aReturn({ reason: 'too small' });
+    const c = aReturn({ reason: '100% broken_glass' });
+    for (const r of [a, b, c]) await s.resources.insert('return', r);
+    const find = (contains: string) =>
+      s.resources
+        .list('return', {
+          where: { reason: { contains } },
+          sort: { field: 'createdAt', descending: false },
+          range: everything,
+        })
+        .then((page) => page.items.map((r) => r.id));
+    expect(await find('broken')).toEqual([a.id, c.id]);
+    // Wildcards of SQL's LIKE are plain characters here.
+    expect(await find('%')).toEqual([c.id]);
+    expect(await find('n_g')).toEqual([c.id]);
+    expect(await find('a_r')).toEqual([]);
+  });
+
   it('takes a write back when its transaction fails', async () => {
     const s = storage();
     const record = aReturn();
