@@ -1,69 +1,55 @@
 /**
  * The one validation layer every interface shares (GraphQL, REST, webhooks). Schemas are zod: they check
  * and normalise input, and the REST module turns the same schemas into OpenAPI, so docs cannot drift.
+ * The built-in records' input schemas are those their declarations derive (resources/built-ins/).
  */
 import { z } from 'zod';
 import { SwitchboardError } from './errors.js';
 import { fieldErrorsOf, summaryOf } from './field-errors.js';
 import { ORDER_STATUSES } from './records.js';
+import { clients } from './resources/built-ins/clients.js';
+import { messages } from './resources/built-ins/messages.js';
+import { orders } from './resources/built-ins/orders.js';
 
-const text = (max: number) => z.string().trim().min(1).max(max);
-const email = z.string().trim().toLowerCase().max(254).check(z.email());
-/** Digits with the usual separators and an optional leading `+`; stored as typed. */
-const phone = z
-  .string()
-  .trim()
-  .regex(/^\+?[0-9][0-9 ()\-.]{3,30}$/, 'must be a phone number such as +33 6 12 34 56 78');
-const city = text(100);
-
-export const clientFields = { name: text(200), email, phone: phone.nullable(), city: city.nullable() };
-
-/** Create: `name` and `email` are required, `phone` and `city` optional. Unknown fields are refused. */
-export const ClientCreateInput = z.strictObject({
-  name: clientFields.name,
-  email: clientFields.email,
-  phone: clientFields.phone.optional(),
-  city: clientFields.city.optional(),
-});
+/** A new client: `name` and `email` required, `phone` and `city` optional. Unknown fields are refused. */
+export const ClientCreateInput = clients.createInput as z.ZodType<{
+  name: string;
+  email: string;
+  phone?: string | null;
+  city?: string | null;
+}>;
 
 /** Full replacement (PUT): every field must be sent; `phone` and `city` may be `null`. */
-export const ClientReplaceInput = z.strictObject(clientFields);
+export const ClientReplaceInput = clients.replaceInput as z.ZodType<{
+  name: string;
+  email: string;
+  phone: string | null;
+  city: string | null;
+}>;
 
 /** Partial update (JSON Merge Patch): only the fields sent change; `null` clears `phone` or `city`. */
-export const ClientPatchInput = z
-  .strictObject({
-    name: clientFields.name.optional(),
-    email: clientFields.email.optional(),
-    phone: clientFields.phone.optional(),
-    city: clientFields.city.optional(),
-  })
-  .refine((patch) => Object.keys(patch).length > 0, { message: 'Send at least one field to change.' })
-  // The refinement above, as JSON Schema says it (OpenAPI documents are generated from these schemas).
-  .meta({ minProperties: 1 });
+export const ClientPatchInput = clients.patchInput as z.ZodType<Partial<z.output<typeof ClientReplaceInput>>>;
 
 export const OrderStatusSchema = z.enum(ORDER_STATUSES as [string, ...string[]]);
 
-/** A new order: `total` as an exact decimal string such as `"129.90"`, `currency` as an ISO 4217 code. */
-export const OrderCreateInput = z.strictObject({
-  total: z
-    .string()
-    .trim()
-    .regex(/^(0|[1-9][0-9]{0,11})(\.[0-9]{1,2})?$/, 'must be a decimal amount such as "129.90"'),
-  currency: z
-    .string()
-    .trim()
-    .regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code such as "EUR"'),
-});
+/** A new order of a client named elsewhere (the path): `total` as exact decimal text, `currency` ISO 4217. */
+export const OrderCreateInput = (orders.createInput as z.ZodObject).omit({
+  clientId: true,
+}) as unknown as z.ZodType<{
+  total: string;
+  currency: string;
+}>;
 
-/** A move of an order to a new status; which moves are allowed is checked by the order service. */
+/** A move of an order to a new status; which moves are allowed is checked by the order's life cycle. */
 export const OrderStatusChangeInput = z.strictObject({ status: OrderStatusSchema });
 
-/** A new chat message: the chatbot, the visitor and the text (up to 4,000 characters). */
-export const MessageCreateInput = z.strictObject({
-  chatbotId: text(100),
-  visitorId: text(100),
-  content: text(4000),
-});
+/** A new chat message: the chatbot, the visitor, the text (up to 4,000 characters), optionally its conversation. */
+export const MessageCreateInput = messages.createInput as z.ZodType<{
+  chatbotId: string;
+  visitorId: string;
+  content: string;
+  conversationId?: string;
+}>;
 
 export type ClientCreateInput = z.output<typeof ClientCreateInput>;
 export type ClientReplaceInput = z.output<typeof ClientReplaceInput>;

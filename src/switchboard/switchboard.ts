@@ -153,6 +153,25 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
     resources,
   });
 
+  // Indexes for the resources' lists (PostgreSQL: one per filtered field), made once the storage can.
+  let prepared: Promise<void> | undefined;
+  const prepareStorage = (): Promise<void> =>
+    (prepared ??= Promise.resolve(
+      storage.resources.prepare?.(
+        [...CORE_RESOURCES, ...resources].map(({ name, filters, unique }) => ({ name, filters, unique })),
+      ),
+    ).then(
+      (missed = []) => {
+        for (const what of missed) logger.log('warn', `resource storage: ${what}`);
+      },
+      (error: unknown) => {
+        prepared = undefined;
+        logger.log('warn', 'the storage could not prepare the resource lists; retried on the next /readyz', {
+          error: String(error),
+        });
+      },
+    ));
+
   const oauth =
     options.oauth === false
       ? undefined
@@ -175,7 +194,13 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
       prefix: '/healthz',
       handle: async () => jsonResponse(200, { status: 'ok' }, { 'cache-control': 'no-store' }),
     },
-    { prefix: '/readyz', handle: () => readiness(storage, logger) },
+    {
+      prefix: '/readyz',
+      handle: () => {
+        void prepareStorage();
+        return readiness(storage, logger);
+      },
+    },
     // The page of each error code, where problem documents' `type` points.
     { prefix: '/problems', handle: async (request) => problemPage(pathnameOf(request.url)) },
   ];
@@ -280,6 +305,7 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
     start() {
       if (running) return;
       running = true;
+      void prepareStorage();
       relay.start({ intervalMs: options.relayIntervalMs ?? 1_000 });
       webhooks?.dispatcher.start();
       relay.kick();

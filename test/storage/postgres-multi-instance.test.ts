@@ -171,8 +171,8 @@ describe('three instances on one PostgreSQL', () => {
       (
         await db.pool.query<{ status: string; n: string }>(
           `SELECT status, count(*) AS n FROM switchboard_webhook_deliveries d
-           JOIN switchboard_messages m ON d.payload LIKE '%' || m.id || '%'
-           WHERE m.chatbot_id = 'bot-load' GROUP BY status`,
+           JOIN switchboard_resources m ON m.resource = 'message' AND d.payload LIKE '%' || m.id || '%'
+           WHERE m.data ->> 'chatbotId' = 'bot-load' GROUP BY status`,
         )
       ).rows;
     await until(

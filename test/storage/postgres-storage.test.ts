@@ -1,5 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDomain, createMemoryEventBus, createOutboxRelay, type DomainEvent } from '../../src/index.js';
+import {
+  BUILT_IN_RESOURCES,
+  CORE_RESOURCES,
+  createDomain,
+  createMemoryEventBus,
+  createOutboxRelay,
+  type DomainEvent,
+} from '../../src/index.js';
 import { createMemoryStorage } from '../../src/storage/memory/index.js';
 import { createPostgresStorage, type PostgresStorage } from '../../src/storage/postgres/index.js';
 import { createTestDatabase, type TestDatabase } from '../setup/database.js';
@@ -20,26 +27,36 @@ describe('PostgreSQL migrations', () => {
     await Promise.all(instances.map((s) => s.close()));
     const appliers = results.filter((r) => r.applied.length > 0);
     expect(appliers).toHaveLength(1);
-    expect(appliers[0]?.applied).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
-    expect(new Set(results.map((r) => r.version))).toEqual(new Set([8]));
+    expect(appliers[0]?.applied).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(new Set(results.map((r) => r.version))).toEqual(new Set([9]));
     const { rows } = await db.pool.query('SELECT version FROM switchboard_migrations ORDER BY version');
-    expect(rows).toEqual([1, 2, 3, 4, 5, 6, 7, 8].map((version) => ({ version })));
+    expect(rows).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9].map((version) => ({ version })));
   });
 
   it('do nothing when the schema is current', async () => {
-    expect(await storage.migrate()).toEqual({ applied: [], version: 8 });
+    expect(await storage.migrate()).toEqual({ applied: [], version: 9 });
   });
 
-  it('create an index for every query path', async () => {
+  it('create an index for every query path, and one per filtered field of every resource', async () => {
+    const layouts = [...CORE_RESOURCES, ...BUILT_IN_RESOURCES].map(({ name, filters, unique }) => ({
+      name,
+      filters,
+      unique,
+    }));
+    expect(await storage.resources.prepare!(layouts)).toEqual([]);
+    expect(await storage.resources.prepare!(layouts)).toEqual([]); // idempotent
     const { rows } = await db.pool.query<{ indexname: string }>(
       "SELECT indexname FROM pg_indexes WHERE tablename LIKE 'switchboard\\_%'",
     );
     const names = rows.map((r) => r.indexname);
     for (const expected of [
-      'switchboard_clients_email_key',
-      'switchboard_clients_city_idx',
-      'switchboard_orders_client_status_idx',
-      'switchboard_messages_visitor_idx',
+      'switchboard_res_client_email_key',
+      'switchboard_res_client_city',
+      'switchboard_res_order_clientid',
+      'switchboard_res_order_status',
+      'switchboard_res_message_chatbotid',
+      'switchboard_res_message_visitorid',
+      'switchboard_res_booking_service',
       'switchboard_webhook_deliveries_due_idx',
       'switchboard_webhook_deliveries_leased_idx',
       'switchboard_idempotency_until_idx',
@@ -47,6 +64,21 @@ describe('PostgreSQL migrations', () => {
     ]) {
       expect(names).toContain(expected);
     }
+    // The list a nested GraphQL field makes (orders of many clients) uses its field's index.
+    await db.pool.query(
+      `INSERT INTO switchboard_resources (resource, id, version, created_at, updated_at, data)
+       SELECT 'order', 'ord_plan_' || n, 1, now(), now(),
+              jsonb_build_object('clientId', 'cli_' || (n % 500), 'status', 'pending')
+       FROM generate_series(1, 20000) AS n`,
+    );
+    await db.pool.query('ANALYZE switchboard_resources');
+    const plan = await db.pool.query<{ 'QUERY PLAN': string }>(
+      `EXPLAIN SELECT id FROM switchboard_resources WHERE resource = 'order'
+       AND (data ->> 'clientId') = ANY($1::text[]) ORDER BY created_at, id LIMIT 1000`,
+      [['cli_a', 'cli_b']],
+    );
+    expect(plan.rows.map((r) => r['QUERY PLAN']).join('\n')).toContain('switchboard_res_order_clientid');
+    await db.pool.query("DELETE FROM switchboard_resources WHERE id LIKE 'ord_plan_%'");
   });
 });
 

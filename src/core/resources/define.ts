@@ -89,6 +89,9 @@ export function defineResource<F extends Record<string, z.ZodType>>(input: Resou
   if (!NAME.test(plural)) throw new Error(`Resource plural "${plural}": lowercase letters, digits, hyphens.`);
   if (!/^[a-z]{2,8}$/.test(input.idPrefix)) throw new Error(`Id prefix "${input.idPrefix}": 2 to 8 letters.`);
   const fields: Record<string, z.ZodType> = { ...input.fields };
+  for (const field of Object.keys(fields))
+    if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(field))
+      throw new Error(`${input.name}: field "${field}": letters, digits and _, not starting with a digit.`);
   const lifecycle = input.lifecycle;
   if (lifecycle) checkLifecycle(input.name, lifecycle, fields);
   const immutable = new Set<string>(input.immutable ?? []);

@@ -26,7 +26,13 @@ export type {
 } from './oauth.js';
 export type { ClaimOptions, OutboxStore } from './outbox.js';
 export type { ClientFilter, MessageFilter, OrderFilter, Range } from './records.js';
-export type { ResourceMatch, ResourceQuery, ResourceRecord, ResourceStore } from './resources.js';
+export type {
+  ResourceLayout,
+  ResourceMatch,
+  ResourceQuery,
+  ResourceRecord,
+  ResourceStore,
+} from './resources.js';
 export type {
   WebhookAttemptOutcome,
   WebhookAttemptRecord,

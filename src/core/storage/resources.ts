@@ -30,6 +30,14 @@ export interface ResourceQuery {
   readonly range: Range;
 }
 
+/** What an adapter may index of a resource: the fields lists find records by, and those that are unique. */
+export interface ResourceLayout {
+  readonly name: string;
+  /** Fields lists filter on by equality (filters, relations, groupings, the life-cycle field). */
+  readonly filters: readonly string[];
+  readonly unique: readonly string[];
+}
+
 /**
  * The records of every declared resource, by resource name. Writes are compare-and-set on `version`,
  * like the built-in records; ids are unique per resource.
@@ -48,4 +56,10 @@ export interface ResourceStore {
    * run one at a time across every instance.
    */
   lock(resource: string): Promise<void>;
+  /**
+   * Makes lists of these resources fast, e.g. PostgreSQL indexes per filtered field, and answers what
+   * it could not do (a unique index over values that repeat). Idempotent; called at start-up by
+   * `createSwitchboard` (again if it throws). Optional: correctness never depends on it.
+   */
+  prepare?(layouts: readonly ResourceLayout[]): Promise<readonly string[]>;
 }

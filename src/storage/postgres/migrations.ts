@@ -289,4 +289,11 @@ export const MIGRATIONS: readonly Migration[] = [
           DROP TABLE switchboard_orders;
           DROP TABLE switchboard_clients;`,
   },
+  {
+    version: 9,
+    name: 'resource lists by per-field indexes',
+    // Lists now compare `data ->> 'field'`, served by a partial index per declared filter that the
+    // resource store's prepare() makes; the containment index costs every write and serves none.
+    sql: 'DROP INDEX switchboard_resources_data_idx;',
+  },
 ];

@@ -1,5 +1,10 @@
 import { SwitchboardError } from '../../core/errors.js';
-import type { ResourceRecord, ResourceStore } from '../../core/storage/index.js';
+import type {
+  ResourceLayout,
+  ResourceMatch,
+  ResourceRecord,
+  ResourceStore,
+} from '../../core/storage/index.js';
 import { type Database, iso } from './database.js';
 
 interface ResourceRow {
@@ -30,9 +35,35 @@ function dataOf(record: ResourceRecord): Record<string, unknown> {
   return data;
 }
 
+// Names go into the SQL text (a partial index matches only a literal, an expression index only the
+// same expression), so they are held to these shapes.
+const RESOURCE = /^[a-z][a-z0-9-]{0,62}$/;
+const FIELD = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+
+function named(resource: string): string {
+  if (!RESOURCE.test(resource)) throw new Error(`Resource name "${resource}" cannot be stored.`);
+  return `'${resource}'`;
+}
+
+/** `data ->> 'field'`: the field as text, the expression the per-field indexes are made on. */
+function text(field: string): string {
+  return `(data ->> '${checked(field)}')`;
+}
+
+/** `data -> 'field'`: the field as jsonb, which sorts numbers as numbers. */
+function json(field: string): string {
+  return `(data -> '${checked(field)}')`;
+}
+
+function checked(field: string): string {
+  if (!FIELD.test(field)) throw new Error(`Field name "${field}" cannot be stored.`);
+  return field;
+}
+
 /**
- * Every declared resource in one table, `switchboard_resources (resource, id, …, data jsonb)`: a host's
- * new resource needs no migration of its own (docs/storage.md, "Declared resources").
+ * Every resource in one table, `switchboard_resources (resource, id, …, data jsonb)`, with a partial
+ * expression index per field a resource's lists filter on (made by `prepare`): a host's new resource
+ * or new field needs no migration (docs/storage.md, "Resources", says why and what it costs).
  */
 export function postgresResourceStore(db: Database): ResourceStore {
   return {
@@ -72,38 +103,10 @@ export function postgresResourceStore(db: Database): ResourceStore {
       await db.rows("SELECT pg_advisory_xact_lock(hashtext('switchboard_resources:' || $1))", [resource]);
     },
     async list(resource, { where, sort, range }) {
-      const values: unknown[] = [resource];
-      const conditions = ['resource = $1'];
-      // Declared fields by jsonb containment, which the GIN index on `data` serves.
-      const contains: Record<string, unknown> = {};
-      for (const [field, value] of Object.entries(where)) {
-        if (OWN[field]) {
-          values.push(value);
-          conditions.push(
-            `${OWN[field]} = ${Array.isArray(value) ? `ANY($${values.length}::text[])` : `$${values.length}`}`,
-          );
-        } else if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
-          // A part of a text, ignoring case; LIKE's wildcards in it are plain characters.
-          const part = (value as { contains: string }).contains.replace(/[\\%_]/g, '\\$&');
-          values.push(field, `%${part}%`);
-          conditions.push(`data ->> $${values.length - 1} ILIKE $${values.length}`);
-        } else if (value === null) {
-          values.push(field);
-          conditions.push(`coalesce(data -> $${values.length}, 'null') = 'null'`);
-        } else if (Array.isArray(value)) {
-          values.push(field, value);
-          conditions.push(`data ->> $${values.length - 1} = ANY($${values.length}::text[])`);
-        } else contains[field] = value;
-      }
-      if (Object.keys(contains).length) {
-        values.push(JSON.stringify(contains));
-        conditions.push(`data @> $${values.length}::jsonb`);
-      }
-      let order = OWN[sort.field];
-      if (!order) {
-        values.push(sort.field);
-        order = `data -> $${values.length}`;
-      }
+      const values: unknown[] = [];
+      const conditions = [`resource = ${named(resource)}`];
+      for (const [field, match] of Object.entries(where)) conditions.push(condition(field, match, values));
+      const order = OWN[sort.field] ?? json(sort.field);
       values.push(range.limit, range.offset);
       const rows = await db.rows<ResourceRow>(
         `SELECT ${COLUMNS}, count(*) OVER () AS total FROM switchboard_resources
@@ -116,7 +119,80 @@ export function postgresResourceStore(db: Database): ResourceStore {
         rows[0]?.total !== undefined ? Number(rows[0].total) : await countOf(db, conditions, values);
       return { items: rows.map(toRecord), total };
     },
+    async prepare(layouts) {
+      await db.atomic(async (tx) => {
+        // Instances starting together take turns; the second finds every index made.
+        await tx.rows("SELECT pg_advisory_xact_lock(hashtext('switchboard_resources:prepare'))");
+        for (const layout of layouts) for (const sql of filterIndexesOf(layout)) await tx.rows(sql);
+      });
+      // The planner takes no statistics from a partial index's expression: without these it guesses
+      // and, for a batch of ids, walks the creation-time index instead (docs/storage.md). PostgreSQL 14+.
+      for (const layout of layouts) {
+        if (!layout.filters.length) continue;
+        const name = indexName(layout.name, `stats_${hashOf(layout.filters.join(','))}`);
+        const on = layout.filters.map(text).join(', ');
+        await db.rows(`CREATE STATISTICS IF NOT EXISTS ${name} ON ${on} FROM switchboard_resources`);
+      }
+      await db.rows('ANALYZE switchboard_resources');
+      // Last, each on its own: values stored before a field was declared unique may clash, and the
+      // service's own check (under the resource's lock) still holds without the index.
+      const failed: string[] = [];
+      for (const layout of layouts)
+        for (const field of layout.unique)
+          await db
+            .rows(uniqueIndexOf(layout.name, field))
+            .catch(() => failed.push(`${layout.name}.${field}`));
+      return failed.map((f) => `no unique index on ${f}: stored values repeat`);
+    },
   };
+}
+
+/** One condition of a list, its values appended to `values`. */
+function condition(field: string, match: ResourceMatch, values: unknown[]): string {
+  const column = OWN[field];
+  if (column) {
+    values.push(match);
+    return `${column} = ${Array.isArray(match) ? `ANY($${values.length}::text[])` : `$${values.length}`}`;
+  }
+  if (match === null) return `${text(field)} IS NULL`;
+  if (Array.isArray(match)) {
+    values.push(match);
+    return `${text(field)} = ANY($${values.length}::text[])`;
+  }
+  if (typeof match === 'object') {
+    // A part of a text, ignoring case; LIKE's wildcards in it are plain characters.
+    values.push(`%${(match as { contains: string }).contains.replace(/[\\%_]/g, '\\$&')}%`);
+    return `${text(field)} ILIKE $${values.length}`;
+  }
+  // As text, as `->>` gives it: 2 is '2', true is 'true'.
+  values.push(String(match));
+  return `${text(field)} = $${values.length}`;
+}
+
+/** An index per filtered field of a resource: partial, on the field as text, then creation order. */
+function filterIndexesOf(layout: ResourceLayout): string[] {
+  return layout.filters.map(
+    (f) =>
+      `CREATE INDEX IF NOT EXISTS ${indexName(layout.name, f)} ON switchboard_resources (${text(f)}, created_at, id)
+       WHERE resource = ${named(layout.name)}`,
+  );
+}
+
+function uniqueIndexOf(resource: string, field: string): string {
+  return `CREATE UNIQUE INDEX IF NOT EXISTS ${indexName(resource, `${field}_key`)}
+          ON switchboard_resources (${text(field)}) WHERE resource = ${named(resource)}`;
+}
+
+/** `switchboard_res_<resource>_<suffix>`, within PostgreSQL's 63 bytes (a hash keeps long ones apart). */
+function indexName(resource: string, suffix: string): string {
+  const name = `switchboard_res_${resource}_${suffix}`.replace(/-/g, '_').toLowerCase();
+  return name.length <= 63 ? `"${name}"` : `"${name.slice(0, 54)}_${hashOf(name)}"`;
+}
+
+function hashOf(text: string): string {
+  let hash = 0;
+  for (const c of text) hash = (hash * 31 + c.charCodeAt(0)) >>> 0;
+  return hash.toString(36);
 }
 
 /** The total when the page asked for is past the end (no row to carry the window count). */
