@@ -63,12 +63,15 @@ export {
   messages,
   orders,
 } from './core/resources/built-ins/index.js';
-export {
-  defineResource,
-  type LifecycleInput,
-  type Resource,
-  type ResourceInput,
-} from './core/resources/define.js';
+export { defineResource, type Resource } from './core/resources/define.js';
+export type {
+  LifecycleInput,
+  Related,
+  ResourceCheck,
+  ResourceGraphQLNames,
+  ResourceInput,
+  ResourceVersion,
+} from './core/resources/input.js';
 export type { ResourceListQuery, ResourceService } from './core/resources/service.js';
 export {
   type Clock,

@@ -14,8 +14,6 @@ import type {
   ResourceVersion,
 } from './input.js';
 
-export type * from './input.js';
-
 /** A resource as the interfaces use it: the declaration with everything derived from it. */
 export interface Resource {
   readonly name: string;

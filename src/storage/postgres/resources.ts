@@ -127,16 +127,18 @@ export function postgresResourceStore(db: Database): ResourceStore {
       });
       // The planner takes no statistics from a partial index's expression: without these it guesses
       // and, for a batch of ids, walks the creation-time index instead (docs/storage.md). PostgreSQL 14+.
+      const failed: string[] = [];
       for (const layout of layouts) {
         if (!layout.filters.length) continue;
         const name = indexName(layout.name, `stats_${hashOf(layout.filters.join(','))}`);
         const on = layout.filters.map(text).join(', ');
-        await db.rows(`CREATE STATISTICS IF NOT EXISTS ${name} ON ${on} FROM switchboard_resources`);
+        await db
+          .rows(`CREATE STATISTICS IF NOT EXISTS ${name} ON ${on} FROM switchboard_resources`)
+          .catch(() => failed.push(`statistics of ${layout.name} (PostgreSQL 14+)`));
       }
       await db.rows('ANALYZE switchboard_resources');
       // Last, each on its own: values stored before a field was declared unique may clash, and the
       // service's own check (under the resource's lock) still holds without the index.
-      const failed: string[] = [];
       for (const layout of layouts)
         for (const field of layout.unique)
           await db
