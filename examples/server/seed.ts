@@ -27,11 +27,8 @@ export async function seedDemoData(domain: Domain): Promise<void> {
   await domain.orders.changeStatus(second.id, { status: 'paid' });
   await domain.orders.create(alan.id, { total: '7.50', currency: 'GBP' });
 
-  for (const content of ['Hello! Where is my order?', 'It left our warehouse yesterday.', 'Great, thanks!']) {
-    await domain.messages.create({ chatbotId: 'support-bot', visitorId: 'visitor-ada', content });
-  }
-
-  // A conversation the bot handed to a person, one still with the bot, and bookings of a service.
+  // A conversation the bot handed to a person (its messages in it), one still with the bot, and
+  // bookings of a service.
   const conversations = domain.resources.conversation!;
   const handedOff = await conversations.create({
     chatbotId: 'support-bot',
@@ -40,6 +37,14 @@ export async function seedDemoData(domain: Domain): Promise<void> {
     channel: 'web',
     subject: 'Where is my order?',
   });
+  for (const content of ['Hello! Where is my order?', 'It left our warehouse yesterday.', 'Great, thanks!']) {
+    await domain.messages.create({
+      chatbotId: 'support-bot',
+      visitorId: 'visitor-ada',
+      content,
+      conversationId: handedOff.id,
+    });
+  }
   await conversations.update(handedOff.id, { status: 'waiting_for_agent' });
   await conversations.update(handedOff.id, { status: 'with_agent', agent: 'Sam from support' });
   await conversations.create({ chatbotId: 'support-bot', visitorId: 'visitor-42', channel: 'whatsapp' });

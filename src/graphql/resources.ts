@@ -152,23 +152,18 @@ function resolversOf(resource: Resource): GraphQLResolvers {
     return record;
   };
   // Records a client owns, read for every client of the list at once when they are selected.
-  const owned = (ctx: GraphQLContext): Resource[] =>
-    Object.values(ctx.domain.resources)
-      .map((s) => s.resource)
-      .filter((r) => ownedByClient(r));
   const prefetchOwned = async (
     clients: readonly ResourceRecord[],
     ctx: GraphQLContext,
     info: GraphQLResolveInfo,
   ) => {
     if (clients.length < 2) return;
-    for (const other of owned(ctx)) {
-      const field = camel(other.plural);
-      if (!ctx.principal.scopes.has(other.scopes.read) || !selectsPlainField(info, field)) continue;
-      await ctx.records.prefetch(
-        other.name,
-        clients.map((c) => c.id),
-      );
+    let ids: string[] | undefined;
+    for (const other of ownedOf(ctx)) {
+      if (!ctx.principal.scopes.has(other.scopes.read) || !selectsPlainField(info, camel(other.plural)))
+        continue;
+      ids ??= clients.map((c) => c.id);
+      await ctx.records.prefetch(other.name, ids);
     }
   };
 
@@ -291,6 +286,20 @@ function resolversOf(resource: Resource): GraphQLResolvers {
     };
   }
   return resolvers as GraphQLResolvers;
+}
+
+const owned = new WeakMap<object, readonly Resource[]>();
+
+/** The resources whose records a client owns, of the domain at hand. */
+function ownedOf(ctx: GraphQLContext): readonly Resource[] {
+  let found = owned.get(ctx.domain.resources);
+  if (!found) {
+    found = Object.values(ctx.domain.resources)
+      .map((s) => s.resource)
+      .filter(ownedByClient);
+    owned.set(ctx.domain.resources, found);
+  }
+  return found;
 }
 
 /** The arguments given (not null) among `fields`. */

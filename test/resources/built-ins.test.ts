@@ -158,4 +158,34 @@ describe('conversations and bookings', () => {
     expect(handoff.data).toMatchObject({ agent: 'Sam', status: 'with_agent', chatbotId: 'bot_salon' });
     expect(received.every((r) => r.signature?.startsWith('sha256='))).toBe(true);
   });
+
+  it('a message joins its visitor\'s open conversation with the chatbot, or starts one', async () => {
+    const send = (json: Record<string, unknown>) => rest('/chatbots/joining-bot/messages', 'POST', json);
+    const first = await send({ visitorId: 'v-join', content: 'Hello' });
+    expect(first.status).toBe(201);
+    const conversationId = first.body.conversationId as string;
+    expect(conversationId).toMatch(/^cnv_/);
+    const conversation = await rest(`/conversations/${conversationId}`);
+    expect(conversation.body).toMatchObject({ chatbotId: 'joining-bot', visitorId: 'v-join', status: 'open' });
+    const second = await send({ visitorId: 'v-join', content: 'Anyone there?' });
+    expect(second.body.conversationId).toBe(conversationId);
+    const other = await send({ visitorId: 'v-other', content: 'Hi' });
+    expect(other.body.conversationId).not.toBe(conversationId);
+    const listed = await rest(`/messages?conversationId=${conversationId}`);
+    expect(listed.body.items.map((m: { content: string }) => m.content)).toEqual(['Hello', 'Anyone there?']);
+
+    // A closed conversation takes nothing new: named, it is a conflict; unnamed, a new one starts.
+    expect((await rest(`/conversations/${conversationId}`, 'PATCH', { status: 'closed' })).status).toBe(200);
+    const toClosed = await send({ visitorId: 'v-join', content: 'Back again', conversationId });
+    expect(toClosed.status).toBe(409);
+    expect(toClosed.body.errors).toEqual([expect.objectContaining({ field: 'conversationId', code: 'closed' })]);
+    const again = await send({ visitorId: 'v-join', content: 'Back again' });
+    expect(again.status).toBe(201);
+    expect(again.body.conversationId).not.toBe(conversationId);
+    // A conversation of another visitor, or one that does not exist, is refused.
+    const foreign = await send({ visitorId: 'v-join', content: 'x', conversationId: other.body.conversationId });
+    expect(foreign.status).toBe(422);
+    const absent = await send({ visitorId: 'v-join', content: 'x', conversationId: 'cnv_none' });
+    expect(absent.body.errors).toEqual([expect.objectContaining({ field: 'conversationId', code: 'unknown_reference' })]);
+  });
 });

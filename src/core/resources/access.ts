@@ -57,13 +57,25 @@ export function sortSchemaOf(resource: Resource): z.ZodEnum {
   return z.enum(resource.sortable.flatMap((f) => [f, `-${f}`]) as [string, ...string[]]);
 }
 
-/** A sort key (default `createdAt`) as the storage takes it; an unknown key is a `validation_failed`. */
+const sortSchemas = new WeakMap<Resource, z.ZodType>();
+
+/**
+ * A sort key (default: the creation time, oldest first) as the storage takes it; an unknown key is a
+ * `validation_failed` that lists the keys there are.
+ */
 export function sortOf(resource: Resource, key: unknown): ResourceQuery['sort'] {
-  const parsed = validate(z.object({ sort: sortSchemaOf(resource).default('createdAt') }), {
-    sort: key ?? undefined,
-  });
-  const sort = String(parsed.sort);
-  return { field: sort.replace(/^-/, ''), descending: sort.startsWith('-') };
+  if (key === undefined || key === null) return { field: resource.createdField, descending: false };
+  const text = String(key);
+  const field = text.startsWith('-') ? text.slice(1) : text;
+  if (typeof key !== 'string' || !resource.sortable.includes(field)) {
+    let schema = sortSchemas.get(resource);
+    if (!schema) {
+      schema = z.object({ sort: sortSchemaOf(resource) });
+      sortSchemas.set(resource, schema);
+    }
+    validate(schema, { sort: key });
+  }
+  return { field, descending: text.startsWith('-') };
 }
 
 function typedValue(schema: z.ZodType | undefined, raw: string): string | number | boolean {

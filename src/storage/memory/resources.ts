@@ -74,12 +74,15 @@ export function memoryResourceStore(state: ResourceState, journal: Journal): Res
     async list(resource, { where, sort, range }) {
       const records = of(resource);
       const conditions = Object.entries(where);
-      const candidates = candidatesOf(state, resource, records, conditions);
+      const { candidates, exact } = candidatesOf(state, resource, records, conditions);
+      // What the index gave is exact for its own condition; the others are checked here.
+      const rest = conditions.filter(([field]) => field !== exact);
       const matches: ResourceRecord[] = [];
       for (const record of candidates)
-        if (conditions.every(([field, match]) => matchesValue(record[field], match))) matches.push(record);
+        if (rest.every(([field, match]) => matchesValue(record[field], match))) matches.push(record);
+      const { field } = sort;
       const direction = sort.descending ? -1 : 1;
-      inOrder(matches, (a, b) => direction * compare(a[sort.field], b[sort.field]) || compare(a.id, b.id));
+      inOrder(matches, (a, b) => direction * compare(a[field], b[field]) || compare(a.id, b.id));
       return { items: matches.slice(range.offset, range.offset + range.limit), total: matches.length };
     },
   };
@@ -94,8 +97,9 @@ function candidatesOf(
   resource: string,
   records: Map<string, ResourceRecord>,
   conditions: [string, ResourceMatch][],
-): Iterable<ResourceRecord> {
+): { candidates: Iterable<ResourceRecord>; exact?: string } {
   let best: Set<string> | undefined;
+  let exact: string | undefined;
   for (const [field, match] of conditions) {
     if (match !== null && typeof match === 'object' && !Array.isArray(match)) continue;
     const index = indexOf(state, resource, records, field);
@@ -104,15 +108,18 @@ function candidatesOf(
       ids = new Set();
       for (const value of match) for (const id of index.get(value) ?? []) ids.add(id);
     } else ids = index.get(match as Value) ?? new Set();
-    if (!best || ids.size < best.size) best = ids;
+    if (!best || ids.size < best.size) {
+      best = ids;
+      exact = field;
+    }
   }
-  if (!best) return records.values();
+  if (!best) return { candidates: records.values() };
   const found: ResourceRecord[] = [];
   for (const id of best) {
     const record = records.get(id);
     if (record) found.push(record);
   }
-  return found;
+  return { candidates: found, ...(exact ? { exact } : {}) };
 }
 
 function indexOf(
