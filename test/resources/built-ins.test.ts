@@ -159,14 +159,18 @@ describe('conversations and bookings', () => {
     expect(received.every((r) => r.signature?.startsWith('sha256='))).toBe(true);
   });
 
-  it('a message joins its visitor\'s open conversation with the chatbot, or starts one', async () => {
+  it("a message joins its visitor's open conversation with the chatbot, or starts one", async () => {
     const send = (json: Record<string, unknown>) => rest('/chatbots/joining-bot/messages', 'POST', json);
     const first = await send({ visitorId: 'v-join', content: 'Hello' });
     expect(first.status).toBe(201);
     const conversationId = first.body.conversationId as string;
     expect(conversationId).toMatch(/^cnv_/);
     const conversation = await rest(`/conversations/${conversationId}`);
-    expect(conversation.body).toMatchObject({ chatbotId: 'joining-bot', visitorId: 'v-join', status: 'open' });
+    expect(conversation.body).toMatchObject({
+      chatbotId: 'joining-bot',
+      visitorId: 'v-join',
+      status: 'open',
+    });
     const second = await send({ visitorId: 'v-join', content: 'Anyone there?' });
     expect(second.body.conversationId).toBe(conversationId);
     const other = await send({ visitorId: 'v-other', content: 'Hi' });
@@ -178,14 +182,22 @@ describe('conversations and bookings', () => {
     expect((await rest(`/conversations/${conversationId}`, 'PATCH', { status: 'closed' })).status).toBe(200);
     const toClosed = await send({ visitorId: 'v-join', content: 'Back again', conversationId });
     expect(toClosed.status).toBe(409);
-    expect(toClosed.body.errors).toEqual([expect.objectContaining({ field: 'conversationId', code: 'closed' })]);
+    expect(toClosed.body.errors).toEqual([
+      expect.objectContaining({ field: 'conversationId', code: 'closed' }),
+    ]);
     const again = await send({ visitorId: 'v-join', content: 'Back again' });
     expect(again.status).toBe(201);
     expect(again.body.conversationId).not.toBe(conversationId);
     // A conversation of another visitor, or one that does not exist, is refused.
-    const foreign = await send({ visitorId: 'v-join', content: 'x', conversationId: other.body.conversationId });
+    const foreign = await send({
+      visitorId: 'v-join',
+      content: 'x',
+      conversationId: other.body.conversationId,
+    });
     expect(foreign.status).toBe(422);
     const absent = await send({ visitorId: 'v-join', content: 'x', conversationId: 'cnv_none' });
-    expect(absent.body.errors).toEqual([expect.objectContaining({ field: 'conversationId', code: 'unknown_reference' })]);
+    expect(absent.body.errors).toEqual([
+      expect.objectContaining({ field: 'conversationId', code: 'unknown_reference' }),
+    ]);
   });
 });
