@@ -14,9 +14,9 @@ import type { Resource } from '../core/resources/define.js';
 import type { ResourceService } from '../core/resources/service.js';
 import type { ResourceRecord } from '../core/storage/index.js';
 import type { GraphQLContext } from './context.js';
+import type { CreateSchemaOptions } from './extension.js';
 import { selectsPlainField } from './look-ahead.js';
 import { type GraphQLResolvers, listRange, type Paging } from './resolvers.js';
-import type { CreateSchemaOptions } from './schema.js';
 import { eventStream } from './subscriptions/event-stream.js';
 
 /** The schema extension of these resources; nothing when there are none. */

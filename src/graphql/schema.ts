@@ -3,20 +3,13 @@ import { type DocumentNode, type GraphQLFieldResolver, GraphQLObjectType, type G
 import { requireScope, type Scope } from '../core/auth.js';
 import { CORE_RESOURCES } from '../core/resources/built-ins/index.js';
 import type { GraphQLContext } from './context.js';
+import type { CreateSchemaOptions } from './extension.js';
 import { resolvers as baseResolvers, type GraphQLResolvers } from './resolvers.js';
 import { resourceSchema } from './resources.js';
 import { FIELD_SCOPES } from './scopes.js';
 import { typeDefs as baseTypeDefs } from './type-defs.js';
 
-/** Options of {@link createSchema}: the type definitions, resolvers and scopes a host adds to the schema. */
-export interface CreateSchemaOptions {
-  /** Type definitions added to the built-in ones, e.g. `extend type Query { … }`. */
-  readonly typeDefs?: string | DocumentNode | readonly (string | DocumentNode)[];
-  /** Resolvers of the added fields; they receive {@link GraphQLContext}. */
-  readonly resolvers?: GraphQLResolvers | readonly GraphQLResolvers[];
-  /** Scopes of the added fields (`Type.field` → scope), checked before their resolvers run. */
-  readonly scopes?: Readonly<Record<string, Scope>>;
-}
+export type { CreateSchemaOptions } from './extension.js';
 
 /**
  * The Switchboard schema (the core records, from their declarations, and the CSV import of clients),
