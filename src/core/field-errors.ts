@@ -24,6 +24,9 @@ function toFieldErrors(schema: z.ZodType, issue: z.core.$ZodIssue, input: unknow
   const field = issue.path.map(String).join('.');
   const name = field || 'The body';
   const one = (code: string, message: string): FieldError[] => [{ field, code, message }];
+  // A rule beyond the shape (a refinement) may name its own code, and then says the whole sentence.
+  if (issue.code === 'custom' && typeof issue.params?.code === 'string')
+    return one(issue.params.code, issue.message);
   switch (issue.code) {
     case 'unrecognized_keys':
       return issue.keys.map((key) => ({

@@ -1,6 +1,7 @@
-import { SwitchboardError } from '../core/errors.js';
 import { type Clock, type IdGenerator, isoAt } from '../core/runtime.js';
 import type { ApiKeyRecord, Stores } from '../core/storage/index.js';
+import { validate } from '../core/validation.js';
+import { HostApiKeyFields } from './admin-schemas.js';
 import { hashSecret, randomSecret } from './secrets.js';
 
 /** Every API key starts with this, so secret scanners and people can recognise one. */
@@ -39,22 +40,14 @@ export async function createApiKey(
   input: CreateApiKeyInput,
   options: ApiKeyOptions,
 ): Promise<CreatedApiKey> {
-  if (typeof input.name !== 'string' || !input.name.trim() || input.name.length > 200) {
-    throw invalid('name', 'Give a name of 1 to 200 characters.');
-  }
-  if (!Array.isArray(input.scopes) || !input.scopes.every((s) => typeof s === 'string')) {
-    throw invalid('scopes', 'Give a list of scopes.');
-  }
-  if (input.key !== undefined && input.key.length < 32) {
-    throw invalid('key', 'An API key must be at least 32 characters.');
-  }
-  const key = input.key ?? randomSecret(API_KEY_PREFIX);
+  const fields = validate(HostApiKeyFields, input);
+  const key = fields.key ?? randomSecret(API_KEY_PREFIX);
   const record: ApiKeyRecord = {
     id: options.ids('key'),
     prefix: key.slice(0, key.startsWith(API_KEY_PREFIX) ? API_KEY_PREFIX.length + 6 : 6),
     hash: hashSecret(key),
-    name: input.name.trim(),
-    scopes: [...new Set(input.scopes)],
+    name: fields.name,
+    scopes: [...new Set(fields.scopes)],
     createdAt: isoAt(options.clock.now()),
     revokedAt: null,
     lastUsedAt: null,
@@ -88,10 +81,4 @@ export async function ensureApiKey(
     if (raced) return raced;
     throw error;
   }
-}
-
-function invalid(field: string, message: string): SwitchboardError {
-  return new SwitchboardError('validation_failed', message, {
-    details: [{ field, code: 'invalid', message }],
-  });
 }

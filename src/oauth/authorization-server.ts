@@ -4,6 +4,7 @@ import type { ApiKeyRecord, OAuthClientRecord } from '../core/storage/index.js';
 import { authErrorResponse } from '../http/challenge.js';
 import { jsonResponse } from '../http/json.js';
 import { adminRoutes } from './admin-routes.js';
+import { createOAuthAdmin, type OAuthAdmin } from './admin-service.js';
 import { type CreateApiKeyInput, type CreatedApiKey, createApiKey, ensureApiKey } from './api-keys.js';
 import { authorizeEndpoint } from './authorize-endpoint.js';
 import {
@@ -61,6 +62,8 @@ export interface AuthorizationServer {
   readonly ready: Promise<void>;
   /** ID-token signing keys (for rotation), when ID tokens are on. */
   readonly keys: KeyRing | null;
+  /** Clients, API keys and grants as plain functions: what the admin routes and the console call. */
+  readonly admin: OAuthAdmin;
   /** Registers a client; its secret is returned once. */
   registerClient(input: RegisterClientInput): Promise<RegisteredClient>;
   /** Changes a client's name, redirect URIs or scopes. */
@@ -116,7 +119,8 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     routes[OAUTH_PATHS.jwks] = async () =>
       jsonResponse(200, await keys.jwks(), { 'cache-control': 'public, max-age=300' });
   }
-  const admin = adminRoutes(ctx, authenticate);
+  const admin = createOAuthAdmin(ctx);
+  const adminRoute = adminRoutes(admin, authenticate, { maxBodyBytes: ctx.maxBodyBytes });
 
   async function fetch(request: Request): Promise<Response> {
     const path = new URL(request.url).pathname;
@@ -130,7 +134,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
         return response;
       }
       if (route) return await route(request);
-      const response = await admin(request, path);
+      const response = await adminRoute(request, path);
       if (response) return response;
       throw new SwitchboardError('not_found', `Nothing is served at ${path}.`);
     } catch (error) {
@@ -146,6 +150,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     authenticate,
     ready,
     keys: ctx.idTokens?.keys ?? null,
+    admin,
     registerClient: (input) =>
       registerOAuthClient(ctx.storage, input, { clock: ctx.clock, ids: ctx.ids, knownScopes: ctx.scopes }),
     updateClient: (id, input) => updateOAuthClient(ctx.storage, id, input, { knownScopes: ctx.scopes }),

@@ -2,7 +2,13 @@ import { SwitchboardError } from '../core/errors.js';
 import type { Clock, IdGenerator } from '../core/runtime.js';
 import { isoAt } from '../core/runtime.js';
 import type { OAuthClientRecord, OAuthGrantType, Stores } from '../core/storage/index.js';
-import { redirectUriProblem } from './redirect-uri.js';
+import { validate } from '../core/validation.js';
+import {
+  clientChanges,
+  clientRegistration,
+  DEFAULT_GRANT_TYPES,
+  hostClientRegistration,
+} from './admin-schemas.js';
 import { hashSecret, randomSecret } from './secrets.js';
 
 /** What a new OAuth client is: its name, type, redirect URIs, scopes and grant types. */
@@ -50,65 +56,19 @@ export async function registerOAuthClient(
   input: RegisterClientInput,
   options: RegisterClientOptions,
 ): Promise<RegisteredClient> {
-  const problems = clientProblems(input, options.knownScopes);
-  if (problems.length) {
-    throw new SwitchboardError('validation_failed', 'The OAuth client is not valid.', { details: problems });
-  }
-  const secret = input.type === 'confidential' ? (input.secret ?? randomSecret('sbcs_')) : null;
-  const grantTypes = input.grantTypes ?? ['authorization_code', 'refresh_token'];
+  const fields = validate(hostClientRegistration(options.knownScopes), input);
+  const secret = fields.type === 'confidential' ? (fields.secret ?? randomSecret('sbcs_')) : null;
   const client: OAuthClientRecord = {
-    id: input.id ?? options.ids('oac'),
-    name: input.name.trim(),
+    id: fields.id ?? options.ids('oac'),
+    name: fields.name,
     secretHash: secret === null ? null : hashSecret(secret),
-    redirectUris: [...input.redirectUris],
-    scopes: [...new Set(input.scopes)],
-    grantTypes: [...new Set(grantTypes)],
+    redirectUris: [...fields.redirectUris],
+    scopes: [...new Set(fields.scopes)],
+    grantTypes: [...new Set(fields.grantTypes ?? DEFAULT_GRANT_TYPES)],
     createdAt: isoAt(options.clock.now()),
   };
   await stores.oauth.clients.insert(client);
   return { client, secret };
-}
-
-function clientProblems(
-  input: RegisterClientInput,
-  knownScopes: Readonly<Record<string, string>>,
-): { field: string; code: string; message: string }[] {
-  const problems: { field: string; code: string; message: string }[] = [];
-  const add = (field: string, code: string, message: string): void => {
-    problems.push({ field, code, message });
-  };
-  if (typeof input.name !== 'string' || !input.name.trim() || input.name.length > 200)
-    add('name', 'invalid', 'Give a name of 1 to 200 characters.');
-  if (input.type !== 'confidential' && input.type !== 'public')
-    add('type', 'invalid', 'Use "confidential" or "public".');
-  if (!Array.isArray(input.redirectUris)) add('redirectUris', 'invalid', 'Give a list of redirect URIs.');
-  else
-    input.redirectUris.forEach((uri, i) => {
-      const problem = typeof uri === 'string' ? redirectUriProblem(uri) : 'Not a string.';
-      if (problem) add(`redirectUris.${i}`, 'invalid_redirect_uri', problem);
-    });
-  if (!Array.isArray(input.scopes) || !input.scopes.length)
-    add('scopes', 'required', 'Give at least one scope.');
-  else
-    input.scopes.forEach((scope, i) => {
-      if (!(scope in knownScopes)) add(`scopes.${i}`, 'unknown_scope', `Unknown scope "${scope}".`);
-    });
-  if (input.grantTypes !== undefined && !Array.isArray(input.grantTypes))
-    add('grantTypes', 'invalid', 'Give a list of grant types.');
-  const grants = Array.isArray(input.grantTypes) ? input.grantTypes : [];
-  for (const [i, grant] of grants.entries()) {
-    if (!['authorization_code', 'refresh_token', 'client_credentials'].includes(grant))
-      add(`grantTypes.${i}`, 'invalid', `Unsupported grant type "${grant}".`);
-  }
-  if (grants.includes('client_credentials') && input.type === 'public')
-    add('grantTypes', 'invalid', 'Only confidential clients may use client_credentials.');
-  if (grants.includes('authorization_code') || !input.grantTypes) {
-    if (Array.isArray(input.redirectUris) && !input.redirectUris.length)
-      add('redirectUris', 'required', 'The authorization code flow needs at least one redirect URI.');
-  }
-  if (input.secret !== undefined && (typeof input.secret !== 'string' || input.secret.length < 32))
-    add('secret', 'too_short', 'A client secret must be at least 32 characters.');
-  return problems;
 }
 
 /** What an admin may change on a registered client; the rest (id, type, grant types) stays. */
@@ -131,21 +91,20 @@ export async function updateOAuthClient(
   input: UpdateClientInput,
   options: Pick<RegisterClientOptions, 'knownScopes'>,
 ): Promise<OAuthClientRecord> {
+  const changes = validate(clientChanges(options.knownScopes), input);
   const current = await stores.oauth.clients.get(id);
   if (!current) throw new SwitchboardError('not_found', `No OAuth client with id "${id}".`);
-  const next = {
-    name: input.name ?? current.name,
-    type: current.secretHash === null ? ('public' as const) : ('confidential' as const),
-    redirectUris: input.redirectUris ?? current.redirectUris,
-    scopes: input.scopes ?? current.scopes,
+  // The client as it would be, checked whole: a change must leave it a client registration accepts.
+  const next = validate(clientRegistration(options.knownScopes), {
+    name: changes.name ?? current.name,
+    type: current.secretHash === null ? 'public' : 'confidential',
+    redirectUris: changes.redirectUris ?? current.redirectUris,
+    scopes: changes.scopes ?? current.scopes,
     grantTypes: current.grantTypes,
-  };
-  const problems = clientProblems(next, options.knownScopes);
-  if (problems.length)
-    throw new SwitchboardError('validation_failed', 'The OAuth client is not valid.', { details: problems });
+  });
   const client: OAuthClientRecord = {
     ...current,
-    name: next.name.trim(),
+    name: next.name,
     redirectUris: [...next.redirectUris],
     scopes: [...new Set(next.scopes)],
   };

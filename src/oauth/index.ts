@@ -14,6 +14,16 @@
 
 export { authErrorResponse, type BearerErrorCode, bearerChallenge } from '../http/challenge.js';
 export { ADMIN_SCOPE } from './admin-routes.js';
+export type {
+  ApiKeyView,
+  ApiKeyWithKey,
+  OAuthAdmin,
+  OAuthClientView,
+  OAuthClientWithSecret,
+  OAuthGrantFilter,
+  OAuthGrantView,
+  RotatedClientSecret,
+} from './admin-service.js';
 export {
   API_KEY_PREFIX,
   type ApiKeyOptions,

@@ -93,10 +93,23 @@ export interface GrantRecord {
   readonly revokedAt: number | null;
 }
 
+/** Which grants {@link GrantStore.list} returns; every field given must match. */
+export interface GrantFilter {
+  readonly userId?: string;
+  readonly clientId?: string;
+  /** Only grants neither revoked nor expired at `now` (epoch ms). */
+  readonly live?: { readonly now: number };
+}
+
+/** The most grants one {@link GrantStore.list} call returns. */
+export const GRANT_LIST_LIMIT = 500;
+
 /** Grants (token families), by id; revoking a grant ends every token issued under it. */
 export interface GrantStore {
   insert(grant: GrantRecord): Promise<void>;
   get(id: string): Promise<GrantRecord | null>;
+  /** Newest first (`createdAt` desc, then `id` desc), at most 500 ({@link GRANT_LIST_LIMIT}). */
+  list(filter: GrantFilter): Promise<GrantRecord[]>;
   /** Marks the grant revoked (first revocation wins; later calls keep the first time). False when absent. */
   revoke(id: string, now: number): Promise<boolean>;
   /** Revokes every live grant of a client (when the client is removed); returns how many. */

@@ -7,6 +7,7 @@ import type {
   OAuthStores,
   RefreshTokenRecord,
 } from '../../core/storage/index.js';
+import { GRANT_LIST_LIMIT } from '../../core/storage/oauth.js';
 import { byTimeThenId, type Journal, put, remove } from './journal.js';
 
 export interface OAuthState {
@@ -80,6 +81,17 @@ export function memoryOAuthStores(state: OAuthState, journal: Journal): OAuthSto
       async get(id) {
         return state.grants.get(id) ?? null;
       },
+      async list({ userId, clientId, live }) {
+        // A scan: the memory adapter is the reference, not the fast path (PostgreSQL uses an index).
+        const found: GrantRecord[] = [];
+        for (const grant of state.grants.values()) {
+          if (userId !== undefined && grant.userId !== userId) continue;
+          if (clientId !== undefined && grant.clientId !== clientId) continue;
+          if (live && (grant.revokedAt !== null || grant.expiresAt <= live.now)) continue;
+          found.push(grant);
+        }
+        return found.sort(newestFirst).slice(0, GRANT_LIST_LIMIT);
+      },
       async revoke(id, now) {
         const grant = state.grants.get(id);
         if (!grant) return false;
@@ -146,6 +158,11 @@ export function memoryOAuthStores(state: OAuthState, journal: Journal): OAuthSto
       return count;
     },
   };
+}
+
+function newestFirst(a: GrantRecord, b: GrantRecord): number {
+  if (a.createdAt !== b.createdAt) return b.createdAt - a.createdAt;
+  return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
 }
 
 function freeze<T extends object>(record: T): T {

@@ -8,6 +8,7 @@ import type {
   OAuthStores,
   RefreshTokenRecord,
 } from '../../core/storage/index.js';
+import { GRANT_LIST_LIMIT } from '../../core/storage/oauth.js';
 import { type Database, iso } from './database.js';
 
 // Epoch-millisecond columns are bigint, which the driver returns as text.
@@ -234,6 +235,26 @@ export function postgresOAuthStores(db: Database): OAuthStores {
           [id],
         );
         return row ? toGrant(row) : null;
+      },
+      async list({ userId, clientId, live }) {
+        // Only the conditions given, so each filter meets its index (migration 10) in a plain plan.
+        const values: unknown[] = [];
+        const where: string[] = [];
+        const is = (condition: (n: number) => string, value: unknown): void => {
+          values.push(value);
+          where.push(condition(values.length));
+        };
+        if (userId !== undefined) is((n) => `user_id = $${n}`, userId);
+        if (clientId !== undefined) is((n) => `client_id = $${n}`, clientId);
+        if (live) is((n) => `revoked_at IS NULL AND expires_at > $${n}`, live.now);
+        values.push(GRANT_LIST_LIMIT);
+        const rows = await db.rows<GrantRow>(
+          `SELECT ${GRANT_COLUMNS} FROM switchboard_oauth_grants
+           ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+           ORDER BY created_at DESC, id COLLATE "C" DESC LIMIT $${values.length}`,
+          values,
+        );
+        return rows.map(toGrant);
       },
       async revoke(id, now) {
         const row = await db.row(

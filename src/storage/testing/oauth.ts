@@ -179,6 +179,43 @@ export function oauthContract(storage: () => Storage): void {
     expect((await s.oauth.grants.get(other.id))?.revokedAt).toBeNull();
   });
 
+  it('lists grants newest first, then by id (by code unit), filtered by user and by client', async () => {
+    const s = storage();
+    const old = aGrant({ userId: 'cli_a', clientId: 'oac_x', createdAt: NOW - 2_000 });
+    const tieLower = aGrant({ id: 'grt_tie_a', userId: 'cli_a', clientId: 'oac_y', createdAt: NOW });
+    const tieUpper = aGrant({ id: 'grt_tie_B', userId: 'cli_a', clientId: 'oac_x', createdAt: NOW });
+    const otherUser = aGrant({ userId: 'cli_b', clientId: 'oac_x', createdAt: NOW - 1_000 });
+    const machine = aGrant({ userId: null, clientId: 'oac_x', createdAt: NOW - 500 });
+    for (const g of [old, tieUpper, otherUser, tieLower, machine]) await s.oauth.grants.insert(g);
+
+    expect(await s.oauth.grants.list({})).toEqual([tieLower, tieUpper, machine, otherUser, old]);
+    expect(await s.oauth.grants.list({ userId: 'cli_a' })).toEqual([tieLower, tieUpper, old]);
+    expect(await s.oauth.grants.list({ clientId: 'oac_x' })).toEqual([tieUpper, machine, otherUser, old]);
+    expect(await s.oauth.grants.list({ userId: 'cli_a', clientId: 'oac_x' })).toEqual([tieUpper, old]);
+    expect(await s.oauth.grants.list({ userId: 'cli_nobody' })).toEqual([]);
+  });
+
+  it('lists only live grants when asked: not revoked, and not expired at that instant', async () => {
+    const s = storage();
+    const live = aGrant({ expiresAt: NOW + 1 });
+    const expired = aGrant({ expiresAt: NOW });
+    const revoked = aGrant({ revokedAt: NOW - 1 });
+    for (const g of [live, expired, revoked]) await s.oauth.grants.insert(g);
+    expect(await s.oauth.grants.list({ live: { now: NOW } })).toEqual([live]);
+    expect(await s.oauth.grants.list({ userId: 'cli_1', live: { now: NOW } })).toEqual([live]);
+    expect(await s.oauth.grants.list({})).toHaveLength(3);
+  });
+
+  it('lists at most 500 grants, the newest', async () => {
+    const s = storage();
+    const grants = Array.from({ length: 501 }, (_, i) => aGrant({ createdAt: NOW + i }));
+    await Promise.all(grants.map((g) => s.oauth.grants.insert(g)));
+    const listed = await s.oauth.grants.list({ userId: 'cli_1' });
+    expect(listed).toHaveLength(500);
+    expect(listed[0]).toEqual(grants[500]);
+    expect(listed.at(-1)).toEqual(grants[1]);
+  });
+
   it('stores access tokens by hash and deletes them', async () => {
     const s = storage();
     const token = anAccessToken();

@@ -1,0 +1,244 @@
+import { SwitchboardError } from '../core/errors.js';
+import { isoAt } from '../core/runtime.js';
+import type { ApiKeyRecord, GrantRecord, OAuthClientRecord, OAuthGrantType } from '../core/storage/index.js';
+import { validate } from '../core/validation.js';
+import {
+  apiKeyFields,
+  clientChanges,
+  clientRegistration,
+  GrantFilterFields,
+  SecretRotation,
+} from './admin-schemas.js';
+import { createApiKey } from './api-keys.js';
+import { registerOAuthClient, rotateOAuthClientSecret, updateOAuthClient } from './clients.js';
+import type { ServerContext } from './server-options.js';
+
+/** An OAuth client as admins see it: never its secret nor the secret's hash. */
+export interface OAuthClientView {
+  readonly id: string;
+  readonly name: string;
+  /** `confidential` clients have a secret; `public` ones (SPAs, native apps) rely on PKCE. */
+  readonly type: 'confidential' | 'public';
+  readonly redirectUris: readonly string[];
+  /** The most this client may be granted. */
+  readonly scopes: readonly string[];
+  readonly grantTypes: readonly OAuthGrantType[];
+  /** ISO-8601. */
+  readonly createdAt: string;
+}
+
+/** A newly registered client, with its secret: shown this once, `null` for a public client. */
+export interface OAuthClientWithSecret {
+  readonly client: OAuthClientView;
+  readonly secret: string | null;
+}
+
+/** A client with its new secret (shown this once), and until when the previous secret still works. */
+export interface RotatedClientSecret {
+  readonly client: OAuthClientView;
+  readonly secret: string;
+  /** ISO-8601; `null` when the previous secret stopped working at once. */
+  readonly previousSecretValidUntil: string | null;
+}
+
+/** An API key as admins see it: never the key nor its hash. */
+export interface ApiKeyView {
+  readonly id: string;
+  /** The first characters of the key (e.g. `sbk_7hq2m4`), to tell keys apart; not secret. */
+  readonly prefix: string;
+  readonly name: string;
+  readonly scopes: readonly string[];
+  /** ISO-8601, like the other times. */
+  readonly createdAt: string;
+  readonly revokedAt: string | null;
+  /** Written at most once a minute per key. */
+  readonly lastUsedAt: string | null;
+}
+
+/** A new API key, with the key itself: shown this once, stored only hashed. */
+export interface ApiKeyWithKey {
+  readonly apiKey: ApiKeyView;
+  readonly key: string;
+}
+
+/** A live grant: what a user authorized an application to do, until it expires or is revoked. */
+export interface OAuthGrantView {
+  readonly id: string;
+  readonly clientId: string;
+  /** The application's name; `null` when the client no longer exists. */
+  readonly clientName: string | null;
+  /** The user who consented; `null` for a client-credentials grant (no user). */
+  readonly userId: string | null;
+  /** The most its tokens may carry. */
+  readonly scopes: readonly string[];
+  /** ISO-8601. */
+  readonly createdAt: string;
+  /** ISO-8601: the end of the sign-in; no refresh beyond it. */
+  readonly expiresAt: string;
+}
+
+/** Which live grants {@link OAuthAdmin.listGrants} returns; every field given must match. */
+export interface OAuthGrantFilter {
+  readonly userId?: string;
+  readonly clientId?: string;
+}
+
+/**
+ * OAuth clients, API keys and grants managed as plain functions, the one place their rules live: the
+ * admin REST routes and the console both call it. Inputs are validated; expected failures are
+ * `SwitchboardError`s (`not_found`, `validation_failed`, `conflict`).
+ *
+ * @example
+ * const { apiKey, key } = await oauth.admin.createApiKey({ name: 'CRM sync', scopes: ['crm.clients.read'] });
+ * for (const grant of await oauth.admin.listGrants({ userId })) await oauth.admin.revokeGrant(grant.id);
+ */
+export interface OAuthAdmin {
+  /** Every client, oldest first. */
+  listClients(): Promise<OAuthClientView[]>;
+  /** One client; `not_found` when there is none with this id. */
+  getClient(id: string): Promise<OAuthClientView>;
+  /** `{ name, type, redirectUris, scopes, grantTypes? }`; the secret is returned this once. */
+  registerClient(input: unknown): Promise<OAuthClientWithSecret>;
+  /** `{ name?, redirectUris?, scopes? }`, checked by the rules registration applies. */
+  updateClient(id: string, input: unknown): Promise<OAuthClientView>;
+  /** A new secret; the old one works `{ overlapSeconds }` longer (default 24 h, at most 7 days). */
+  rotateClientSecret(id: string, input?: unknown): Promise<RotatedClientSecret>;
+  /** Removes the client and revokes its grants, so its tokens stop working; nothing when absent. */
+  deleteClient(id: string): Promise<void>;
+  /** Every API key, revoked ones too, oldest first. */
+  listApiKeys(): Promise<ApiKeyView[]>;
+  /** `{ name, scopes }`; the key is returned this once. */
+  createApiKey(input: unknown): Promise<ApiKeyWithKey>;
+  /** Refuses the key from now on; nothing when absent or already revoked. */
+  revokeApiKey(id: string): Promise<void>;
+  /** Live grants (not revoked, not expired), newest first, at most 500, with their client's name. */
+  listGrants(filter?: OAuthGrantFilter): Promise<OAuthGrantView[]>;
+  /** Revokes the grant: its access and refresh tokens stop working at once; nothing when absent. */
+  revokeGrant(id: string): Promise<void>;
+}
+
+/**
+ * Creates the {@link OAuthAdmin} service over the authorization server's storage, clock, ids and
+ * scopes; hosts reach it as `createAuthorizationServer(…).admin`.
+ *
+ * @example
+ * const admin = createOAuthAdmin(resolveOptions({ storage }));
+ * const clients = await admin.listClients();
+ */
+export function createOAuthAdmin(
+  ctx: Pick<ServerContext, 'storage' | 'clock' | 'ids' | 'scopes'>,
+): OAuthAdmin {
+  const { storage, clock, ids, scopes: knownScopes } = ctx;
+  const schemas = {
+    registration: clientRegistration(knownScopes),
+    changes: clientChanges(knownScopes),
+    apiKey: apiKeyFields(knownScopes),
+  };
+  const clientOrThrow = async (id: string): Promise<OAuthClientRecord> => {
+    const client = await storage.oauth.clients.get(id);
+    if (!client) throw new SwitchboardError('not_found', `No OAuth client with id "${id}".`);
+    return client;
+  };
+
+  return {
+    async listClients() {
+      return (await storage.oauth.clients.list()).map(clientView);
+    },
+    async getClient(id) {
+      return clientView(await clientOrThrow(id));
+    },
+    async registerClient(input) {
+      // Parsed here, without `id` and `secret`: only the host may fix those, in code.
+      const fields = validate(schemas.registration, input);
+      const { client, secret } = await registerOAuthClient(storage, fields, { clock, ids, knownScopes });
+      return { client: clientView(client), secret };
+    },
+    async updateClient(id, input) {
+      const changes = validate(schemas.changes, input);
+      return clientView(await updateOAuthClient(storage, id, changes, { knownScopes }));
+    },
+    async rotateClientSecret(id, input) {
+      const { overlapSeconds } = validate(SecretRotation, input ?? {});
+      const { client, secret } = await rotateOAuthClientSecret(storage, id, {
+        clock,
+        ...(overlapSeconds === undefined ? {} : { overlapMs: overlapSeconds * 1000 }),
+      });
+      return {
+        client: clientView(client),
+        secret: secret!,
+        previousSecretValidUntil: client.previousSecret?.until ?? null,
+      };
+    },
+    async deleteClient(id) {
+      await storage.transaction(async (tx) => {
+        await tx.oauth.grants.revokeByClient(id, clock.now());
+        await tx.oauth.clients.delete(id);
+      });
+    },
+    async listApiKeys() {
+      return (await storage.apiKeys.list()).map(apiKeyView);
+    },
+    async createApiKey(input) {
+      const fields = validate(schemas.apiKey, input);
+      const { record, key } = await createApiKey(storage, fields, { clock, ids });
+      return { apiKey: apiKeyView(record), key };
+    },
+    async revokeApiKey(id) {
+      // Idempotent: revoking twice, or a key that is gone, still leaves it revoked.
+      await storage.apiKeys.revoke(id, isoAt(clock.now()));
+    },
+    async listGrants(filter = {}) {
+      const { userId, clientId } = validate(GrantFilterFields, filter);
+      const grants = await storage.oauth.grants.list({
+        ...(userId === undefined ? {} : { userId }),
+        ...(clientId === undefined ? {} : { clientId }),
+        live: { now: clock.now() },
+      });
+      const clientIds = [...new Set(grants.map((g) => g.clientId))];
+      const clients = await Promise.all(clientIds.map((id) => storage.oauth.clients.get(id)));
+      const names = new Map(clientIds.map((id, i) => [id, clients[i]?.name ?? null]));
+      return grants.map((grant) => grantView(grant, names.get(grant.clientId) ?? null));
+    },
+    async revokeGrant(id) {
+      // Idempotent like revokeApiKey. Every check of a token reads its grant (the guard, refresh,
+      // introspection), so the grant's tokens stop working with this one write.
+      await storage.oauth.grants.revoke(id, clock.now());
+    },
+  };
+}
+
+function clientView(client: OAuthClientRecord): OAuthClientView {
+  return {
+    id: client.id,
+    name: client.name,
+    type: client.secretHash === null ? 'public' : 'confidential',
+    redirectUris: client.redirectUris,
+    scopes: client.scopes,
+    grantTypes: client.grantTypes,
+    createdAt: client.createdAt,
+  };
+}
+
+function apiKeyView(key: ApiKeyRecord): ApiKeyView {
+  return {
+    id: key.id,
+    prefix: key.prefix,
+    name: key.name,
+    scopes: key.scopes,
+    createdAt: key.createdAt,
+    revokedAt: key.revokedAt,
+    lastUsedAt: key.lastUsedAt,
+  };
+}
+
+function grantView(grant: GrantRecord, clientName: string | null): OAuthGrantView {
+  return {
+    id: grant.id,
+    clientId: grant.clientId,
+    clientName,
+    userId: grant.userId,
+    scopes: grant.scopes,
+    createdAt: isoAt(grant.createdAt),
+    expiresAt: isoAt(grant.expiresAt),
+  };
+}
