@@ -15,8 +15,10 @@ import type { WebhookAdmin } from './admin-service.js';
 import {
   WebhookAttemptSchema,
   WebhookDeliverySchema,
+  WebhookEndpointHealthSchema,
   WebhookEndpointSchema,
   WebhookEndpointWithSecretSchema,
+  WebhookEventTypesSchema,
 } from './admin-wire.js';
 
 const READ = 'admin.webhooks.read';
@@ -176,12 +178,18 @@ export function webhookAdminRoutes(admin: WebhookAdmin): AnyRoute[] {
       path: '/webhook-endpoints/{id}/deliveries',
       operationId: 'listWebhookDeliveries',
       summary: 'List deliveries of an endpoint',
-      description: 'Newest first; `status=dead` is the dead letter.',
+      description: 'Newest first; `status=dead` is the dead letter, `event_type` one kind of event.',
       tags,
       scope: READ,
       params: endpointParams,
       query: pageQuery().extend({
         status: z.enum(['pending', 'succeeded', 'dead']).optional(),
+        event_type: z
+          .string()
+          .min(1)
+          .max(200)
+          .optional()
+          .meta({ description: 'Exactly this event type (no wildcards)', example: 'order.paid' }),
         from: z.iso.datetime({ offset: true }).optional().meta({ description: 'Created at or after' }),
         to: z.iso.datetime({ offset: true }).optional().meta({ description: 'Created before' }),
       }),
@@ -197,6 +205,7 @@ export function webhookAdminRoutes(admin: WebhookAdmin): AnyRoute[] {
         const filter = {
           endpointId: params.id,
           status: query.status,
+          eventType: query.event_type,
           createdFrom: query.from && new Date(query.from).toISOString(),
           createdBefore: query.to && new Date(query.to).toISOString(),
         };
@@ -222,7 +231,8 @@ export function webhookAdminRoutes(admin: WebhookAdmin): AnyRoute[] {
       path: '/webhook-endpoints/{id}/deliveries/{deliveryId}/attempts',
       operationId: 'listWebhookAttempts',
       summary: 'List the attempts of a delivery',
-      description: 'Oldest first: time, status code, latency, response excerpt, error.',
+      description:
+        'Oldest first: time, status code, latency, response excerpt, error, and the headers sent (the body sent is the delivery’s `payload`).',
       tags,
       scope: READ,
       params: deliveryParams,
@@ -264,8 +274,9 @@ export function webhookAdminRoutes(admin: WebhookAdmin): AnyRoute[] {
       operationId: 'resendWebhookDeliveries',
       summary: 'Send the deliveries of a time range again',
       description:
-        'Every `dead` (or, with `status`, `succeeded`) delivery created in [`from`, `to`). `from` must be ' +
-        'earlier than `to`: an empty or reversed range is refused with 422.',
+        'Every `dead` (or, with `status`, `succeeded`) delivery created in [`from`, `to`); without `to`, ' +
+        'every one created since `from`. `from` must be earlier than `to`: an empty or reversed range is ' +
+        'refused with 422.',
       tags,
       scope: WRITE,
       params: endpointParams,
@@ -275,20 +286,63 @@ export function webhookAdminRoutes(admin: WebhookAdmin): AnyRoute[] {
         json(await admin.resendDeliveries({ ...body, endpointId: params.id }), { status: 202 }),
     }),
     defineRoute({
+      method: 'POST',
+      path: '/webhook-endpoints/{id}/test-events',
+      operationId: 'sendWebhookTestEvent',
+      summary: 'Send a test event',
+      description:
+        'Queues a `webhook.test` event for this endpoint alone, due now, and sent like every delivery: ' +
+        'signed, retried, in the log. Its `data` says it is a test and names the endpoint.',
+      tags,
+      scope: WRITE,
+      params: endpointParams,
+      responses: {
+        202: { description: 'Queued', schema: WebhookDeliverySchema, name: 'WebhookDelivery' },
+        404: problem('No such endpoint'),
+        409: problem('The endpoint is disabled'),
+      },
+      async handle({ params, basePath }) {
+        const delivery = await admin.sendTestEvent(params.id);
+        const location = `${basePath}/webhook-endpoints/${params.id}/deliveries/${delivery.id}`;
+        return json(delivery, { status: 202, headers: { location } });
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/webhook-endpoints/{id}/health',
+      operationId: 'getWebhookEndpointHealth',
+      summary: 'How an endpoint is doing',
+      description:
+        'Deliveries created in the last 24 hours that succeeded and that are dead, the success rate, ' +
+        'deliveries waiting now, the latest 5 failed attempts, and why the endpoint is disabled.',
+      tags,
+      scope: READ,
+      params: endpointParams,
+      responses: {
+        200: {
+          description: 'Its health',
+          schema: WebhookEndpointHealthSchema,
+          name: 'WebhookEndpointHealth',
+        },
+        404: problem('No such endpoint'),
+      },
+      handle: async ({ params }) => json(await admin.endpointHealth(params.id)),
+    }),
+    defineRoute({
       method: 'GET',
       path: '/webhook-event-types',
       operationId: 'listWebhookEventTypes',
       summary: 'List the event kinds endpoints can subscribe to',
+      description: 'Each with an example of its `data`, shaped like the real records.',
       tags,
       scope: READ,
       responses: {
-        200: {
-          description: 'Event kinds',
-          schema: z.object({ items: z.array(z.string()) }),
-          name: 'WebhookEventTypes',
-        },
+        200: { description: 'Event kinds', schema: WebhookEventTypesSchema, name: 'WebhookEventTypes' },
       },
-      handle: async () => json({ items: admin.eventTypes() }),
+      handle: async () => {
+        const items = admin.eventTypes();
+        return json({ items, examples: Object.fromEntries(items.map((t) => [t, admin.eventExample(t)])) });
+      },
     }),
   ];
 }

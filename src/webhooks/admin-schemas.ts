@@ -47,7 +47,8 @@ const instant = z.iso.datetime({ offset: true });
 export const ResendRangeInput = z.strictObject({
   endpointId: z.string().min(1).max(100).optional(),
   from: instant,
-  to: instant,
+  /** Exclusive; without it, every delivery created since `from`. */
+  to: instant.optional(),
   /** Which finished deliveries to send again (default `dead`). */
   status: z.enum(['dead', 'succeeded']).optional(),
 });

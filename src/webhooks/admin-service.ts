@@ -1,6 +1,8 @@
 import { SwitchboardError } from '../core/errors.js';
 import { EVENT_TYPES } from '../core/events.js';
 import type { Page } from '../core/records.js';
+import { BUILT_IN_RESOURCES, CORE_RESOURCES } from '../core/resources/built-ins/index.js';
+import type { Resource } from '../core/resources/define.js';
 import { type Clock, type IdGenerator, isoAt, sortableIds, systemClock } from '../core/runtime.js';
 import type {
   Range,
@@ -17,8 +19,10 @@ import {
   ResendRangeInput,
   RotateSecretInput,
 } from './admin-schemas.js';
+import { endpointHealth, type WebhookEndpointHealth } from './endpoint-health.js';
+import { createEventExamples, webhookEventExample } from './event-examples.js';
 import { checkReceiverUrl, type OutboundPolicy } from './outbound.js';
-import { WEBHOOK_EVENT_TYPES } from './payload.js';
+import { testEventData, WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT, webhookPayload } from './payload.js';
 import { generateWebhookSecret } from './secret.js';
 
 /** An endpoint as admins see it: never with its secrets, only when each was made and expires. */
@@ -47,10 +51,15 @@ export interface WebhookAdminOptions {
   readonly outbound?: OutboundPolicy;
   /** How long a rotated-out secret keeps signing, unless the call says otherwise (default 24 h). */
   readonly rotationOverlapMs?: number;
-  /** Called after deliveries were queued again, e.g. to wake the dispatcher. */
+  /** Called after deliveries were queued (sent again, or a test event), e.g. to wake the dispatcher. */
   readonly onRequeue?: () => void;
   /** Event types beside the built-in ones, listed in the catalogue (e.g. those of declared resources). */
   readonly eventTypes?: readonly string[];
+  /**
+   * The resources whose declarations give the catalogue's examples of `data` (default: the built-in
+   * ones); pass the declared ones too, or their events' examples are `{}`.
+   */
+  readonly resources?: readonly Resource[];
 }
 
 /**
@@ -70,15 +79,28 @@ export interface WebhookAdmin {
   deleteEndpoint(id: string): Promise<void>;
   /** A new secret; the previous one keeps signing alongside it for the overlap (`{ overlapSeconds }`). */
   rotateSecret(id: string, input?: unknown): Promise<WebhookEndpointWithSecret>;
+  /** The delivery log, newest first, filtered by endpoint, status, event type and creation time. */
   listDeliveries(filter: WebhookDeliveryFilter, range: Range): Promise<Page<WebhookDelivery>>;
   getDelivery(id: string): Promise<WebhookDelivery>;
   listAttempts(deliveryId: string): Promise<WebhookAttemptRecord[]>;
   /** Sends a finished (succeeded or dead) delivery again, with a fresh schedule. */
   resendDelivery(id: string): Promise<WebhookDelivery>;
-  /** Sends again every finished delivery created in [`from`, `to`) (`{ endpointId?, from, to, status? }`). */
+  /**
+   * Sends again every finished delivery created in [`from`, `to`) (`{ endpointId?, from, to?, status? }`);
+   * without `to`, every one created since `from`.
+   */
   resendDeliveries(input: unknown): Promise<{ readonly requeued: number }>;
+  /**
+   * Queues a `webhook.test` event for this endpoint alone, due now, and sent like every delivery: signed,
+   * retried, in the log. A disabled endpoint is a `conflict`.
+   */
+  sendTestEvent(endpointId: string): Promise<WebhookDelivery>;
+  /** Deliveries of the last 24 hours, those waiting now, and the latest failed attempts. */
+  endpointHealth(endpointId: string): Promise<WebhookEndpointHealth>;
   /** Every event kind an endpoint can subscribe to. */
   eventTypes(): readonly string[];
+  /** An example of the `data` of an event kind of the catalogue; `{}` when none is known. */
+  eventExample(type: string): Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -98,6 +120,11 @@ export function createWebhookAdmin(options: WebhookAdminOptions): WebhookAdmin {
   const overlapMs = options.rotationOverlapMs ?? 86_400_000;
   const endpoints = storage.webhooks.endpoints;
   const deliveries = storage.webhooks.deliveries;
+  const catalogue: readonly string[] = Object.freeze([
+    ...new Set([...EVENT_TYPES, ...(options.eventTypes ?? []), ...WEBHOOK_EVENT_TYPES]),
+  ]);
+  const listed = new Set(catalogue);
+  const examples = createEventExamples(options.resources ?? [...CORE_RESOURCES, ...BUILT_IN_RESOURCES]);
 
   const checkUrl = (url: string): void => {
     const problem = checkReceiverUrl(url, outbound);
@@ -229,8 +256,9 @@ export function createWebhookAdmin(options: WebhookAdminOptions): WebhookAdmin {
       const fields = validate(ResendRangeInput, input);
       if (fields.endpointId !== undefined) await endpointOrThrow(fields.endpointId);
       const from = new Date(fields.from).toISOString();
-      const to = new Date(fields.to).toISOString();
-      if (from >= to) {
+      // Without `to`, up to now: no bound at all, so what was created this very millisecond counts too.
+      const to = fields.to === undefined ? undefined : new Date(fields.to).toISOString();
+      if (to !== undefined && from >= to) {
         throw new SwitchboardError('validation_failed', 'The input is not valid: check to.', {
           details: [{ field: 'to', code: 'invalid_range', message: 'to must be after from.' }],
         });
@@ -247,8 +275,55 @@ export function createWebhookAdmin(options: WebhookAdminOptions): WebhookAdmin {
       if (requeued > 0) options.onRequeue?.();
       return { requeued };
     },
+    async sendTestEvent(endpointId) {
+      const endpoint = await endpointOrThrow(endpointId);
+      if (!endpoint.enabled) {
+        throw new SwitchboardError(
+          'conflict',
+          `The webhook endpoint "${endpointId}" is disabled (${endpoint.disabledReason ?? 'manual'}); enable it to send a test event.`,
+          {
+            details: [
+              { field: 'enabled', code: 'disabled', message: 'Enable the endpoint to send it a test event.' },
+            ],
+          },
+        );
+      }
+      const now = isoAt(clock.now());
+      const event = {
+        id: ids('evt'),
+        type: WEBHOOK_TEST_EVENT,
+        occurredAt: now,
+        data: testEventData(endpointId),
+      };
+      const delivery: WebhookDeliveryRecord = {
+        id: ids('whd'),
+        endpointId,
+        eventId: event.id,
+        eventType: event.type,
+        payload: webhookPayload(event),
+        status: 'pending',
+        attempts: 0,
+        nextAttemptAt: now,
+        leasedBy: null,
+        leaseUntil: null,
+        lastStatusCode: null,
+        lastError: null,
+        createdAt: now,
+        updatedAt: now,
+      };
+      await deliveries.createIfAbsent(delivery);
+      options.onRequeue?.();
+      return toDeliveryView(delivery);
+    },
+    async endpointHealth(endpointId) {
+      return endpointHealth(storage, await endpointOrThrow(endpointId), clock.now());
+    },
     eventTypes() {
-      return [...new Set([...EVENT_TYPES, ...(options.eventTypes ?? []), ...WEBHOOK_EVENT_TYPES])];
+      return catalogue;
+    },
+    eventExample(type) {
+      if (!listed.has(type)) return {};
+      return webhookEventExample(type) ?? examples.of(type) ?? {};
     },
   };
 }

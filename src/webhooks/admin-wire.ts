@@ -3,6 +3,7 @@ import { z } from 'zod';
 
 const timestamp = z.string().meta({ format: 'date-time', description: 'ISO-8601 UTC time' });
 
+/** An endpoint as the admin routes send it: when each secret was made, never the secrets. */
 export const WebhookEndpointSchema = z.object({
   id: z.string().meta({ example: 'whe_1' }),
   url: z.string().meta({ format: 'uri', description: 'The receiver URL (https)' }),
@@ -53,4 +54,53 @@ export const WebhookAttemptSchema = z.object({
   responseExcerpt: z.string().nullable(),
   error: z.string().nullable(),
   succeeded: z.boolean(),
+  requestHeaders: z
+    .record(z.string(), z.string())
+    .nullable()
+    .meta({
+      description:
+        'The headers sent on this attempt (content type, user agent, event id, timestamp, signatures), in the order sent; null when nothing was sent',
+      example: {
+        'content-type': 'application/json',
+        'x-event-id': 'evt_1',
+        'x-timestamp': '1767225600',
+        'x-signature': 'sha256=5d41…',
+        'user-agent': 'switchboard-webhooks/1',
+      },
+    }),
+});
+
+/** An endpoint's health, as `GET /webhook-endpoints/{id}/health` answers it. */
+export const WebhookEndpointHealthSchema = z.object({
+  since: timestamp.meta({ description: 'Start of the window: 24 hours ago' }),
+  delivered: z.number().int().meta({ description: 'Deliveries created since `since` that succeeded' }),
+  failed: z.number().int().meta({ description: 'Deliveries created since `since` that are dead' }),
+  pending: z.number().int().meta({ description: 'Deliveries waiting to be sent or retried now' }),
+  successRate: z
+    .number()
+    .min(0)
+    .max(1)
+    .nullable()
+    .meta({ description: '`delivered / (delivered + failed)`; null when neither happened' }),
+  lastFailures: z
+    .array(
+      z.object({
+        deliveryId: z.string(),
+        eventType: z.string(),
+        startedAt: timestamp,
+        statusCode: z.number().int().nullable(),
+        error: z.string().nullable(),
+        responseExcerpt: z.string().nullable(),
+      }),
+    )
+    .meta({ description: 'The latest failed attempts, newest first (at most 5)' }),
+  disabledReason: z.enum(['manual', 'gone', 'failing']).nullable(),
+});
+
+/** The event catalogue: every kind, and an example of each one's `data`. */
+export const WebhookEventTypesSchema = z.object({
+  items: z.array(z.string()).meta({ description: 'Event kinds endpoints can subscribe to' }),
+  examples: z
+    .record(z.string(), z.record(z.string(), z.unknown()))
+    .meta({ description: 'Event kind → an example of its `data`, shaped like the real records' }),
 });

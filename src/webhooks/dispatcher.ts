@@ -99,6 +99,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
           responseExcerpt: null,
           durationMs: 0,
           retryAfterMs: null,
+          requestHeaders: null,
         }
       : await attempt(endpoint, delivery, now, address);
     if (!refused) limits?.observe(endpoint.id, result);

@@ -29,14 +29,17 @@ export {
 export {
   WebhookAttemptSchema,
   WebhookDeliverySchema,
+  WebhookEndpointHealthSchema,
   WebhookEndpointSchema,
   WebhookEndpointWithSecretSchema,
+  WebhookEventTypesSchema,
 } from './admin-wire.js';
 export { createWebhookDispatcher, type WebhookDispatcher } from './dispatcher.js';
 export type { WebhookDispatcherOptions } from './dispatcher-options.js';
+export type { WebhookEndpointHealth, WebhookFailure } from './endpoint-health.js';
 export { createWebhookFanOut, type WebhookFanOutOptions } from './fan-out.js';
 export { checkReceiverUrl, type OutboundPolicy, type ResolveHost } from './outbound.js';
-export { WEBHOOK_EVENT_TYPES, webhookPayload } from './payload.js';
+export { WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT, webhookPayload } from './payload.js';
 // Receiver
 export {
   createWebhookReceiver,

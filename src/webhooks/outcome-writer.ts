@@ -81,6 +81,7 @@ export function createOutcomeWriter(options: OutcomeWriterOptions): OutcomeWrite
         responseExcerpt: result.responseExcerpt,
         error: result.error,
         succeeded: result.ok,
+        requestHeaders: result.requestHeaders,
       })),
     );
     const disabled: WebhookEndpointRecord[] = [];

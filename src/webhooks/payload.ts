@@ -1,7 +1,22 @@
 import type { DomainEvent } from '../core/events.js';
 
+/**
+ * The kind of a test event, sent to one endpoint on an admin's request (`sendTestEvent`).
+ *
+ * @example
+ * onEvent: async (event) => {
+ *   if (event.type === WEBHOOK_TEST_EVENT) return; // nothing changed: acknowledge it
+ * }
+ */
+export const WEBHOOK_TEST_EVENT = 'webhook.test';
+
 /** Event kinds the webhook module itself emits, besides the domain's. */
-export const WEBHOOK_EVENT_TYPES = ['webhook_endpoint.disabled'] as const;
+export const WEBHOOK_EVENT_TYPES = ['webhook_endpoint.disabled', WEBHOOK_TEST_EVENT] as const;
+
+/** The `data` of a test event: says it is one, and names the endpoint it was sent to. */
+export function testEventData(endpointId: string): Record<string, unknown> {
+  return { test: true, endpointId, message: 'A test event sent from the webhook admin; nothing changed.' };
+}
 
 /**
  * The body of every delivery of an event: the same bytes on every retry.

@@ -11,6 +11,8 @@ export interface AttemptResult {
   readonly durationMs: number;
   /** The receiver's `Retry-After`, in ms, when it sent one. */
   readonly retryAfterMs: number | null;
+  /** The headers sent (the very object passed in, not a copy); null when nothing was sent. */
+  readonly requestHeaders: Readonly<Record<string, string>> | null;
 }
 
 export interface SendOptions {
@@ -79,6 +81,7 @@ export async function sendAttempt(options: SendOptions): Promise<AttemptResult> 
       responseExcerpt: answer.excerpt,
       durationMs: elapsed(),
       retryAfterMs: parseRetryAfter(answer.retryAfter, options.now()),
+      requestHeaders: options.headers,
     };
   } catch (error) {
     const message =
@@ -94,6 +97,7 @@ export async function sendAttempt(options: SendOptions): Promise<AttemptResult> 
       responseExcerpt: null,
       durationMs: elapsed(),
       retryAfterMs: null,
+      requestHeaders: options.headers,
     };
   }
 }

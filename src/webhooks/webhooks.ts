@@ -1,5 +1,6 @@
 import type { Authenticate } from '../core/auth.js';
 import type { OutboxHandler } from '../core/outbox-relay.js';
+import type { Resource } from '../core/resources/define.js';
 import {
   type Clock,
   type IdGenerator,
@@ -35,6 +36,8 @@ export interface WebhooksOptions
   readonly onCommit?: () => void;
   /** Event types beside the built-in ones, for the catalogue (declared resources' events). */
   readonly eventTypes?: readonly string[];
+  /** The resources whose declarations give the catalogue's examples (default: the built-in ones). */
+  readonly resources?: readonly Resource[];
 }
 
 /** The sender side, assembled: admin service and routes, fan-out handler, dispatcher. */
@@ -90,6 +93,7 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
     rotationOverlapMs: options.rotationOverlapMs,
     onRequeue: () => dispatcher.kick(),
     ...(options.eventTypes ? { eventTypes: options.eventTypes } : {}),
+    ...(options.resources ? { resources: options.resources } : {}),
   });
   return {
     admin,

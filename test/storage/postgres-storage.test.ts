@@ -27,14 +27,14 @@ describe('PostgreSQL migrations', () => {
     await Promise.all(instances.map((s) => s.close()));
     const appliers = results.filter((r) => r.applied.length > 0);
     expect(appliers).toHaveLength(1);
-    expect(appliers[0]?.applied).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
-    expect(new Set(results.map((r) => r.version))).toEqual(new Set([9]));
+    expect(appliers[0]?.applied).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+    expect(new Set(results.map((r) => r.version))).toEqual(new Set([11]));
     const { rows } = await db.pool.query('SELECT version FROM switchboard_migrations ORDER BY version');
-    expect(rows).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9].map((version) => ({ version })));
+    expect(rows).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11].map((version) => ({ version })));
   });
 
   it('do nothing when the schema is current', async () => {
-    expect(await storage.migrate()).toEqual({ applied: [], version: 9 });
+    expect(await storage.migrate()).toEqual({ applied: [], version: 11 });
   });
 
   it('create an index for every query path, and one per filtered field of every resource', async () => {
@@ -58,9 +58,12 @@ describe('PostgreSQL migrations', () => {
       'switchboard_res_message_visitorid',
       'switchboard_res_booking_service',
       'switchboard_webhook_deliveries_due_idx',
+      'switchboard_webhook_attempts_failures_idx',
       'switchboard_webhook_deliveries_leased_idx',
       'switchboard_idempotency_until_idx',
       'switchboard_oauth_codes_expires_idx',
+      'switchboard_oauth_grants_user_idx',
+      'switchboard_oauth_grants_created_idx',
     ]) {
       expect(names).toContain(expected);
     }
@@ -79,6 +82,43 @@ describe('PostgreSQL migrations', () => {
     );
     expect(plan.rows.map((r) => r['QUERY PLAN']).join('\n')).toContain('switchboard_res_order_clientid');
     await db.pool.query("DELETE FROM switchboard_resources WHERE id LIKE 'ord_plan_%'");
+  });
+
+  it('find a user’s grants through an index, not a scan of every grant', async () => {
+    await db.pool.query(
+      `INSERT INTO switchboard_oauth_grants (id, client_id, user_id, scopes, created_at, expires_at)
+       SELECT 'grt_plan_' || n, 'oac_' || (n % 20), 'cli_' || (n % 2000), '{}', n, n + 1000000
+       FROM generate_series(1, 20000) AS n`,
+    );
+    await db.pool.query('ANALYZE switchboard_oauth_grants');
+    const plan = await db.pool.query<{ 'QUERY PLAN': string }>(
+      `EXPLAIN SELECT id FROM switchboard_oauth_grants
+       WHERE user_id = $1 AND revoked_at IS NULL AND expires_at > $2
+       ORDER BY created_at DESC, id COLLATE "C" DESC LIMIT 500`,
+      ['cli_7', 5],
+    );
+    const text = plan.rows.map((r) => r['QUERY PLAN']).join('\n');
+    expect(text).toContain('switchboard_oauth_grants_user_idx');
+    await db.pool.query("DELETE FROM switchboard_oauth_grants WHERE id LIKE 'grt_plan_%'");
+  });
+
+  it('find an endpoint’s latest failed attempts through an index, not a scan of every attempt', async () => {
+    await db.pool.query(
+      `INSERT INTO switchboard_webhook_attempts
+         (id, delivery_id, endpoint_id, number, started_at, duration_ms, succeeded, request_headers)
+       SELECT 'wha_plan_' || n, 'whd_plan_' || n, 'whe_plan_' || (n % 50), 1,
+              now() - n * interval '1 second', 10, n % 7 <> 0, '{"content-type":"application/json"}'
+       FROM generate_series(1, 20000) AS n`,
+    );
+    await db.pool.query('ANALYZE switchboard_webhook_attempts');
+    const plan = await db.pool.query<{ 'QUERY PLAN': string }>(
+      `EXPLAIN SELECT id FROM switchboard_webhook_attempts WHERE endpoint_id = $1 AND NOT succeeded
+       ORDER BY started_at DESC, seq DESC LIMIT 5`,
+      ['whe_plan_7'],
+    );
+    const text = plan.rows.map((r) => r['QUERY PLAN']).join('\n');
+    expect(text).toContain('switchboard_webhook_attempts_failures_idx');
+    await db.pool.query("DELETE FROM switchboard_webhook_attempts WHERE id LIKE 'wha_plan_%'");
   });
 });
 

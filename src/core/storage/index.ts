@@ -13,6 +13,7 @@ export type {
   AuthorizationCodeRecord,
   AuthorizationCodeStore,
   CodeConsumption,
+  GrantFilter,
   GrantRecord,
   GrantStore,
   OAuthClientRecord,

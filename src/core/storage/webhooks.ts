@@ -98,6 +98,8 @@ export interface WebhookDeliveryRecord {
 export interface WebhookDeliveryFilter {
   readonly endpointId?: string;
   readonly status?: WebhookDeliveryStatus;
+  /** Exactly this event type, e.g. `order.paid` (no wildcards). */
+  readonly eventType?: string;
   /** Inclusive lower and exclusive upper bound on `createdAt` (ISO). */
   readonly createdFrom?: string;
   readonly createdBefore?: string;
@@ -198,6 +200,12 @@ export interface WebhookAttemptRecord {
   /** Network error, timeout, refused address… null when the receiver answered. */
   readonly error: string | null;
   readonly succeeded: boolean;
+  /**
+   * The headers the sender set on this attempt (content type, user agent, event id, timestamp,
+   * signatures), lower-case names in the order sent; the HTTP client adds `host` and `content-length`.
+   * Null when nothing was sent (a refused address) or for attempts recorded before they were kept.
+   */
+  readonly requestHeaders: Readonly<Record<string, string>> | null;
 }
 
 /** Attempts of a delivery, oldest first. */
@@ -206,6 +214,11 @@ export interface WebhookAttemptStore {
   /** The same for many attempts in one write, kept in the order given. */
   insertMany(attempts: readonly WebhookAttemptRecord[]): Promise<void>;
   listByDelivery(deliveryId: string): Promise<WebhookAttemptRecord[]>;
+  /**
+   * The endpoint's latest failed attempts, at most `limit`, newest first (by `startedAt`, then the last
+   * recorded first): what an endpoint's health shows without reading every delivery's attempts.
+   */
+  listFailures(endpointId: string, limit: number): Promise<WebhookAttemptRecord[]>;
 }
 
 /** Every webhook store: endpoints, deliveries and their attempts. */

@@ -21,6 +21,8 @@ export interface WebhookState {
   /** `<eventId> <endpointId>` → delivery id: the unique index. */
   readonly byEventAndEndpoint: Map<string, string>;
   readonly attempts: Map<string, readonly WebhookAttemptRecord[]>;
+  /** The order attempts were recorded in (PostgreSQL's `seq`): a rolled-back one simply drops out. */
+  readonly attemptOrder: { readonly of: WeakMap<WebhookAttemptRecord, number>; last: number };
   /** The pending deliveries by due time: what claims read instead of every delivery ever made. */
   readonly queue: DeliveryQueue;
 }
@@ -32,6 +34,7 @@ export function createWebhookState(): WebhookState {
     deliveries,
     byEventAndEndpoint: new Map(),
     attempts: new Map(),
+    attemptOrder: { of: new WeakMap(), last: 0 },
     queue: createDeliveryQueue(deliveries),
   };
 }
@@ -117,6 +120,7 @@ function matches(filter: WebhookDeliveryFilter, d: WebhookDeliveryRecord): boole
   return (
     (filter.endpointId === undefined || d.endpointId === filter.endpointId) &&
     (filter.status === undefined || d.status === filter.status) &&
+    (filter.eventType === undefined || d.eventType === filter.eventType) &&
     (filter.createdFrom === undefined || d.createdAt >= filter.createdFrom) &&
     (filter.createdBefore === undefined || d.createdAt < filter.createdBefore)
   );
@@ -240,8 +244,12 @@ function deliveryStore(state: WebhookState, journal: Journal): WebhookDeliverySt
 function attemptStore(state: WebhookState, journal: Journal): WebhookAttemptStore {
   const insert = (attempt: WebhookAttemptRecord): void => {
     const list = state.attempts.get(attempt.deliveryId) ?? [];
-    put(journal, state.attempts, attempt.deliveryId, [...list, Object.freeze({ ...attempt })]);
+    const headers = attempt.requestHeaders && Object.freeze({ ...attempt.requestHeaders });
+    const record = Object.freeze({ ...attempt, requestHeaders: headers });
+    state.attemptOrder.of.set(record, ++state.attemptOrder.last);
+    put(journal, state.attempts, attempt.deliveryId, [...list, record]);
   };
+  const order = (a: WebhookAttemptRecord): number => state.attemptOrder.of.get(a) ?? 0;
   return {
     async insert(attempt) {
       insert(attempt);
@@ -251,6 +259,16 @@ function attemptStore(state: WebhookState, journal: Journal): WebhookAttemptStor
     },
     async listByDelivery(deliveryId) {
       return [...(state.attempts.get(deliveryId) ?? [])];
+    },
+    async listFailures(endpointId, limit) {
+      // Every attempt is read: the reference adapter keeps no index per endpoint (PostgreSQL has one).
+      const failed: WebhookAttemptRecord[] = [];
+      for (const attempts of state.attempts.values())
+        for (const a of attempts) if (a.endpointId === endpointId && !a.succeeded) failed.push(a);
+      failed.sort((a, b) =>
+        a.startedAt !== b.startedAt ? (a.startedAt < b.startedAt ? 1 : -1) : order(b) - order(a),
+      );
+      return failed.slice(0, limit);
     },
   };
 }

@@ -296,4 +296,23 @@ export const MIGRATIONS: readonly Migration[] = [
     // resource store's prepare() makes; the containment index costs every write and serves none.
     sql: 'DROP INDEX switchboard_resources_data_idx;',
   },
+  {
+    version: 10,
+    name: 'oauth grants listed newest first',
+    // A user's grants, and all grants, newest first (the admin list); a client's live grants use
+    // switchboard_oauth_grants_client_idx. Ids compare by code unit, as in memory.
+    sql: `CREATE INDEX switchboard_oauth_grants_user_idx
+            ON switchboard_oauth_grants (user_id, created_at DESC, id COLLATE "C" DESC);
+          CREATE INDEX switchboard_oauth_grants_created_idx
+            ON switchboard_oauth_grants (created_at DESC, id COLLATE "C" DESC);`,
+  },
+  {
+    version: 11,
+    name: 'webhook attempt request headers and failures per endpoint',
+    // `json` keeps the headers in the order sent; older attempts read as null. The partial index holds
+    // failed attempts only, so an endpoint's latest failures are a short index read.
+    sql: `ALTER TABLE switchboard_webhook_attempts ADD COLUMN request_headers json;
+          CREATE INDEX switchboard_webhook_attempts_failures_idx
+            ON switchboard_webhook_attempts (endpoint_id, started_at DESC, seq DESC) WHERE NOT succeeded;`,
+  },
 ];

@@ -47,10 +47,10 @@ const toDelivery = (r: DeliveryRow): WebhookDeliveryRecord => ({
   updatedAt: iso(r.updated_at),
 });
 
-/** The filter as SQL over parameters `$1…$5` (endpoint, status, from, before, ids). */
+/** The filter as SQL over parameters `$1…$6` (endpoint, status, from, before, ids, event type). */
 const FILTER = `($1::text IS NULL OR endpoint_id = $1) AND ($2::text IS NULL OR status = $2)
   AND ($3::timestamptz IS NULL OR created_at >= $3) AND ($4::timestamptz IS NULL OR created_at < $4)
-  AND ($5::text[] IS NULL OR id = ANY($5))`;
+  AND ($5::text[] IS NULL OR id = ANY($5)) AND ($6::text IS NULL OR event_type = $6)`;
 
 const filterValues = (f: WebhookDeliveryFilter & { readonly ids?: readonly string[] }): unknown[] => [
   f.endpointId ?? null,
@@ -58,6 +58,7 @@ const filterValues = (f: WebhookDeliveryFilter & { readonly ids?: readonly strin
   f.createdFrom ?? null,
   f.createdBefore ?? null,
   f.ids ? [...f.ids] : null,
+  f.eventType ?? null,
 ];
 
 /** A delivery a claim may take: pending, due, and not leased (or its lease has ended). `$1` is now. */
@@ -176,7 +177,7 @@ export function postgresWebhookDeliveryStore(db: Database): WebhookDeliveryStore
         `SELECT t.total, d.* FROM (SELECT count(*) AS total FROM ${TABLE} WHERE ${FILTER}) t
          LEFT JOIN LATERAL (
            SELECT ${COLUMNS} FROM ${TABLE} WHERE ${FILTER}
-           ORDER BY created_at DESC, id DESC LIMIT $6 OFFSET $7
+           ORDER BY created_at DESC, id DESC LIMIT $7 OFFSET $8
          ) d ON true`,
         [...filterValues(filter), range.limit, range.offset],
       );
@@ -329,8 +330,8 @@ export function postgresWebhookDeliveryStore(db: Database): WebhookDeliveryStore
     async requeue(filter, now) {
       const at = isoAt(now);
       const rows = await db.rows(
-        `UPDATE ${TABLE} SET status = 'pending', attempts = 0, next_attempt_at = $6, leased_by = NULL,
-           lease_until = NULL, updated_at = $6
+        `UPDATE ${TABLE} SET status = 'pending', attempts = 0, next_attempt_at = $7, leased_by = NULL,
+           lease_until = NULL, updated_at = $7
          WHERE status <> 'pending' AND ${FILTER} RETURNING id`,
         [...filterValues(filter), at],
       );

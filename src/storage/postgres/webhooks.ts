@@ -14,10 +14,15 @@ interface AttemptRow {
   response_excerpt: string | null;
   error: string | null;
   succeeded: boolean;
+  request_headers: Record<string, string> | null;
 }
 
 const COLUMNS =
-  'id, delivery_id, endpoint_id, number, started_at, duration_ms, status_code, response_excerpt, error, succeeded';
+  'id, delivery_id, endpoint_id, number, started_at, duration_ms, status_code, response_excerpt, error, succeeded, request_headers';
+
+// `json`, not `jsonb`: the headers come back in the order they were sent.
+const headersOf = (a: WebhookAttemptRecord): string | null =>
+  a.requestHeaders && JSON.stringify(a.requestHeaders);
 
 const toAttempt = (r: AttemptRow): WebhookAttemptRecord => ({
   id: r.id,
@@ -30,6 +35,7 @@ const toAttempt = (r: AttemptRow): WebhookAttemptRecord => ({
   responseExcerpt: r.response_excerpt,
   error: r.error,
   succeeded: r.succeeded,
+  requestHeaders: r.request_headers,
 });
 
 /** Attempts in insertion order (a sequence column), as the memory adapter keeps them. */
@@ -37,7 +43,7 @@ function postgresWebhookAttemptStore(db: Database): WebhookAttemptStore {
   return {
     async insert(a) {
       await db.rows(
-        `INSERT INTO switchboard_webhook_attempts (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+        `INSERT INTO switchboard_webhook_attempts (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
         [
           a.id,
           a.deliveryId,
@@ -49,6 +55,7 @@ function postgresWebhookAttemptStore(db: Database): WebhookAttemptStore {
           a.responseExcerpt,
           a.error,
           a.succeeded,
+          headersOf(a),
         ],
       );
     },
@@ -59,7 +66,7 @@ function postgresWebhookAttemptStore(db: Database): WebhookAttemptStore {
       await db.rows(
         `INSERT INTO switchboard_webhook_attempts (${COLUMNS})
          SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::timestamptz[], $6::int[],
-           $7::int[], $8::text[], $9::text[], $10::boolean[])`,
+           $7::int[], $8::text[], $9::text[], $10::boolean[], $11::json[])`,
         [
           column('id'),
           column('deliveryId'),
@@ -71,6 +78,7 @@ function postgresWebhookAttemptStore(db: Database): WebhookAttemptStore {
           column('responseExcerpt'),
           column('error'),
           column('succeeded'),
+          attempts.map(headersOf),
         ],
       );
     },
@@ -78,6 +86,15 @@ function postgresWebhookAttemptStore(db: Database): WebhookAttemptStore {
       const rows = await db.rows<AttemptRow>(
         `SELECT ${COLUMNS} FROM switchboard_webhook_attempts WHERE delivery_id = $1 ORDER BY seq`,
         [deliveryId],
+      );
+      return rows.map(toAttempt);
+    },
+    async listFailures(endpointId, limit) {
+      // The partial index of failed attempts per endpoint, newest first: a few rows read, whatever the history.
+      const rows = await db.rows<AttemptRow>(
+        `SELECT ${COLUMNS} FROM switchboard_webhook_attempts WHERE endpoint_id = $1 AND NOT succeeded
+         ORDER BY started_at DESC, seq DESC LIMIT $2`,
+        [endpointId, limit],
       );
       return rows.map(toAttempt);
     },

@@ -16,6 +16,7 @@ import { oauthContract } from './oauth.js';
 import { outboxContract } from './outbox.js';
 import { resourceContract, resourceLockContract } from './resources.js';
 import { transactionContract } from './transactions.js';
+import { webhookAttemptContract } from './webhook-attempts.js';
 import { webhookDeliveryContract, webhookPruneContract } from './webhook-deliveries.js';
 import { webhookEndpointContract } from './webhook-endpoints.js';
 
@@ -49,6 +50,7 @@ export function describeStorageContract(name: string, factory: StorageFactory): 
     describe('webhook endpoints', () => webhookEndpointContract(storage));
     describe('webhook deliveries', () => {
       webhookDeliveryContract(storage);
+      webhookAttemptContract(storage);
       webhookPruneContract(storage);
     });
   });

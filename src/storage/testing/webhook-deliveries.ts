@@ -238,6 +238,26 @@ export function webhookDeliveryContract(storage: () => Storage): void {
     expect(await s.webhooks.deliveries.list(range, page)).toEqual({ items: [recent], total: 1 });
   });
 
+  it('lists and re-queues the deliveries of one event type', async () => {
+    const s = storage();
+    const endpointId = await withEndpoint(s);
+    const finished = { status: 'dead', nextAttemptAt: null } as const;
+    const paid = aDelivery(endpointId, { eventType: 'order.paid', createdAt: at(100), ...finished });
+    const created = aDelivery(endpointId, { eventType: 'order.created', createdAt: at(200), ...finished });
+    const paidAgain = aDelivery(endpointId, { eventType: 'order.paid', createdAt: at(300) });
+    for (const d of [paid, created, paidAgain]) await s.webhooks.deliveries.createIfAbsent(d);
+    expect(await s.webhooks.deliveries.list({ endpointId, eventType: 'order.paid' }, page)).toEqual({
+      items: [paidAgain, paid],
+      total: 2,
+    });
+    const deadPaid = { eventType: 'order.paid', status: 'dead' } as const;
+    expect((await s.webhooks.deliveries.list(deadPaid, page)).items).toEqual([paid]);
+    expect((await s.webhooks.deliveries.list({ eventType: 'order.*' }, page)).total).toBe(0);
+    expect(await s.webhooks.deliveries.requeue({ endpointId, eventType: 'order.created' }, NOW)).toBe(1);
+    expect(await s.webhooks.deliveries.get(paid.id)).toEqual(paid);
+    expect(await s.webhooks.deliveries.get(created.id)).toMatchObject({ status: 'pending', attempts: 0 });
+  });
+
   it('re-queues finished deliveries with a fresh schedule and leaves pending ones alone', async () => {
     const s = storage();
     const endpointId = await withEndpoint(s);
@@ -265,34 +285,6 @@ export function webhookDeliveryContract(storage: () => Storage): void {
     expect(await s.webhooks.deliveries.get(pending.id)).toEqual(pending);
     const claimed = await s.webhooks.deliveries.claimDue(claim());
     expect(claimed.map((d) => d.id).sort()).toEqual([dead.id, done.id].sort());
-  });
-
-  it('keeps the attempts of a delivery in order', async () => {
-    const s = storage();
-    const endpointId = await withEndpoint(s);
-    const delivery = aDelivery(endpointId);
-    await s.webhooks.deliveries.createIfAbsent(delivery);
-    const attempt = (number: number) => ({
-      id: `wha_contract_${delivery.id}_${number}`,
-      deliveryId: delivery.id,
-      endpointId,
-      number,
-      startedAt: at(number),
-      durationMs: 30,
-      statusCode: number === 1 ? null : 200,
-      responseExcerpt: number === 1 ? null : 'ok',
-      error: number === 1 ? 'timeout' : null,
-      succeeded: number !== 1,
-    });
-    await s.webhooks.attempts.insert(attempt(1));
-    await s.webhooks.attempts.insert(attempt(2));
-    expect(await s.webhooks.attempts.listByDelivery(delivery.id)).toEqual([attempt(1), attempt(2)]);
-    await s.webhooks.attempts.insertMany([attempt(3), attempt(4), attempt(5)]);
-    await s.webhooks.attempts.insertMany([]);
-    expect((await s.webhooks.attempts.listByDelivery(delivery.id)).map((a) => a.number)).toEqual([
-      1, 2, 3, 4, 5,
-    ]);
-    expect((await s.webhooks.attempts.listByDelivery(delivery.id))[4]).toEqual(attempt(5));
   });
 
   it('finishes many deliveries in one write, only those whose lease is still held', async () => {
@@ -360,11 +352,13 @@ export function webhookPruneContract(storage: () => Storage): void {
       responseExcerpt: 'no',
       error: null,
       succeeded: false,
+      requestHeaders: null,
     });
     expect(await s.webhooks.deliveries.prune(at(50))).toBe(2);
     expect(await s.webhooks.deliveries.get(oldDead.id)).toBeNull();
     expect(await s.webhooks.deliveries.get(oldDone.id)).toBeNull();
     expect(await s.webhooks.attempts.listByDelivery(oldDead.id)).toEqual([]);
+    expect(await s.webhooks.attempts.listFailures(endpointId, 10)).toEqual([]);
     expect(await s.webhooks.deliveries.get(recentDone.id)).toEqual(recentDone);
     expect(await s.webhooks.deliveries.get(oldPending.id)).toEqual(oldPending);
     expect(await s.webhooks.deliveries.prune(at(50))).toBe(0);

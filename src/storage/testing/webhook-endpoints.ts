@@ -91,11 +91,13 @@ export function webhookEndpointContract(storage: () => Storage): void {
       responseExcerpt: 'oops',
       error: null,
       succeeded: false,
+      requestHeaders: { 'content-type': 'application/json' },
     });
     expect(await s.webhooks.endpoints.delete(endpoint.id)).toBe(true);
     expect(await s.webhooks.endpoints.delete(endpoint.id)).toBe(false);
     expect(await s.webhooks.deliveries.get(delivery.id)).toBeNull();
     expect(await s.webhooks.attempts.listByDelivery(delivery.id)).toEqual([]);
+    expect(await s.webhooks.attempts.listFailures(endpoint.id, 5)).toEqual([]);
     expect(await s.webhooks.deliveries.get(kept.id)).toEqual(kept);
     // The event may be delivered to a new endpoint later: the unique key went with the delivery.
     expect(await s.webhooks.deliveries.createIfAbsent({ ...delivery, id: 'whd_again' })).toBe(true);

@@ -1,8 +1,13 @@
-import type { WebhookDeliveryRecord, WebhookEndpointRecord } from '../../core/storage/index.js';
+import type {
+  WebhookAttemptRecord,
+  WebhookDeliveryRecord,
+  WebhookEndpointRecord,
+} from '../../core/storage/index.js';
 import { at } from './fixtures.js';
 
 let counter = 0;
 
+/** An enabled endpoint subscribed to `order.*`, with one secret; every call a new id. */
 export function anEndpoint(overrides: Partial<WebhookEndpointRecord> = {}): WebhookEndpointRecord {
   const n = ++counter;
   return {
@@ -43,6 +48,33 @@ export function aDelivery(
     lastError: null,
     createdAt: at(n),
     updatedAt: at(n),
+    ...overrides,
+  };
+}
+
+/** A failed first attempt at the delivery, started at `at(0)`, with the headers it sent. */
+export function anAttempt(
+  delivery: Pick<WebhookDeliveryRecord, 'id' | 'endpointId' | 'eventId'>,
+  overrides: Partial<WebhookAttemptRecord> = {},
+): WebhookAttemptRecord {
+  return {
+    id: `wha_contract_${++counter}`,
+    deliveryId: delivery.id,
+    endpointId: delivery.endpointId,
+    number: 1,
+    startedAt: at(0),
+    durationMs: 30,
+    statusCode: 503,
+    responseExcerpt: 'busy',
+    error: null,
+    succeeded: false,
+    requestHeaders: {
+      'content-type': 'application/json',
+      'x-event-id': delivery.eventId,
+      'x-timestamp': '1767225600',
+      'x-signature': `sha256=${'5d41'.repeat(16)}`,
+      'user-agent': 'switchboard-webhooks/1',
+    },
     ...overrides,
   };
 }

@@ -1,0 +1,89 @@
+import { expect, it } from 'vitest';
+import type { Storage, WebhookDeliveryRecord } from '../../core/storage/index.js';
+import { at } from './fixtures.js';
+import { aDelivery, anAttempt, anEndpoint } from './webhook-fixtures.js';
+
+async function aStoredDelivery(s: Storage, endpointId?: string): Promise<WebhookDeliveryRecord> {
+  if (endpointId === undefined) {
+    const endpoint = anEndpoint();
+    await s.webhooks.endpoints.insert(endpoint);
+    endpointId = endpoint.id;
+  }
+  const delivery = aDelivery(endpointId);
+  await s.webhooks.deliveries.createIfAbsent(delivery);
+  return delivery;
+}
+
+/** The attempt log: order, the headers sent, and an endpoint's latest failures. */
+export function webhookAttemptContract(storage: () => Storage): void {
+  it('keeps the attempts of a delivery in order', async () => {
+    const s = storage();
+    const delivery = await aStoredDelivery(s);
+    const attempt = (number: number) =>
+      anAttempt(delivery, {
+        id: `wha_contract_${delivery.id}_${number}`,
+        number,
+        startedAt: at(number),
+        statusCode: number === 1 ? null : 200,
+        responseExcerpt: number === 1 ? null : 'ok',
+        error: number === 1 ? 'timeout' : null,
+        succeeded: number !== 1,
+      });
+    await s.webhooks.attempts.insert(attempt(1));
+    await s.webhooks.attempts.insert(attempt(2));
+    expect(await s.webhooks.attempts.listByDelivery(delivery.id)).toEqual([attempt(1), attempt(2)]);
+    await s.webhooks.attempts.insertMany([attempt(3), attempt(4), attempt(5)]);
+    await s.webhooks.attempts.insertMany([]);
+    expect((await s.webhooks.attempts.listByDelivery(delivery.id)).map((a) => a.number)).toEqual([
+      1, 2, 3, 4, 5,
+    ]);
+    expect((await s.webhooks.attempts.listByDelivery(delivery.id))[4]).toEqual(attempt(5));
+  });
+
+  it('keeps the request headers of each attempt as sent, in their order, or null when none were sent', async () => {
+    const s = storage();
+    const delivery = await aStoredDelivery(s);
+    const sent = anAttempt(delivery, {
+      requestHeaders: {
+        'content-type': 'application/json',
+        'x-timestamp': '1767225600',
+        'x-signature': 'sha256=ab,sha256=cd',
+        'user-agent': 'switchboard-webhooks/1',
+        'x-note': 'ünïcode "quoted" \\ text',
+      },
+    });
+    const refused = anAttempt(delivery, { number: 2, requestHeaders: null, error: 'Refused address.' });
+    const one = anAttempt(delivery, { number: 3 });
+    await s.webhooks.attempts.insertMany([sent, refused]);
+    await s.webhooks.attempts.insert(one);
+    const stored = await s.webhooks.attempts.listByDelivery(delivery.id);
+    expect(stored).toEqual([sent, refused, one]);
+    expect(Object.keys(stored[0]!.requestHeaders!)).toEqual(Object.keys(sent.requestHeaders!));
+  });
+
+  it("lists an endpoint's latest failed attempts, newest first, up to the limit", async () => {
+    const s = storage();
+    const first = await aStoredDelivery(s);
+    const second = await aStoredDelivery(s, first.endpointId);
+    const elsewhere = await aStoredDelivery(s);
+    const failed = (d: WebhookDeliveryRecord, number: number, seconds: number) =>
+      anAttempt(d, { number, startedAt: at(seconds) });
+    const attempts = [
+      failed(first, 1, 10),
+      failed(second, 1, 20),
+      anAttempt(first, { number: 2, startedAt: at(30), statusCode: 200, succeeded: true }),
+      failed(second, 2, 40),
+      failed(elsewhere, 1, 50),
+    ];
+    await s.webhooks.attempts.insertMany(attempts);
+    // Same start time: the one recorded last comes first.
+    const sameTime = failed(first, 3, 40);
+    await s.webhooks.attempts.insert(sameTime);
+    const ids = async (limit: number) =>
+      (await s.webhooks.attempts.listFailures(first.endpointId, limit)).map((a) => a.id);
+    expect(await ids(10)).toEqual([sameTime.id, attempts[3]!.id, attempts[1]!.id, attempts[0]!.id]);
+    expect(await ids(2)).toEqual([sameTime.id, attempts[3]!.id]);
+    expect((await s.webhooks.attempts.listFailures(elsewhere.endpointId, 10))[0]).toEqual(attempts[4]);
+    expect(await s.webhooks.attempts.listFailures('whe_nobody', 10)).toEqual([]);
+  });
+}
