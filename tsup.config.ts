@@ -16,6 +16,7 @@ export const entries = {
   'rest/index': 'src/rest/index.ts',
   'oauth/index': 'src/oauth/index.ts',
   'webhooks/index': 'src/webhooks/index.ts',
+  'console/index': 'src/console/index.ts',
 };
 
 export default defineConfig(async () => {

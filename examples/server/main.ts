@@ -83,6 +83,7 @@ async function main(config: ServerConfig): Promise<void> {
     `  Authorize        ${base}/oauth/authorize`,
     `  Token            ${base}/oauth/token`,
     `  Webhooks         ${base}/api/v2/webhook-endpoints  (${webhookMode(config)})`,
+    `  Console          ${base}/console  (sign in with the admin API key below)`,
     `  Liveness         ${base}/healthz`,
     `  Readiness        ${base}/readyz`,
     '',

@@ -203,6 +203,10 @@ const FIELD_TEXTS = {
       'The record would overlap another one that may not share its time, such as a confirmed booking of the same service.',
     action: 'Choose another time, or cancel the booking it names first.',
   },
+  disabled: {
+    meaning: 'The webhook endpoint is disabled, so nothing is sent to it, a test event included.',
+    action: 'Enable the endpoint (PATCH `{"enabled": true}`, or Enable in the console), then send again.',
+  },
   closed: {
     meaning: 'The record it names is closed and takes nothing new, such as a closed conversation.',
     action: 'Send without the reference to start a new one, or reopen it first where that is allowed.',

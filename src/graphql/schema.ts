@@ -1,10 +1,10 @@
 import { makeExecutableSchema } from '@graphql-tools/schema';
-import { type DocumentNode, type GraphQLFieldResolver, GraphQLObjectType, type GraphQLSchema } from 'graphql';
+import { type GraphQLFieldResolver, GraphQLObjectType, type GraphQLSchema } from 'graphql';
 import { requireScope, type Scope } from '../core/auth.js';
 import { CORE_RESOURCES } from '../core/resources/built-ins/index.js';
 import type { GraphQLContext } from './context.js';
 import type { CreateSchemaOptions } from './extension.js';
-import { resolvers as baseResolvers, type GraphQLResolvers } from './resolvers.js';
+import { resolvers as baseResolvers } from './resolvers.js';
 import { resourceSchema } from './resources.js';
 import { FIELD_SCOPES } from './scopes.js';
 import { typeDefs as baseTypeDefs } from './type-defs.js';

@@ -1,3 +1,4 @@
+import { type ConsoleOptions, createConsole } from '../console/index.js';
 import { type Authenticate, SCOPES } from '../core/auth.js';
 import { createDomain, type Domain } from '../core/domain/index.js';
 import { renderProblemPage } from '../core/error-catalogue.js';
@@ -98,6 +99,12 @@ export interface SwitchboardOptions {
    * `false` to leave it out. Domain, bus and `authenticate` come from the switchboard.
    */
   readonly graphql?: Partial<GraphQLHandlerOptions & GraphQLWebSocketOptions> | false;
+  /**
+   * The operator console on `/console` (docs/console.md): webhooks, API keys, OAuth clients, grants
+   * and live activity, behind a sign-in with an admin API key. Give `secret` when several instances
+   * serve it. `false` leaves it out.
+   */
+  readonly console?: Partial<Pick<ConsoleOptions, 'secret' | 'basePath' | 'sessionTtlMs'>> | false;
 }
 
 /** Everything assembled: one fetch handler plus the parts, each also usable on its own. */
@@ -172,6 +179,11 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
       },
     ));
 
+  const scopeCatalogue = {
+    ...SCOPES,
+    ...scopesOf(resources),
+    ...(options.oauth ? options.oauth.scopes : {}),
+  };
   const oauth =
     options.oauth === false
       ? undefined
@@ -179,7 +191,7 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
           logger,
           ...options.oauth,
           // Declared resources' scopes can be granted, shown on the consent page and held by the admin key.
-          scopes: { ...SCOPES, ...scopesOf(resources), ...options.oauth?.scopes },
+          scopes: scopeCatalogue,
           storage,
           clock,
           ids: options.ids ?? sortableIds,
@@ -220,6 +232,7 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
           ids: options.ids ?? sortableIds,
           onCommit: () => relay.kick(),
           eventTypes: [...CORE_RESOURCES, ...resources].flatMap((r) => r.eventTypes),
+          resources: [...CORE_RESOURCES, ...resources],
         });
 
   let graphqlWebSocket: GraphQLWebSocketServer | undefined;
@@ -235,6 +248,20 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
   }
 
   if (webhooks) relay.use(webhooks.fanOut);
+
+  if (options.console !== false && (webhooks || oauth)) {
+    const operatorConsole = createConsole({
+      ...options.console,
+      authenticate,
+      bus,
+      clock,
+      logger,
+      scopes: Object.keys(scopeCatalogue),
+      ...(webhooks ? { webhooks: webhooks.admin } : {}),
+      ...(oauth ? { oauth: oauth.admin } : {}),
+    });
+    mounts.push({ prefix: operatorConsole.basePath, handle: operatorConsole });
+  }
 
   if (options.rest !== false) {
     const { versions, ...rest } = options.rest ?? {};

@@ -24,7 +24,9 @@ const ALLOWED: Record<string, readonly string[]> = {
   webhooks: ['core', 'http', 'internal'],
   oauth: ['core', 'http', 'internal'],
   node: ['core', 'http', 'internal', 'graphql'],
-  switchboard: ['core', 'http', 'internal', 'storage', ...INTERFACES],
+  // The console drives the admin services of webhooks and OAuth (their types only).
+  console: ['core', 'http', 'internal', 'webhooks', 'oauth'],
+  switchboard: ['core', 'http', 'internal', 'storage', 'console', ...INTERFACES],
 };
 
 function filesUnder(dir: string): string[] {

@@ -50,7 +50,7 @@ function enclosingObject(text: string, index: number): string {
  * Field-level detail codes written in `src/`: `code: '<x>'` in an object that also has a `field` (a
  * details entry, not an `extensions` object or a test's `toMatchObject`), the codes handed positionally to
  * the helpers that build details (`add(field, '<x>', …)`, `one('<x>', …)`, `['<x>', \`…\`]` in the zod
- * mapping), and the members of the code types that details carry as values (OAuth `error` codes, RFC 6750
+ * mapping, `params: { code: '<x>' }` of a zod custom issue), and the members of the code types that details carry as values (OAuth `error` codes, RFC 6750
  * codes, webhook signature failures).
  */
 function producedFieldCodes(): Map<string, string> {
@@ -59,6 +59,8 @@ function producedFieldCodes(): Map<string, string> {
     /\badd\(\s*[^,()]+,\s*'([a-z][a-z0-9_]*)'/g,
     /\bone\(\s*'([a-z][a-z0-9_]*)'/g,
     /\[\s*'([a-z][a-z0-9_]*)',\s*`/g,
+    // A zod custom issue that names its own code (field-errors.ts keeps it).
+    /\bparams:\s*\{\s*code:\s*'([a-z][a-z0-9_]*)'/g,
   ];
   for (const [path, text] of sources()) {
     for (const match of text.matchAll(/\bcode:\s*'([a-z][a-z0-9_]*)'/g)) {

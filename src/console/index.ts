@@ -1,0 +1,10 @@
+/**
+ * `switchboard-kit/console`: the operator console, a fetch handler that serves server-rendered pages
+ * over the admin services (webhooks, API keys, OAuth clients, grants) and a live activity feed.
+ * `createSwitchboard` mounts it on `/console`.
+ *
+ * @example
+ * import { createConsole } from 'switchboard-kit/console';
+ * const console = createConsole({ authenticate, webhooks: webhooks.admin, oauth: oauth.admin, bus });
+ */
+export { type ConsoleHandler, type ConsoleOptions, createConsole } from './console.js';

@@ -1,0 +1,53 @@
+import type { Principal } from '../core/auth.js';
+
+/** What a console page handler gets: the signed-in operator, the request, and how to answer. */
+export interface PageContext {
+  readonly base: string;
+  readonly url: URL;
+  readonly request: Request;
+  readonly principal: Principal;
+  /** The token forms that change something carry. */
+  readonly csrf: string;
+  /** The posted form, already checked for its CSRF token. */
+  readonly form: FormData | undefined;
+  /** Named groups of the route's pattern. */
+  readonly params: Readonly<Record<string, string>>;
+  readonly now: number;
+  /** A page in the console's frame. */
+  render(
+    title: string,
+    body: string,
+    options?: { readonly status?: number; readonly notice?: string; readonly error?: string },
+  ): Response;
+  /** See Other to a console path (after a change), with a notice the next page shows. */
+  redirect(path: string, notice?: string): Response;
+}
+
+/** One page or action of the console. */
+export interface ConsoleRoute {
+  readonly method: 'GET' | 'POST';
+  /** Against the path under the console's base, e.g. `^/webhooks/(?<id>[^/]+)$`. */
+  readonly pattern: RegExp;
+  /** The admin scope the operator's key needs. */
+  readonly scope: string;
+  /** The navigation entry it belongs to. */
+  readonly section: string;
+  handle(ctx: PageContext): Promise<Response>;
+}
+
+/** A form field as text ('' when absent). */
+export function field(ctx: PageContext, name: string): string {
+  const value = ctx.form?.get(name);
+  return typeof value === 'string' ? value.trim() : '';
+}
+
+/** Every value of a repeated form field (checkboxes). */
+export function fields(ctx: PageContext, name: string): string[] {
+  return (ctx.form?.getAll(name) ?? []).filter((v): v is string => typeof v === 'string');
+}
+
+/** The notice a redirect asked the page to show. */
+export function noticeOf(ctx: PageContext): { notice?: string } {
+  const notice = ctx.url.searchParams.get('notice');
+  return notice ? { notice: notice.slice(0, 200) } : {};
+}
