@@ -17,7 +17,7 @@ nav { display: flex; flex-wrap: wrap; align-items: center; gap: 8px 24px; flex: 
 nav ul { list-style: none; margin: 0; padding: 0; display: flex; flex-wrap: wrap; gap: 4px 16px; }
 nav a[aria-current="page"] { font-weight: 700; color: var(--ink); }
 .sign-out { margin-left: auto; color: var(--muted); }
-main { padding: 16px; max-width: 1100px; }
+main { padding: 16px; max-width: 1100px; overflow-wrap: anywhere; }
 h1 { font-size: 1.6rem; margin: 8px 0 16px; } h2 { font-size: 1.25rem; margin-top: 28px; }
 .scroll { overflow-x: auto; }
 table { border-collapse: collapse; width: 100%; } caption { text-align: left; font-weight: 600; padding: 4px 0; }
@@ -40,6 +40,13 @@ dl { display: grid; grid-template-columns: max-content 1fr; gap: 4px 16px; } dt 
 .filters { display: flex; flex-wrap: wrap; gap: 8px 16px; align-items: end; }
 .pager { display: flex; gap: 16px; margin: 8px 0; }
 #events li { margin: 4px 0; }
+@media (max-width: 640px) {
+  /* Narrow screens: each row a block of labelled lines, so nothing hides off to the side. */
+  table, caption, tbody, tr, td { display: block; } thead tr { position: absolute; left: -9999px; }
+  tr { border-bottom: 1px solid var(--line); padding: 6px 0; } td { border: 0; padding: 2px 0; }
+  td[data-label]:not([data-label=""])::before { content: attr(data-label) ": "; font-weight: 600; }
+  header { flex-direction: column; align-items: flex-start; } .sign-out { margin-left: 0; }
+}
 `;
 
 const JS = `

@@ -8,10 +8,12 @@ import { isSwitchboardError } from '../core/errors.js';
 import type { EventBus } from '../core/event-bus.js';
 import { type Clock, type Logger, silentLogger, systemClock } from '../core/runtime.js';
 import type { OAuthAdmin } from '../oauth/admin-service.js';
+import type { SignIn } from '../oauth/server-options.js';
 import type { WebhookAdmin } from '../webhooks/admin-service.js';
 import { SCRIPT, STYLE } from './assets.js';
 import { esc, page } from './html.js';
 import { accessRoutes } from './pages/access.js';
+import { accountRoutes } from './pages/account.js';
 import { activityRoutes } from './pages/activity.js';
 import { signInPage } from './pages/sign-in.js';
 import { webhookRoutes } from './pages/webhooks.js';
@@ -28,6 +30,13 @@ export interface ConsoleOptions {
   readonly oauth?: OAuthAdmin;
   /** The live activity page listens here. */
   readonly bus?: EventBus;
+  /**
+   * How users sign in with their account (the authorization server's own `signIn`): then a user sees
+   * the applications they authorized and revokes them, and a user `isAdmin` names is an operator.
+   */
+  readonly signIn?: SignIn;
+  /** Whether a signed-in user may operate the console (default: nobody; operators use admin keys). */
+  readonly isAdmin?: (userId: string) => boolean | Promise<boolean>;
   /** The scopes API keys and OAuth clients may be given (default: the built-in catalogue). */
   readonly scopes?: readonly string[];
   /**
@@ -80,7 +89,9 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
     ...(options.webhooks ? webhookRoutes(options.webhooks) : []),
     ...(options.oauth ? accessRoutes(options.oauth, options.scopes ?? Object.keys(SCOPES)) : []),
     ...(options.bus ? activityRoutes(options.bus) : []),
+    ...(options.oauth ? accountRoutes(options.oauth) : []),
   ];
+  const withAccounts = Boolean(options.signIn?.verifyPassword && options.oauth);
 
   const html = (status: number, body: string, headers: Record<string, string> = {}) =>
     new Response(body, {
@@ -97,12 +108,20 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
   const redirect = (location: string, headers: Record<string, string> = {}) =>
     new Response(null, { status: 303, headers: { location, 'cache-control': 'no-store', ...headers } });
 
-  /** The signed-in operator: the sealed key, checked again now. */
+  /** Who is signed in: the sealed key checked again now, or the user (an operator when `isAdmin` says so). */
   async function signedIn(
     request: Request,
   ): Promise<{ session: SessionData; principal: Principal } | undefined> {
     const session = await sessions.open(request, clock.now());
     if (!session) return undefined;
+    if (session.userId !== undefined) {
+      const admin = (await options.isAdmin?.(session.userId)) ?? false;
+      const scopes = new Set(admin ? ADMIN_SCOPES : []);
+      return {
+        session,
+        principal: { kind: 'user', subject: session.userId, userId: session.userId, scopes },
+      };
+    }
     const principal = await options
       .authenticate(new Request(request.url, { headers: { authorization: `Bearer ${session.apiKey}` } }))
       .catch(() => undefined);
@@ -111,9 +130,26 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
   }
 
   async function signIn(request: Request): Promise<Response> {
-    if (request.method === 'GET') return html(200, signInPage({ base, assets }));
+    const view = { base, assets, accounts: withAccounts };
+    if (request.method === 'GET') return html(200, signInPage(view));
+    // Another site may not sign a browser in (to an account of its choosing).
+    const origin = request.headers.get('origin');
+    if (origin && origin !== new URL(request.url).origin) return html(403, signInPage(view));
     const form = await request.formData().catch(() => undefined);
-    const apiKey = String(form?.get('api_key') ?? '').trim();
+    const text = (name: string) => String(form?.get(name) ?? '').trim();
+    const started = async (data: { apiKey?: string; userId?: string }) => {
+      const nonce = encodeNonce(crypto.getRandomValues(new Uint8Array(16)));
+      const sealed = await sessions.seal({ ...data, expiresAt: clock.now() + ttl, nonce });
+      return redirect(`${base}/`, { 'set-cookie': sessions.cookie(sealed, request, Math.floor(ttl / 1000)) });
+    };
+    if (form?.has('email') && withAccounts) {
+      // The same check the authorization server's sign-in page makes (with its lockout, if any).
+      const userId = await options.signIn!.verifyPassword!(text('email'), String(form.get('password') ?? ''));
+      if (userId) return started({ userId });
+      logger.log('info', 'console account sign-in refused');
+      return html(401, signInPage({ ...view, error: 'That e-mail and password do not match an account.' }));
+    }
+    const apiKey = text('api_key');
     const principal = apiKey
       ? await options
           .authenticate(new Request(request.url, { headers: { authorization: `Bearer ${apiKey}` } }))
@@ -121,14 +157,9 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
       : undefined;
     if (!principal || !ADMIN_SCOPES.some((s) => principal.scopes.has(s))) {
       logger.log('info', 'console sign-in refused');
-      return html(
-        401,
-        signInPage({ base, assets, error: 'That key is not an admin API key, or it is revoked.' }),
-      );
+      return html(401, signInPage({ ...view, error: 'That key is not an admin API key, or it is revoked.' }));
     }
-    const nonce = encodeNonce(crypto.getRandomValues(new Uint8Array(16)));
-    const sealed = await sessions.seal({ apiKey, expiresAt: clock.now() + ttl, nonce });
-    return redirect(`${base}/`, { 'set-cookie': sessions.cookie(sealed, request, Math.floor(ttl / 1000)) });
+    return started({ apiKey });
   }
 
   async function handle(request: Request): Promise<Response> {
@@ -166,8 +197,11 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
     }
     if (path === '/sign-out' && request.method === 'POST')
       return redirect(`${base}/sign-in`, { 'set-cookie': sessions.cookie('', request, 0) });
-    if (path === '/' && request.method === 'GET')
-      return redirect(`${base}/${options.webhooks ? 'webhooks' : options.oauth ? 'api-keys' : 'activity'}`);
+    if (path === '/' && request.method === 'GET') {
+      const operator = ADMIN_SCOPES.some((s) => principal.scopes.has(s));
+      const home = !operator ? 'me' : options.webhooks ? 'webhooks' : options.oauth ? 'api-keys' : 'activity';
+      return redirect(`${base}/${home}`);
+    }
 
     for (const route of routes) {
       if (route.method !== request.method) continue;
@@ -190,7 +224,12 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
                 base,
                 title,
                 assets,
-                nav: { current: route.section, csrf, who: `Signed in as ${principal.subject}` },
+                nav: {
+                  current: route.section,
+                  csrf,
+                  who: `Signed in as ${principal.subject}`,
+                  sections: sectionsFor(principal),
+                },
                 ...(extra.notice ? { notice: extra.notice } : {}),
                 ...(extra.error ? { error: extra.error } : {}),
               },
@@ -202,7 +241,8 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
             `${base}${to}${notice ? `${to.includes('?') ? '&' : '?'}notice=${encodeURIComponent(notice)}` : ''}`,
           ),
       };
-      const missing = route.scope && !principal.scopes.has(route.scope);
+      const missing =
+        route.scope === 'user' ? principal.userId === undefined : !principal.scopes.has(route.scope);
       if (missing)
         return ctx.render(
           'Not allowed',
@@ -230,6 +270,18 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
         `<p>Nothing is here. <a href="${base}/">Back to the console</a>.</p>`,
       ),
     );
+  }
+
+  /** The navigation a principal gets: what its scopes open, and its own page when it is a user. */
+  function sectionsFor(principal: Principal): string[] {
+    const sections: string[] = [];
+    if (options.webhooks && principal.scopes.has('admin.webhooks.read'))
+      sections.push('webhooks', 'event-types');
+    if (options.oauth && principal.scopes.has('admin.oauth.write'))
+      sections.push('api-keys', 'oauth-clients', 'grants');
+    if (options.bus && principal.scopes.has('admin.webhooks.read')) sections.push('activity');
+    if (options.oauth && principal.userId !== undefined) sections.push('me');
+    return sections;
   }
 
   function asset(name: string): Response {

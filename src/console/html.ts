@@ -20,28 +20,37 @@ export interface Frame {
   readonly title: string;
   readonly assets: { readonly css: string; readonly js: string };
   /** Absent on the sign-in page. */
-  readonly nav?: { readonly current: string; readonly csrf: string; readonly who: string };
+  readonly nav?: {
+    readonly current: string;
+    readonly csrf: string;
+    readonly who: string;
+    /** The sections to link, in order. */
+    readonly sections: readonly string[];
+  };
   readonly notice?: string;
   readonly error?: string;
 }
 
-const SECTIONS: readonly [string, string][] = [
-  ['webhooks', 'Webhooks'],
-  ['event-types', 'Event types'],
-  ['api-keys', 'API keys'],
-  ['oauth-clients', 'OAuth clients'],
-  ['grants', 'Grants'],
-  ['activity', 'Live activity'],
-];
+const LABELS: Readonly<Record<string, string>> = {
+  webhooks: 'Webhooks',
+  'event-types': 'Event types',
+  'api-keys': 'API keys',
+  'oauth-clients': 'OAuth clients',
+  grants: 'Grants',
+  activity: 'Live activity',
+  me: 'Connected apps',
+};
 
 /** A whole page: skip link, navigation, one `main`, a notice or an error announced to screen readers. */
 export function page(frame: Frame, body: string): string {
   const { base, nav } = frame;
   const links = nav
-    ? `<nav aria-label="Console"><ul>${SECTIONS.map(
-        ([path, label]) =>
-          `<li><a href="${base}/${path}"${nav.current === path ? ' aria-current="page"' : ''}>${label}</a></li>`,
-      ).join('')}</ul>
+    ? `<nav aria-label="Console"><ul>${nav.sections
+        .map(
+          (path) =>
+            `<li><a href="${base}/${path}"${nav.current === path ? ' aria-current="page"' : ''}>${LABELS[path] ?? path}</a></li>`,
+        )
+        .join('')}</ul>
       <form method="post" action="${base}/sign-out" class="sign-out">${csrfField(nav.csrf)}
         <span>${esc(nav.who)}</span> <button type="submit">Sign out</button></form></nav>`
     : '';
@@ -93,7 +102,9 @@ export function table(
   return `<div class="scroll"><table><caption>${esc(caption)}</caption><thead><tr>${head
     .map((h) => `<th scope="col">${esc(h)}</th>`)
     .join('')}</tr></thead><tbody>${rows
-    .map((r) => `<tr>${r.map((cell) => `<td>${cell}</td>`).join('')}</tr>`)
+    .map(
+      (r) => `<tr>${r.map((cell, i) => `<td data-label="${esc(head[i] ?? '')}">${cell}</td>`).join('')}</tr>`,
+    )
     .join('')}</tbody></table></div>`;
 }
 

@@ -28,7 +28,7 @@ export interface ConsoleRoute {
   readonly method: 'GET' | 'POST';
   /** Against the path under the console's base, e.g. `^/webhooks/(?<id>[^/]+)$`. */
   readonly pattern: RegExp;
-  /** The admin scope the operator's key needs. */
+  /** The admin scope the operator needs, or `user` for a page of the signed-in user's own. */
   readonly scope: string;
   /** The navigation entry it belongs to. */
   readonly section: string;

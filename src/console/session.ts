@@ -1,16 +1,18 @@
 /**
- * The console's session: the admin API key the operator signed in with, sealed (AES-GCM) into an
- * `HttpOnly`, `SameSite=Strict` cookie, so no server state is kept and every request checks the key
- * again (a revoked key ends its sessions at once). Changes carry a CSRF token bound to the session.
+ * The console's session: the admin API key the operator signed in with (or the id of a user who signed
+ * in with their account), sealed (AES-GCM) into an `HttpOnly`, `SameSite=Strict` cookie, so no server
+ * state is kept and every request checks the key again (a revoked key ends its sessions at once).
+ * Changes carry a CSRF token bound to the session.
  */
 import { decodeBase64urlIgnorePadding, encodeBase64urlNoPadding } from '@oslojs/encoding';
 import { textEquals } from '../internal/text-equals.js';
 
 export const SESSION_COOKIE = 'sb_console';
 
-/** What a session holds. */
+/** What a session holds: an operator's admin API key, or a user who signed in with their account. */
 export interface SessionData {
-  readonly apiKey: string;
+  readonly apiKey?: string;
+  readonly userId?: string;
   readonly expiresAt: number;
   /** Random per sign-in: what the CSRF token is made from. */
   readonly nonce: string;
@@ -79,7 +81,8 @@ export function createSessions(secret: string | undefined, path: string): Sessio
           bytes.slice(12),
         );
         const data = JSON.parse(new TextDecoder().decode(plain)) as SessionData;
-        return typeof data.apiKey === 'string' && data.expiresAt > now ? data : undefined;
+        const who = typeof data.apiKey === 'string' || typeof data.userId === 'string';
+        return who && data.expiresAt > now ? data : undefined;
       } catch {
         return undefined;
       }

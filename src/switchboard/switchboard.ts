@@ -101,10 +101,13 @@ export interface SwitchboardOptions {
   readonly graphql?: Partial<GraphQLHandlerOptions & GraphQLWebSocketOptions> | false;
   /**
    * The operator console on `/console` (docs/console.md): webhooks, API keys, OAuth clients, grants
-   * and live activity, behind a sign-in with an admin API key. Give `secret` when several instances
-   * serve it. `false` leaves it out.
+   * and live activity, behind a sign-in with an admin API key (or a user account `isAdmin` accepts);
+   * users see and revoke the applications they authorized. Give `secret` when several instances serve
+   * it. `false` leaves it out.
    */
-  readonly console?: Partial<Pick<ConsoleOptions, 'secret' | 'basePath' | 'sessionTtlMs'>> | false;
+  readonly console?:
+    | Partial<Pick<ConsoleOptions, 'secret' | 'basePath' | 'sessionTtlMs' | 'isAdmin'>>
+    | false;
 }
 
 /** Everything assembled: one fetch handler plus the parts, each also usable on its own. */
@@ -259,6 +262,8 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
       scopes: Object.keys(scopeCatalogue),
       ...(webhooks ? { webhooks: webhooks.admin } : {}),
       ...(oauth ? { oauth: oauth.admin } : {}),
+      // Users sign in to their own page as they do to the authorization server.
+      ...(options.oauth && options.oauth.signIn ? { signIn: options.oauth.signIn } : {}),
     });
     mounts.push({ prefix: operatorConsole.basePath, handle: operatorConsole });
   }

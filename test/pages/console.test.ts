@@ -21,6 +21,7 @@ describe('the operator console in a browser', () => {
   let demo: Demo;
   let browser: Browser;
   let receiver: NodeServer;
+  let grace = '';
   const state = { failing: true, received: [] as string[] };
 
   beforeAll(async () => {
@@ -37,6 +38,8 @@ describe('the operator console in a browser', () => {
     });
     demo = await startDemo({
       clock: systemClock,
+      // Grace operates the console with her account; Ada is a user like any other.
+      console: { isAdmin: (userId) => userId === grace },
       relayIntervalMs: 50,
       webhooks: {
         attempts: 3,
@@ -45,6 +48,7 @@ describe('the operator console in a browser', () => {
         outbound: { allowHttp: true, allowPrivateAddresses: true },
       },
     });
+    grace = demo.grace.id;
     demo.switchboard.start();
     browser = await chromium.launch({ executablePath, args: ['--no-sandbox'] });
     if (SHOTS) mkdirSync(SHOTS, { recursive: true });
@@ -104,7 +108,7 @@ describe('the operator console in a browser', () => {
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     await check(page, 'sign-in');
     await page.getByLabel('Admin API key').fill('sbk_not_a_real_key_at_all_0123456789');
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     expect(await page.getByRole('alert').textContent()).toContain('not an admin API key');
     await signIn(page);
     const [cookie] = await page.context().cookies();
@@ -241,5 +245,39 @@ describe('the operator console in a browser', () => {
     await page.locator('#events li', { hasText: 'client.created' }).first().waitFor();
     await check(page, 'activity');
     expect(outside).toEqual([]);
+  });
+
+  it("a user signs in with their account, sees the apps they authorized and takes one's access back", async () => {
+    const tokens = await tokensFor(demo);
+    const { page, outside } = await open(400);
+    await page.goto(`${demo.base}/console`);
+    await page.getByLabel('E-mail').fill(demo.ada.email);
+    await page.getByLabel('Password').fill('not her password');
+    await page.getByRole('button', { name: 'Sign in with your account' }).click();
+    expect(await page.getByRole('alert').textContent()).toContain('do not match');
+    await page.getByLabel('E-mail').fill(demo.ada.email);
+    await page.getByLabel('Password').fill(demo.ada.password);
+    await page.getByRole('button', { name: 'Sign in with your account' }).click();
+    await page.getByRole('heading', { name: 'Connected apps' }).waitFor();
+    // A user sees their own page only: no operator section, and operator pages are refused.
+    expect(await page.getByRole('link', { name: 'Webhooks' }).count()).toBe(0);
+    await check(page, 'connected-apps');
+    const forbidden = await page.goto(`${demo.base}/console/webhooks`);
+    expect(forbidden?.status()).toBe(403);
+    await page.goto(`${demo.base}/console/me`);
+    await page.getByRole('button', { name: 'Remove access of Support bot' }).first().click();
+    expect(await page.getByRole('status').first().textContent()).toContain('Access removed');
+    expect((await get(demo, `/api/v1/clients/${demo.ada.id}`, tokens.access_token)).status).toBe(401);
+    expect(outside).toEqual([]);
+  });
+
+  it('a user the host names as an admin operates the console with their account', async () => {
+    const { page } = await open();
+    await page.goto(`${demo.base}/console`);
+    await page.getByLabel('E-mail').fill(demo.grace.email);
+    await page.getByLabel('Password').fill(demo.grace.password);
+    await page.getByRole('button', { name: 'Sign in with your account' }).click();
+    await page.getByRole('heading', { name: 'Webhook endpoints' }).waitFor();
+    expect(await page.getByRole('link', { name: 'Connected apps' }).count()).toBe(1);
   });
 });
