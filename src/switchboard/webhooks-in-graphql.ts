@@ -28,8 +28,33 @@ const typeDefs = /* GraphQL */ `
     failingSince: DateTime
     createdAt: DateTime!
     updatedAt: DateTime!
-    "Deliveries to this endpoint, newest first."
-    deliveries(status: WebhookDeliveryStatus, limit: Int, offset: Int): [WebhookDelivery!]!
+    "Deliveries to this endpoint, newest first (optionally of one event type)."
+    deliveries(status: WebhookDeliveryStatus, eventType: String, limit: Int, offset: Int): [WebhookDelivery!]!
+    "How the endpoint fared over the last 24 hours."
+    health: WebhookEndpointHealth!
+  }
+
+  "Counts of an endpoint's deliveries created in the last 24 hours, and its latest failed attempts."
+  type WebhookEndpointHealth {
+    since: DateTime!
+    delivered: Int!
+    failed: Int!
+    "Waiting to be sent or retried now."
+    pending: Int!
+    "delivered / (delivered + failed), from 0 to 1; null when neither happened."
+    successRate: Float
+    lastFailures: [WebhookFailure!]!
+    disabledReason: String
+  }
+
+  "A failed attempt, newest first."
+  type WebhookFailure {
+    deliveryId: ID!
+    eventType: String!
+    startedAt: DateTime!
+    statusCode: Int
+    error: String
+    responseExcerpt: String
   }
 
   "An endpoint with its new signing secret: shown this once, never readable again."
@@ -62,6 +87,8 @@ const typeDefs = /* GraphQL */ `
     responseExcerpt: String
     error: String
     succeeded: Boolean!
+    "The headers sent on this attempt (the body is the delivery's, the same on every attempt), as a JSON object."
+    requestHeaders: String
   }
 
   input CreateWebhookEndpointInput {
@@ -86,6 +113,8 @@ const typeDefs = /* GraphQL */ `
     webhookDeliveries(endpointId: ID, status: WebhookDeliveryStatus, limit: Int, offset: Int): [WebhookDelivery!]!
     "Every event kind an endpoint can subscribe to."
     webhookEventTypes: [String!]!
+    "An example of an event type's data, as a JSON object."
+    webhookEventExample(type: String!): String!
   }
 
   extend type Mutation {
@@ -97,6 +126,8 @@ const typeDefs = /* GraphQL */ `
     rotateWebhookSecret(id: ID!, overlapSeconds: Int): WebhookEndpointWithSecret!
     "Sends a finished delivery again, with a fresh retry schedule."
     resendWebhookDelivery(id: ID!): WebhookDelivery!
+    "Delivers a webhook.test event to one endpoint now, like any other delivery."
+    sendWebhookTestEvent(endpointId: ID!): WebhookDelivery!
   }
 `;
 
@@ -109,7 +140,7 @@ function present(input: Record<string, unknown>): Record<string, unknown> {
 
 function deliveries(
   admin: WebhookAdmin,
-  filter: { endpointId?: string | null; status?: WebhookDeliveryStatus | null },
+  filter: { endpointId?: string | null; status?: WebhookDeliveryStatus | null; eventType?: string | null },
   args: Paging,
   ctx: GraphQLContext,
 ): Promise<WebhookDelivery[]> {
@@ -121,8 +152,22 @@ function resolvers(admin: WebhookAdmin): GraphQLResolvers {
   return {
     WebhookDeliveryStatus: { PENDING: 'pending', SUCCEEDED: 'succeeded', DEAD: 'dead' },
     WebhookEndpoint: {
-      deliveries: (endpoint: WebhookEndpoint, args: Paging & { status?: WebhookDeliveryStatus }, ctx) =>
-        deliveries(admin, { endpointId: endpoint.id, status: args.status }, args, ctx),
+      deliveries: (
+        endpoint: WebhookEndpoint,
+        args: Paging & { status?: WebhookDeliveryStatus; eventType?: string | null },
+        ctx,
+      ) =>
+        deliveries(
+          admin,
+          { endpointId: endpoint.id, status: args.status, eventType: args.eventType },
+          args,
+          ctx,
+        ),
+      health: (endpoint: WebhookEndpoint) => admin.endpointHealth(endpoint.id),
+    },
+    WebhookAttempt: {
+      requestHeaders: (attempt: { requestHeaders: Record<string, string> | null }) =>
+        attempt.requestHeaders ? JSON.stringify(attempt.requestHeaders) : null,
     },
     WebhookDelivery: {
       attemptLog: (delivery: WebhookDelivery) => admin.listAttempts(delivery.id),
@@ -145,6 +190,7 @@ function resolvers(admin: WebhookAdmin): GraphQLResolvers {
         ctx,
       ) => deliveries(admin, { endpointId: args.endpointId, status: args.status }, args, ctx),
       webhookEventTypes: () => admin.eventTypes(),
+      webhookEventExample: (_, args: { type: string }) => JSON.stringify(admin.eventExample(args.type)),
     },
     Mutation: {
       createWebhookEndpoint: (_, args: { input: Record<string, unknown> }) =>
@@ -158,6 +204,7 @@ function resolvers(admin: WebhookAdmin): GraphQLResolvers {
       rotateWebhookSecret: (_, args: { id: string; overlapSeconds?: number | null }) =>
         admin.rotateSecret(args.id, present({ overlapSeconds: args.overlapSeconds })),
       resendWebhookDelivery: (_, args: { id: string }) => admin.resendDelivery(args.id),
+      sendWebhookTestEvent: (_, args: { endpointId: string }) => admin.sendTestEvent(args.endpointId),
     },
   };
 }
@@ -179,11 +226,13 @@ export function webhookAdminSchema(admin: WebhookAdmin): CreateSchemaOptions {
       'Query.webhookEndpoint': 'admin.webhooks.read',
       'Query.webhookDeliveries': 'admin.webhooks.read',
       'Query.webhookEventTypes': 'admin.webhooks.read',
+      'Query.webhookEventExample': 'admin.webhooks.read',
       'Mutation.createWebhookEndpoint': 'admin.webhooks.write',
       'Mutation.updateWebhookEndpoint': 'admin.webhooks.write',
       'Mutation.deleteWebhookEndpoint': 'admin.webhooks.write',
       'Mutation.rotateWebhookSecret': 'admin.webhooks.write',
       'Mutation.resendWebhookDelivery': 'admin.webhooks.write',
+      'Mutation.sendWebhookTestEvent': 'admin.webhooks.write',
     },
   };
 }

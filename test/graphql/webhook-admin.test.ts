@@ -54,6 +54,33 @@ describe('webhook management over GraphQL', () => {
       .toEqual(['client.created']);
   });
 
+  it('sends a test event, filters the log by event type, and shows health, attempts and examples', async () => {
+    const { body } = await create('http://127.0.0.1:9/test', ['order.*']);
+    const id = body.data.createWebhookEndpoint.endpoint.id;
+    const sent = await server.gql(
+      'mutation ($id: ID!) { sendWebhookTestEvent(endpointId: $id) { eventType status } }',
+      { id },
+    );
+    expect(sent.body.data.sendWebhookTestEvent).toEqual({ eventType: 'webhook.test', status: 'PENDING' });
+    const query = `query ($id: ID!) { webhookEndpoint(id: $id) {
+      tests: deliveries(eventType: "webhook.test") { eventType attemptLog { requestHeaders } }
+      others: deliveries(eventType: "order.paid") { id }
+      health { pending delivered failed successRate lastFailures { eventType } }
+    } }`;
+    // Nothing listens on port 9: the first attempt fails, and records the headers it sent.
+    await expect
+      .poll(
+        async () => (await server.gql(query, { id })).body.data.webhookEndpoint.tests[0].attemptLog.length,
+      )
+      .toBeGreaterThan(0);
+    const endpoint = (await server.gql(query, { id })).body.data.webhookEndpoint;
+    expect(endpoint.others).toEqual([]);
+    expect(JSON.parse(endpoint.tests[0].attemptLog[0].requestHeaders)).toHaveProperty('x-signature');
+    expect(endpoint.health).toMatchObject({ delivered: 0, lastFailures: [{ eventType: 'webhook.test' }] });
+    const example = await server.gql('{ webhookEventExample(type: "order.paid") }');
+    expect(JSON.parse(example.body.data.webhookEventExample)).toMatchObject({ status: 'paid' });
+  });
+
   it('rotates the secret, updates and deletes an endpoint', async () => {
     const { body } = await create('http://127.0.0.1:9/rotate', ['order.*']);
     const { id } = body.data.createWebhookEndpoint.endpoint;
