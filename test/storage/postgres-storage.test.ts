@@ -27,14 +27,14 @@ describe('PostgreSQL migrations', () => {
     await Promise.all(instances.map((s) => s.close()));
     const appliers = results.filter((r) => r.applied.length > 0);
     expect(appliers).toHaveLength(1);
-    expect(appliers[0]?.applied).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
-    expect(new Set(results.map((r) => r.version))).toEqual(new Set([11]));
+    expect(appliers[0]?.applied).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+    expect(new Set(results.map((r) => r.version))).toEqual(new Set([12]));
     const { rows } = await db.pool.query('SELECT version FROM switchboard_migrations ORDER BY version');
-    expect(rows).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11].map((version) => ({ version })));
+    expect(rows).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12].map((version) => ({ version })));
   });
 
   it('do nothing when the schema is current', async () => {
-    expect(await storage.migrate()).toEqual({ applied: [], version: 11 });
+    expect(await storage.migrate()).toEqual({ applied: [], version: 12 });
   });
 
   it('create an index for every query path, and one per filtered field of every resource', async () => {
@@ -189,7 +189,7 @@ describe('PostgreSQL storage', () => {
     ).toBeUndefined();
   });
 
-  it('sweeps expired idempotency keys, OAuth records and old finished deliveries', async () => {
+  it('sweeps expired idempotency keys, OAuth records, old finished deliveries and full rate-limit buckets', async () => {
     const now = Date.UTC(2030, 0, 1);
     await storage.idempotency.claim('sweep:done', { now, lockMs: 1000 });
     await storage.idempotency.complete('sweep:done', 'x', now + 10);
@@ -203,7 +203,14 @@ describe('PostgreSQL storage', () => {
       createdAt: now - 100,
       expiresAt: now,
     });
+    // A bucket full again by then (its row can go) and one still draining.
+    await storage.rateLimits.take('sweep:full', { limit: 1000, windowMs: 1000 }, 1, now);
+    await storage.rateLimits.take('sweep:draining', { limit: 1, windowMs: 60_000 }, 1, now);
     const swept = await storage.sweep({ now: now + 10 });
+    expect(swept.rateLimits).toBeGreaterThanOrEqual(1);
+    expect(
+      (await storage.rateLimits.take('sweep:draining', { limit: 1, windowMs: 60_000 }, 1, now + 10)).allowed,
+    ).toBe(false);
     expect(swept.idempotencyKeys).toBeGreaterThanOrEqual(1);
     expect(swept.oauthRecords).toBe(1);
     expect(swept.webhookDeliveries).toBe(0);

@@ -2,6 +2,7 @@ import type { ApiKeyStore } from './api-keys.js';
 import type { IdempotencyStore } from './idempotency.js';
 import type { OAuthStores } from './oauth.js';
 import type { OutboxStore } from './outbox.js';
+import type { RateLimitStore } from './rate-limits.js';
 import type { ResourceStore } from './resources.js';
 import type { WebhookStores } from './webhooks.js';
 
@@ -26,6 +27,7 @@ export type {
   TokenEndpointAuthMethod,
 } from './oauth.js';
 export type { ClaimOptions, OutboxStore } from './outbox.js';
+export type { RateDecision, RateLimitStore, RateRule } from './rate-limits.js';
 export type { ClientFilter, MessageFilter, OrderFilter, Range } from './records.js';
 export type {
   ResourceLayout,
@@ -60,6 +62,8 @@ export interface Stores {
   readonly webhooks: WebhookStores;
   /** The business records: every resource declared with `defineResource`, the built-in ones too. */
   readonly resources: ResourceStore;
+  /** Request budgets (rate limits), shared by every instance on this storage. */
+  readonly rateLimits: RateLimitStore;
 }
 
 /**

@@ -14,6 +14,7 @@ import { createIdempotencyState, memoryIdempotencyStore } from './idempotency.js
 import { type Journal, Mutex, noJournal } from './journal.js';
 import { createOAuthState, memoryOAuthStores } from './oauth.js';
 import { memoryOutboxStore, type OutboxState } from './outbox.js';
+import { memoryRateLimitStore, type RateLimitState } from './rate-limits.js';
 import { createResourceState, memoryResourceStore } from './resources.js';
 import { createWebhookState, memoryWebhookStores } from './webhooks.js';
 
@@ -31,6 +32,7 @@ export function createMemoryStorage(options: MemoryStorageOptions = {}): Storage
   const oauth = createOAuthState();
   const webhooks = createWebhookState();
   const resources = createResourceState();
+  const rateLimits: RateLimitState = new Map();
   const mutex = new Mutex();
 
   const stores = (journal: Journal): Stores => ({
@@ -40,6 +42,7 @@ export function createMemoryStorage(options: MemoryStorageOptions = {}): Storage
     oauth: memoryOAuthStores(oauth, journal),
     webhooks: memoryWebhookStores(webhooks, journal),
     resources: memoryResourceStore(resources, journal),
+    rateLimits: memoryRateLimitStore(rateLimits),
   });
 
   // The stores outside any transaction: writes are final at once.

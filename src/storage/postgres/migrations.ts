@@ -315,4 +315,13 @@ export const MIGRATIONS: readonly Migration[] = [
           CREATE INDEX switchboard_webhook_attempts_failures_idx
             ON switchboard_webhook_attempts (endpoint_id, started_at DESC, seq DESC) WHERE NOT succeeded;`,
   },
+  {
+    version: 12,
+    name: 'rate limits',
+    // One time per bucket (GCRA). Unlogged: budgets are worth no WAL, and a crash only refills them.
+    sql: `CREATE UNLOGGED TABLE switchboard_rate_limits (
+            key text COLLATE "C" PRIMARY KEY,
+            tat double precision NOT NULL
+          );`,
+  },
 ];

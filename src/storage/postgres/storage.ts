@@ -9,6 +9,7 @@ import { postgresIdempotencyStore, type SweepSchedule } from './idempotency.js';
 import { type MigrationResult, runMigrations } from './migrate.js';
 import { postgresOAuthStores } from './oauth.js';
 import { postgresOutboxStore } from './outbox.js';
+import { postgresRateLimitStore } from './rate-limits.js';
 import { postgresResourceStore } from './resources.js';
 import { type SweepResult, sweepExpired } from './sweep.js';
 import { postgresWebhookStores } from './webhooks.js';
@@ -92,6 +93,7 @@ function view(
     oauth: postgresOAuthStores(db),
     webhooks: postgresWebhookStores(db),
     resources: postgresResourceStore(db),
+    rateLimits: postgresRateLimitStore(db),
   });
   async function inTransaction<T>(work: (db: Database) => Promise<T>): Promise<T> {
     const client = await checkout(pool);

@@ -10,6 +10,8 @@ export interface SweepResult {
   readonly oauthRecords: number;
   /** Finished webhook deliveries (with their attempts) older than the retention. */
   readonly webhookDeliveries: number;
+  /** Rate-limit buckets that are full again (a full bucket needs no row). */
+  readonly rateLimits: number;
 }
 
 /**
@@ -24,5 +26,6 @@ export async function sweepExpired(
   const keys = await db.rows('DELETE FROM switchboard_idempotency WHERE until_ms <= $1 RETURNING 1', [now]);
   const oauthRecords = await postgresOAuthStores(db).deleteExpired(now);
   const webhookDeliveries = await postgresWebhookDeliveryStore(db).prune(isoAt(now - deliveryRetentionMs));
-  return { idempotencyKeys: keys.length, oauthRecords, webhookDeliveries };
+  const buckets = await db.rows('DELETE FROM switchboard_rate_limits WHERE tat <= $1 RETURNING 1', [now]);
+  return { idempotencyKeys: keys.length, oauthRecords, webhookDeliveries, rateLimits: buckets.length };
 }

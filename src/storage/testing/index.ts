@@ -14,6 +14,7 @@ import type { StorageFactory } from './fixtures.js';
 import { idempotencyContract } from './idempotency.js';
 import { oauthContract } from './oauth.js';
 import { outboxContract } from './outbox.js';
+import { rateLimitContract } from './rate-limits.js';
 import { resourceContract, resourceLockContract } from './resources.js';
 import { transactionContract } from './transactions.js';
 import { webhookAttemptContract } from './webhook-attempts.js';
@@ -43,6 +44,7 @@ export function describeStorageContract(name: string, factory: StorageFactory): 
     describe('transactions', () => transactionContract(storage));
     describe('oauth', () => oauthContract(storage));
     describe('api keys', () => apiKeyContract(storage));
+    describe('rate limits', () => rateLimitContract(storage));
     describe('resources', () => {
       resourceContract(storage);
       resourceLockContract(storage);
