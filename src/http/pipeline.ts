@@ -13,6 +13,7 @@ import { applyDeprecation, type DeprecationNotice } from './deprecation.js';
 import { idempotencyKeyOf, runIdempotent } from './idempotency.js';
 import type { OpenApiDocument } from './openapi.js';
 import { renderProblem, routeNotFound } from './problems.js';
+import { type RateLimiter, rateHeadersOf } from './rate-limit.js';
 import { renderReferencePage } from './reference-page.js';
 import { decodeParams, parseQuery, readJsonBody } from './request.js';
 import { type Draft, draftOf, fromDraft, RecordHeaders } from './responses.js';
@@ -34,6 +35,8 @@ export interface PipelineOptions {
   readonly cors?: CorsOptions | false;
   readonly deprecation?: DeprecationNotice;
   readonly openapi: OpenApiDocument;
+  /** Budgets per caller: reads (GET, HEAD) and writes; every answer carries the RateLimit fields. */
+  readonly rateLimit?: RateLimiter;
 }
 
 /** What a path serves: a route definition, or one of the handler set's own pages. */
@@ -58,7 +61,17 @@ export function createPipeline(options: PipelineOptions): Pipeline {
 
   async function run(route: AnyRoute, request: Request, raw: Record<string, string>): Promise<Response> {
     try {
-      const principal = route.scope === 'public' ? anonymous : await options.authenticate(request);
+      const cls = route.method === 'GET' ? 'read' : 'write';
+      const take = (who: Principal) => options.rateLimit!.take(request, who, cls, options.clock.now());
+      let principal: Principal;
+      try {
+        principal = route.scope === 'public' ? anonymous : await options.authenticate(request);
+      } catch (error) {
+        // Refused credentials count against the caller's address: guessing keys is not free.
+        if (options.rateLimit) await take(anonymous);
+        throw error;
+      }
+      const limits = options.rateLimit ? await take(principal) : undefined;
       if (route.scope !== null && route.scope !== 'public') requireScope(principal, route.scope);
       const params = parseParamsOrNotFound(route, request, raw);
       const context = new Context(request, principal, params, options);
@@ -87,9 +100,13 @@ export function createPipeline(options: PipelineOptions): Pipeline {
               },
             });
       // Answers made by json() get their validators when finish() builds them.
-      return route.method === 'GET' && !draftOf(response) ? cacheable(request, response) : response;
+      const answer =
+        route.method === 'GET' && !draftOf(response) ? await cacheable(request, response) : response;
+      return limits ? withRateHeaders(answer, limits) : answer;
     } catch (error) {
-      return problem(error, request, route);
+      const response = problem(error, request, route);
+      const limits = rateHeadersOf(error);
+      return limits ? withRateHeaders(response, limits) : response;
     }
   }
 
@@ -269,6 +286,20 @@ function notModified(headers: Readonly<Record<string, string>>): Response {
  * Applies header edits to an answer. A route may return a response whose headers are immutable
  * (`Response.redirect`, a proxied `fetch`); it is copied first rather than failing.
  */
+/** The RateLimit fields onto an answer: into its draft when json() made it, else onto its headers. */
+function withRateHeaders(response: Response, limits: Headers): Response {
+  const draft = draftOf(response);
+  if (draft) {
+    limits.forEach((value, name) => {
+      (draft.headers as Record<string, string>)[name] = value;
+    });
+    return response;
+  }
+  return withHeaders(response, (answer) => {
+    for (const [name, value] of limits) answer.headers.set(name, value);
+  });
+}
+
 function withHeaders(response: Response, edit: (response: Response) => void): Response {
   try {
     edit(response);

@@ -12,6 +12,7 @@ import type { DeprecationNotice } from './deprecation.js';
 import { buildOpenApiDocument, type OpenApiDocument, type OpenApiInfo } from './openapi.js';
 import type { PageLimits } from './pagination.js';
 import { createPipeline, type Served } from './pipeline.js';
+import type { RateLimiter } from './rate-limit.js';
 import type { AnyRoute } from './route.js';
 import { createRouteTable, routePathOf } from './route-table.js';
 
@@ -45,6 +46,11 @@ export interface RouteHandlerOptions {
   /** Marks this version deprecated: every answer carries Deprecation, Sunset and a successor Link. */
   readonly deprecation?: DeprecationNotice;
   readonly info?: OpenApiInfo;
+  /**
+   * Budgets per caller, reads (GET) and writes apart: over budget is 429 with `Retry-After`, and every
+   * answer carries the RateLimit fields. Off when omitted.
+   */
+  readonly rateLimit?: RateLimiter;
 }
 
 /**

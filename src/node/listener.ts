@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { getRequestListener, RequestError } from '@hono/node-server';
 import type { Logger } from '../core/runtime.js';
 import { silentLogger } from '../core/runtime.js';
+import { setClientAddress } from '../http/client-address.js';
 
 /** Options of {@link createRequestListener}. */
 export interface RequestListenerOptions {
@@ -33,17 +34,27 @@ export function createRequestListener(
   options: RequestListenerOptions = {},
 ): RequestListener {
   const logger = options.logger ?? silentLogger;
-  return getRequestListener((request) => fetch(request), {
-    overrideGlobalObjects: options.overrideGlobals ?? true,
-    ...(options.hostname ? { hostname: options.hostname } : {}),
-    errorHandler(error) {
-      // Thrown before the handler ran: a request line or Host header that is not a valid URL.
-      if (error instanceof RequestError)
-        return problem(400, 'bad_request', 'The request target or Host header is not valid.');
-      logger.log('error', 'fetch handler threw', { error: String(error) });
-      return problem(500, 'internal', 'Something went wrong on our side.');
+  return getRequestListener(
+    (request, env) => {
+      // The peer address, for rate limits of callers without credentials (a Web Request has none).
+      setClientAddress(
+        request,
+        (env as { incoming?: IncomingMessage } | undefined)?.incoming?.socket?.remoteAddress,
+      );
+      return fetch(request);
     },
-  });
+    {
+      overrideGlobalObjects: options.overrideGlobals ?? true,
+      ...(options.hostname ? { hostname: options.hostname } : {}),
+      errorHandler(error) {
+        // Thrown before the handler ran: a request line or Host header that is not a valid URL.
+        if (error instanceof RequestError)
+          return problem(400, 'bad_request', 'The request target or Host header is not valid.');
+        logger.log('error', 'fetch handler threw', { error: String(error) });
+        return problem(500, 'internal', 'Something went wrong on our side.');
+      },
+    },
+  );
 }
 
 function problem(status: number, code: string, message: string): Response {

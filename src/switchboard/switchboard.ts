@@ -27,6 +27,7 @@ import {
 } from '../graphql/index.js';
 import { jsonResponse } from '../http/json.js';
 import { problemResponse } from '../http/problem.js';
+import { createRateLimiter, type RateLimitOptions } from '../http/rate-limit.js';
 import { pathnameOf } from '../http/url.js';
 import {
   type AuthorizationServer,
@@ -108,6 +109,12 @@ export interface SwitchboardOptions {
   readonly console?:
     | Partial<Pick<ConsoleOptions, 'secret' | 'basePath' | 'sessionTtlMs' | 'isAdmin'>>
     | false;
+  /**
+   * Request budgets per caller on the REST interface: reads and writes apart (default 600 and 120 a
+   * minute), shared by every instance on the storage; over budget is 429 with `Retry-After`, and every
+   * answer carries the IETF RateLimit fields. Off unless given (`rateLimits: {}` for the defaults).
+   */
+  readonly rateLimits?: Omit<RateLimitOptions, 'store'> | false;
 }
 
 /** Everything assembled: one fetch handler plus the parts, each also usable on its own. */
@@ -263,7 +270,7 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
       ...(webhooks ? { webhooks: webhooks.admin } : {}),
       ...(oauth ? { oauth: oauth.admin } : {}),
       // Users sign in to their own page as they do to the authorization server.
-      ...(options.oauth && options.oauth.signIn ? { signIn: options.oauth.signIn } : {}),
+      ...(options.oauth !== false && options.oauth?.signIn ? { signIn: options.oauth.signIn } : {}),
     });
     mounts.push({ prefix: operatorConsole.basePath, handle: operatorConsole });
   }
@@ -273,12 +280,16 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
     // Webhook management is part of every REST version: served there with the version's headers
     // (deprecation included) and listed in its OpenAPI document.
     const routes = [...(webhooks?.fetch.routes ?? []), ...(rest.routes ?? [])];
+    const rateLimit = options.rateLimits
+      ? createRateLimiter({ ...options.rateLimits, store: storage.rateLimits })
+      : undefined;
     const shared = {
       domain,
       storage,
       authenticate,
       clock,
       logger,
+      ...(rateLimit ? { rateLimit } : {}),
       ...rest,
       routes,
       mounted: rest.mounted ?? [],

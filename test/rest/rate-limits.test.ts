@@ -1,0 +1,95 @@
+/**
+ * Request budgets on the REST interface, over real HTTP: a key over its budget gets 429 with
+ * `Retry-After` and the RateLimit fields; reads and writes, keys, and address-only callers have budgets
+ * of their own; two instances on one PostgreSQL share one budget.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSwitchboard } from '../../src/index.js';
+import { serve } from '../../src/node/index.js';
+import { createPostgresStorage, type PostgresStorage } from '../../src/storage/postgres/index.js';
+import { createTestDatabase, type TestDatabase } from '../setup/database.js';
+
+const ADMIN = 'sbk_rate_limit_admin_key_0123456789abcdefghij';
+const rules = { read: { limit: 3, windowMs: 60_000 }, write: { limit: 2, windowMs: 60_000 } };
+
+async function start(options: Parameters<typeof createSwitchboard>[0] = {}) {
+  const switchboard = createSwitchboard({ oauth: { adminApiKey: ADMIN }, rateLimits: { rules }, ...options });
+  await switchboard.oauth!.ready;
+  const server = await serve({ fetch: switchboard.fetch, port: 0, shutdownSignals: [] });
+  const call = (path: string, init: RequestInit & { key?: string | null } = {}) => {
+    const { key = ADMIN, ...rest } = init;
+    return fetch(`${server.url}/api/v1${path}`, {
+      ...rest,
+      headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), 'content-type': 'application/json' },
+    });
+  };
+  return { switchboard, server, call };
+}
+
+describe('rate limits on REST (memory)', () => {
+  let app: Awaited<ReturnType<typeof start>>;
+  beforeAll(async () => {
+    app = await start();
+  });
+  afterAll(() => app.server.close());
+
+  it('counts down in the RateLimit fields, then answers 429 with Retry-After', async () => {
+    const answers = [];
+    for (let i = 0; i < 4; i++) answers.push(await app.call('/clients'));
+    expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 429]);
+    expect(answers[0]!.headers.get('ratelimit-policy')).toBe('"read";q=3;w=60');
+    expect(answers.map((r) => r.headers.get('ratelimit')?.match(/r=(\d+)/)?.[1])).toEqual([
+      '2',
+      '1',
+      '0',
+      '0',
+    ]);
+    const refused = answers[3]!;
+    expect(refused.headers.get('content-type')).toBe('application/problem+json');
+    expect(Number(refused.headers.get('retry-after'))).toBe(20);
+    expect(await refused.json()).toMatchObject({ status: 429, code: 'rate_limited' });
+
+    // Writes have a budget of their own; so has another key.
+    const write = () =>
+      app.call('/clients', {
+        method: 'POST',
+        body: JSON.stringify({ name: 'X', email: `x${Math.random()}@example.com` }),
+      });
+    expect([(await write()).status, (await write()).status, (await write()).status]).toEqual([201, 201, 429]);
+    const other = await app.switchboard.oauth!.createApiKey({ name: 'other', scopes: ['crm.clients.read'] });
+    expect((await app.call('/clients', { key: other.key })).status).toBe(200);
+  });
+
+  it('keeps a budget per address for callers without credentials', async () => {
+    const answers = [];
+    for (let i = 0; i < 4; i++) answers.push((await app.call('/clients', { key: null })).status);
+    expect(answers).toEqual([401, 401, 401, 429]);
+  });
+});
+
+describe('rate limits on two instances sharing one PostgreSQL', () => {
+  let db: TestDatabase;
+  const storages: PostgresStorage[] = [];
+  const apps: Awaited<ReturnType<typeof start>>[] = [];
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    for (let i = 0; i < 2; i++) {
+      const storage = createPostgresStorage({ connectionString: db.url });
+      await storage.migrate();
+      storages.push(storage);
+      apps.push(await start({ storage }));
+    }
+  });
+  afterAll(async () => {
+    for (const app of apps) await app.server.close();
+    await Promise.all(storages.map((s) => s.close()));
+    await db?.drop();
+  });
+
+  it('gives one budget to a key, whichever instance answers', async () => {
+    const statuses = [];
+    for (let i = 0; i < 4; i++) statuses.push((await apps[i % 2]!.call('/clients')).status);
+    expect(statuses).toEqual([200, 200, 200, 429]);
+    expect((await apps[1]!.call('/clients')).status).toBe(429);
+  });
+});
