@@ -3,6 +3,7 @@ import {
   type FragmentDefinitionNode,
   GraphQLError,
   Kind,
+  type OperationDefinitionNode,
   type SelectionSetNode,
   type ValidationContext,
   visit,
@@ -93,6 +94,11 @@ function countAliases(document: DocumentNode): number {
     },
   });
   return count;
+}
+
+/** What an operation costs against a GraphQL budget: its field selections, fragments expanded. */
+export function operationCost(document: DocumentNode, operation: OperationDefinitionNode): number {
+  return Math.max(1, measurer(document)(operation.selectionSet).selections);
 }
 
 /** Measures selection sets with one memo entry per fragment, so repeated spreads cost nothing. */

@@ -3,6 +3,7 @@ import { type Authenticate, type Principal, trustEveryone } from '../core/auth.j
 import type { Domain } from '../core/domain/index.js';
 import type { EventBus } from '../core/event-bus.js';
 import { type Logger, silentLogger } from '../core/runtime.js';
+import type { RateLimiter } from '../http/rate-limit.js';
 import { createCompiler } from './compile.js';
 import { createContext, type GraphQLContext } from './context.js';
 import { executeOperation, type OperationRun } from './execute.js';
@@ -36,6 +37,11 @@ export interface GraphQLOptions {
    * this time (WebSocket close 4403). Each distinct credential is checked once per round. Default 30 s.
    */
   readonly credentialCheckMs?: number;
+  /**
+   * Budgets per caller: a query or mutation over HTTP costs the fields it selects; over budget it is
+   * refused as a whole with 429 and `extensions.code: "rate_limited"`. Off when omitted.
+   */
+  readonly rateLimit?: RateLimiter;
 }
 
 export interface Engine {
@@ -43,6 +49,7 @@ export interface Engine {
   readonly limits: GraphQLLimits;
   readonly logger: Logger;
   readonly introspection: boolean;
+  readonly rateLimit: RateLimiter | undefined;
   readonly authenticate: Authenticate;
   prepare(query: string): Prepared;
   /** Runs a query or mutation (compiled when it can be); subscriptions go through graphql-ws. */
@@ -69,6 +76,7 @@ export function createEngine(options: GraphQLOptions): Engine {
     limits,
     logger,
     introspection,
+    rateLimit: options.rateLimit,
     authenticate: options.authenticate ?? trustEveryone,
     prepare,
     execute: (run) => executeOperation(schema, run),

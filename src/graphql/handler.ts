@@ -3,6 +3,7 @@ import { anonymousPrincipal, type Principal } from '../core/auth.js';
 import { isSwitchboardError, SwitchboardError } from '../core/errors.js';
 import { readJson } from '../http/body.js';
 import { bearerChallenge, REALM } from '../http/challenge.js';
+import { type RateLimiter, rateHeadersOf } from '../http/rate-limit.js';
 import { hasQueryParam } from '../http/url.js';
 import { createEngine, type Engine, type GraphQLOptions } from './engine.js';
 import { createGraphiQL } from './graphiql/page.js';
@@ -151,6 +152,11 @@ async function run(
       details: [{ field: 'method', code: 'post_required', message: 'Only queries may use GET.' }],
     });
 
+  const limits = engine.rateLimit
+    ? await takeBudget(engine.rateLimit, request, principal, prepared.cost(operation), media)
+    : undefined;
+  if (limits instanceof Response) return limits;
+
   const result = await engine.execute({
     prepared,
     operation,
@@ -167,9 +173,34 @@ async function run(
       (e) => isSwitchboardError(e.originalError) && e.originalError.status === 401,
     );
     const challenge = bearerChallenge(refusal?.originalError, request) ?? `Bearer realm="${REALM}"`;
-    return resultResponse(body, media, 401, { 'www-authenticate': challenge });
+    return resultResponse(body, media, 401, { 'www-authenticate': challenge, ...limits });
   }
-  return resultResponse(body, media);
+  return resultResponse(body, media, undefined, limits);
+}
+
+/**
+ * Takes an operation's cost from the caller's budget: the RateLimit fields to answer with, or the
+ * refusal itself (429, the operation not run, an error with `extensions.code: "rate_limited"`).
+ */
+async function takeBudget(
+  limiter: RateLimiter,
+  request: Request,
+  principal: Principal,
+  cost: number,
+  media: MediaType,
+): Promise<Record<string, string> | Response> {
+  try {
+    const headers = await limiter.take(request, principal, 'graphql', cost);
+    return Object.fromEntries(headers);
+  } catch (error) {
+    const headers = rateHeadersOf(error);
+    if (!headers || !isSwitchboardError(error)) throw error;
+    const body = { errors: [{ message: error.message, extensions: { code: 'rate_limited' } }] };
+    return resultResponse(body, media, 429, {
+      ...Object.fromEntries(headers),
+      'retry-after': String(error.retryAfter ?? 1),
+    });
+  }
 }
 
 /** 200, except a request error (no `data`: parse, validation, variables) under graphql-response+json. */

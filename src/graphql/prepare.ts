@@ -11,7 +11,7 @@ import {
 import type { CompiledQuery } from 'graphql-jit';
 import { LRUCache } from 'lru-cache';
 import type { Compiler } from './compile.js';
-import { checkDocumentLimits } from './document-limits.js';
+import { checkDocumentLimits, operationCost } from './document-limits.js';
 import type { GraphQLLimits } from './limits.js';
 
 /** A document that passed parsing, validation and the limits. */
@@ -20,6 +20,8 @@ export interface PreparedDocument {
   readonly document: DocumentNode;
   /** The operation compiled by graphql-jit (on first use, then kept), or `undefined`: run graphql-js. */
   compiled(operation: OperationDefinitionNode): CompiledQuery | undefined;
+  /** What the operation costs against a GraphQL budget (its field selections), measured once. */
+  cost(operation: OperationDefinitionNode): number;
 }
 
 /** The errors that refused a document (a request error: no `data`). */
@@ -80,12 +82,22 @@ export function createPreparer(schema: GraphQLSchema, options: PrepareOptions): 
 const NOT_COMPILED = (): undefined => undefined;
 
 function accepted(document: DocumentNode, compile: Compiler | undefined): PreparedDocument {
-  if (!compile) return { ok: true, document, compiled: NOT_COMPILED };
+  const costs = new Map<OperationDefinitionNode, number>();
+  const cost = (operation: OperationDefinitionNode): number => {
+    let value = costs.get(operation);
+    if (value === undefined) {
+      value = operationCost(document, operation);
+      costs.set(operation, value);
+    }
+    return value;
+  };
+  if (!compile) return { ok: true, document, compiled: NOT_COMPILED, cost };
   // Compiled lazily and per operation: a document may hold several, and most requests run only one.
   const compiled = new Map<OperationDefinitionNode, CompiledQuery | undefined>();
   return {
     ok: true,
     document,
+    cost,
     compiled(operation) {
       if (compiled.has(operation)) return compiled.get(operation);
       const query = compile(document, operation);

@@ -62,7 +62,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   async function run(route: AnyRoute, request: Request, raw: Record<string, string>): Promise<Response> {
     try {
       const cls = route.method === 'GET' ? 'read' : 'write';
-      const take = (who: Principal) => options.rateLimit!.take(request, who, cls, options.clock.now());
+      const take = (who: Principal) => options.rateLimit!.take(request, who, cls);
       let principal: Principal;
       try {
         principal = route.scope === 'public' ? anonymous : await options.authenticate(request);

@@ -5,38 +5,53 @@
  */
 import type { Principal } from '../core/auth.js';
 import { SwitchboardError } from '../core/errors.js';
+import { type Clock, systemClock } from '../core/runtime.js';
 import type { RateDecision, RateLimitStore, RateRule } from '../core/storage/index.js';
 import { clientAddressOf } from './client-address.js';
 
-/** The classes of operation budgets are kept for. */
-export type RateClass = 'read' | 'write';
+/** The classes of operation budgets are kept for: REST reads and writes, GraphQL by field selections. */
+export type RateClass = 'read' | 'write' | 'graphql';
 
 /** Options of {@link createRateLimiter}. */
 export interface RateLimitOptions {
   readonly store: RateLimitStore;
-  /** Per class: `limit` per `windowMs`. Defaults: reads 600 a minute, writes 120 a minute. */
+  /**
+   * Per class: `limit` per `windowMs`. Defaults: REST reads 600 a minute, writes 120 a minute; GraphQL
+   * 20,000 field selections a minute (a query costs the fields it selects, fragments expanded).
+   */
   readonly rules?: Partial<Record<RateClass, RateRule>>;
   /**
    * How many proxies in front of the server append to `X-Forwarded-For` (default 0: the header is not
    * trusted and callers without credentials are told apart by their peer address).
    */
   readonly trustedProxies?: number;
+  readonly clock?: Clock;
 }
 
+const NOUNS: Readonly<Record<RateClass, string>> = {
+  read: 'reads',
+  write: 'writes',
+  graphql: 'GraphQL field selections',
+};
+
+/** The budgets when none are given. */
 export const DEFAULT_RATE_RULES: Readonly<Record<RateClass, RateRule>> = {
   read: { limit: 600, windowMs: 60_000 },
   write: { limit: 120, windowMs: 60_000 },
+  graphql: { limit: 20_000, windowMs: 60_000 },
 };
 
 /** Takes from a caller's budget; answers the headers to send, or throws `rate_limited` (429). */
 export interface RateLimiter {
-  take(request: Request, principal: Principal, cls: RateClass, now: number, cost?: number): Promise<Headers>;
+  take(request: Request, principal: Principal, cls: RateClass, cost?: number): Promise<Headers>;
 }
 
 export function createRateLimiter(options: RateLimitOptions): RateLimiter {
   const rules = { ...DEFAULT_RATE_RULES, ...options.rules };
+  const clock = options.clock ?? systemClock;
   return {
-    async take(request, principal, cls, now, cost = 1) {
+    async take(request, principal, cls, cost = 1) {
+      const now = clock.now();
       const rule = rules[cls];
       const key = `${cls}:${callerOf(request, principal, options.trustedProxies ?? 0)}`;
       const decision = await options.store.take(key, rule, cost, now);
@@ -46,7 +61,7 @@ export function createRateLimiter(options: RateLimitOptions): RateLimiter {
       throw Object.assign(
         new SwitchboardError(
           'rate_limited',
-          `Too many ${cls === 'read' ? 'reads' : 'writes'}: ${rule.limit} per ${rule.windowMs / 1000} s are allowed. Retry in ${seconds} s.`,
+          `Too many ${NOUNS[cls]}: ${rule.limit} per ${rule.windowMs / 1000} s are allowed. Retry in ${seconds} s.`,
           { retryAfter: seconds },
         ),
         { headers },

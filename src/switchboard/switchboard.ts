@@ -110,9 +110,10 @@ export interface SwitchboardOptions {
     | Partial<Pick<ConsoleOptions, 'secret' | 'basePath' | 'sessionTtlMs' | 'isAdmin'>>
     | false;
   /**
-   * Request budgets per caller on the REST interface: reads and writes apart (default 600 and 120 a
-   * minute), shared by every instance on the storage; over budget is 429 with `Retry-After`, and every
-   * answer carries the IETF RateLimit fields. Off unless given (`rateLimits: {}` for the defaults).
+   * Request budgets per caller: REST reads and writes apart (default 600 and 120 a minute), GraphQL
+   * queries and mutations by the fields they select (20,000 a minute), shared by every instance on the
+   * storage; over budget is 429 with `Retry-After`, and every answer carries the IETF RateLimit fields.
+   * Off unless given (`rateLimits: {}` for the defaults).
    */
   readonly rateLimits?: Omit<RateLimitOptions, 'store'> | false;
 }
@@ -189,6 +190,9 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
       },
     ));
 
+  const rateLimit = options.rateLimits
+    ? createRateLimiter({ clock, ...options.rateLimits, store: storage.rateLimits })
+    : undefined;
   const scopeCatalogue = {
     ...SCOPES,
     ...scopesOf(resources),
@@ -252,7 +256,15 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
     const schema =
       options.graphql?.schema ??
       createSchema([resourceSchema(resources), webhooks ? webhookAdminSchema(webhooks.admin) : {}]);
-    const graphql = { logger, authenticate, ...options.graphql, schema, domain, bus };
+    const graphql = {
+      logger,
+      authenticate,
+      ...(rateLimit ? { rateLimit } : {}),
+      ...options.graphql,
+      schema,
+      domain,
+      bus,
+    };
     mounts.push({ prefix: '/graphql', handle: createGraphQLHandler(graphql) });
     graphqlWebSocket = createGraphQLWebSocketServer(graphql);
   }
@@ -280,9 +292,6 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
     // Webhook management is part of every REST version: served there with the version's headers
     // (deprecation included) and listed in its OpenAPI document.
     const routes = [...(webhooks?.fetch.routes ?? []), ...(rest.routes ?? [])];
-    const rateLimit = options.rateLimits
-      ? createRateLimiter({ ...options.rateLimits, store: storage.rateLimits })
-      : undefined;
     const shared = {
       domain,
       storage,

@@ -10,7 +10,11 @@ import { createPostgresStorage, type PostgresStorage } from '../../src/storage/p
 import { createTestDatabase, type TestDatabase } from '../setup/database.js';
 
 const ADMIN = 'sbk_rate_limit_admin_key_0123456789abcdefghij';
-const rules = { read: { limit: 3, windowMs: 60_000 }, write: { limit: 2, windowMs: 60_000 } };
+const rules = {
+  read: { limit: 3, windowMs: 60_000 },
+  write: { limit: 2, windowMs: 60_000 },
+  graphql: { limit: 20, windowMs: 60_000 },
+};
 
 async function start(options: Parameters<typeof createSwitchboard>[0] = {}) {
   const switchboard = createSwitchboard({ oauth: { adminApiKey: ADMIN }, rateLimits: { rules }, ...options });
@@ -58,6 +62,26 @@ describe('rate limits on REST (memory)', () => {
     expect([(await write()).status, (await write()).status, (await write()).status]).toEqual([201, 201, 429]);
     const other = await app.switchboard.oauth!.createApiKey({ name: 'other', scopes: ['crm.clients.read'] });
     expect((await app.call('/clients', { key: other.key })).status).toBe(200);
+  });
+
+  it('charges a GraphQL operation the fields it selects, and refuses it as a whole over budget', async () => {
+    const query = () =>
+      fetch(`${app.server.url}/graphql`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ query: '{ clients(limit: 1) { id name } }' }),
+      });
+    const answers = [];
+    for (let i = 0; i < 7; i++) answers.push(await query());
+    // Three fields a query: six fit in 20.
+    expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200, 429]);
+    expect(answers[0]!.headers.get('ratelimit')).toBe('"graphql";r=17;t=9');
+    const refused = answers[6]!;
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(refused.headers.get('ratelimit-policy')).toBe('"graphql";q=20;w=60');
+    expect(await refused.json()).toEqual({
+      errors: [expect.objectContaining({ extensions: { code: 'rate_limited' } })],
+    });
   });
 
   it('keeps a budget per address for callers without credentials', async () => {

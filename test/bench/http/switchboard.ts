@@ -14,9 +14,14 @@ await storage?.migrate();
 const bus = storage ? createPostgresEventBus({ pool: storage.pool }) : undefined;
 
 // No logger: the default is silent, so no request log line is written (a host that logs pays for it).
+// BENCH_RATE_LIMITS=1: budgets on (too large to refuse anything), to measure what taking from them costs.
+const unlimited = { limit: 1e12, windowMs: 60_000 };
 const switchboard = createSwitchboard({
   ...(storage && bus ? { storage, bus } : {}),
   oauth: { adminApiKey: BENCH_KEY },
+  ...(process.env.BENCH_RATE_LIMITS
+    ? { rateLimits: { rules: { read: unlimited, write: unlimited, graphql: unlimited } } }
+    : {}),
 });
 await seedBenchData(switchboard.domain);
 switchboard.start();
