@@ -203,6 +203,12 @@ const FIELD_TEXTS = {
       'The record would overlap another one that may not share its time, such as a confirmed booking of the same service.',
     action: 'Choose another time, or cancel the booking it names first.',
   },
+  temporarily_unavailable: {
+    meaning:
+      'The token endpoint refused the request because the client is over its budget of token requests.',
+    action:
+      'Wait the seconds `Retry-After` gives, then ask again; keep access tokens until they expire instead of asking per call.',
+  },
   disabled: {
     meaning: 'The webhook endpoint is disabled, so nothing is sent to it, a test event included.',
     action: 'Enable the endpoint (PATCH `{"enabled": true}`, or Enable in the console), then send again.',

@@ -9,15 +9,16 @@ import { type Clock, systemClock } from '../core/runtime.js';
 import type { RateDecision, RateLimitStore, RateRule } from '../core/storage/index.js';
 import { clientAddressOf } from './client-address.js';
 
-/** The classes of operation budgets are kept for: REST reads and writes, GraphQL by field selections. */
-export type RateClass = 'read' | 'write' | 'graphql';
+/** The classes of operation budgets are kept for: REST reads and writes, GraphQL by field selections, token requests. */
+export type RateClass = 'read' | 'write' | 'graphql' | 'token';
 
 /** Options of {@link createRateLimiter}. */
 export interface RateLimitOptions {
   readonly store: RateLimitStore;
   /**
    * Per class: `limit` per `windowMs`. Defaults: REST reads 600 a minute, writes 120 a minute; GraphQL
-   * 20,000 field selections a minute (a query costs the fields it selects, fragments expanded).
+   * 20,000 field selections a minute (a query costs the fields it selects, fragments expanded); token
+   * requests 60 a minute per client.
    */
   readonly rules?: Partial<Record<RateClass, RateRule>>;
   /**
@@ -32,6 +33,7 @@ const NOUNS: Readonly<Record<RateClass, string>> = {
   read: 'reads',
   write: 'writes',
   graphql: 'GraphQL field selections',
+  token: 'token requests',
 };
 
 /** The budgets when none are given. */
@@ -39,6 +41,7 @@ export const DEFAULT_RATE_RULES: Readonly<Record<RateClass, RateRule>> = {
   read: { limit: 600, windowMs: 60_000 },
   write: { limit: 120, windowMs: 60_000 },
   graphql: { limit: 20_000, windowMs: 60_000 },
+  token: { limit: 60, windowMs: 60_000 },
 };
 
 /** Takes from a caller's budget; answers the headers to send, or throws `rate_limited` (429). */

@@ -1,5 +1,6 @@
 import { type ErrorCode, isSwitchboardError, SwitchboardError } from '../core/errors.js';
 import { jsonResponse } from '../http/json.js';
+import { rateHeadersOf } from '../http/rate-limit.js';
 
 /** The `error` codes of RFC 6749 §5.2, §4.1.2.1 and RFC 7009 §2.2.1. */
 export type OAuthErrorCode =
@@ -12,6 +13,7 @@ export type OAuthErrorCode =
   | 'access_denied'
   | 'unsupported_response_type'
   | 'unsupported_token_type'
+  | 'temporarily_unavailable'
   | 'server_error';
 
 const CODES: Record<OAuthErrorCode, ErrorCode> = {
@@ -24,6 +26,7 @@ const CODES: Record<OAuthErrorCode, ErrorCode> = {
   access_denied: 'forbidden',
   unsupported_response_type: 'bad_request',
   unsupported_token_type: 'bad_request',
+  temporarily_unavailable: 'rate_limited',
   server_error: 'internal',
 };
 
@@ -51,12 +54,22 @@ export function oauthErrorCodeOf(error: unknown): OAuthErrorCode {
  */
 export function oauthErrorResponse(error: unknown): Response {
   const code = oauthErrorCodeOf(error);
-  const status = code === 'server_error' ? 500 : code === 'invalid_client' ? 401 : 400;
+  const status =
+    code === 'server_error'
+      ? 500
+      : code === 'invalid_client'
+        ? 401
+        : code === 'temporarily_unavailable'
+          ? 429
+          : 400;
   const description =
     isSwitchboardError(error) && code !== 'server_error'
       ? error.message
       : 'Something went wrong on our side.';
   const headers: Record<string, string> = { 'cache-control': 'no-store', pragma: 'no-cache' };
   if (code === 'invalid_client') headers['www-authenticate'] = 'Basic realm="oauth", charset="UTF-8"';
+  if (isSwitchboardError(error) && error.retryAfter !== undefined)
+    headers['retry-after'] = String(error.retryAfter);
+  for (const [name, value] of rateHeadersOf(error) ?? []) headers[name] = value;
   return jsonResponse(status, { error: code, error_description: description }, headers);
 }

@@ -9,6 +9,7 @@ import {
   systemClock,
 } from '../core/runtime.js';
 import type { Storage } from '../core/storage/index.js';
+import type { RateLimiter } from '../http/rate-limit.js';
 import type { ConsentView } from './consent-page.js';
 import { createKeyRing, type KeyRing } from './signing-keys.js';
 
@@ -68,6 +69,11 @@ export interface OAuthOptions {
   readonly scopes?: Readonly<Record<string, string>>;
   /** Largest accepted form body (default 16 KiB). */
   readonly maxBodyBytes?: number;
+  /**
+   * Budgets of the token endpoint, per client (per address for requests that name none): over budget
+   * is 429 with `error: "temporarily_unavailable"` and `Retry-After`. Off when omitted.
+   */
+  readonly rateLimit?: RateLimiter;
 }
 
 /** Options with every default filled in. */
@@ -87,6 +93,7 @@ export interface ServerContext {
   readonly csrfSecret: string | undefined;
   readonly scopes: Readonly<Record<string, string>>;
   readonly maxBodyBytes: number;
+  readonly rateLimit: RateLimiter | undefined;
   issuerFor(request: Request): string;
 }
 
@@ -123,6 +130,7 @@ export function resolveOptions(options: OAuthOptions): ServerContext {
     csrfSecret: options.csrfSecret,
     scopes: options.scopes ?? SCOPES,
     maxBodyBytes: options.maxBodyBytes ?? 16_384,
+    rateLimit: options.rateLimit,
     issuerFor: (request) => issuer ?? new URL(request.url).origin,
   };
 }

@@ -1,6 +1,8 @@
-import { SwitchboardError } from '../core/errors.js';
+import { anonymousPrincipal } from '../core/auth.js';
+import { isSwitchboardError, SwitchboardError } from '../core/errors.js';
 import type { GrantRecord, OAuthClientRecord } from '../core/storage/index.js';
 import { jsonResponse } from '../http/json.js';
+import { type RateLimiter, rateHeadersOf } from '../http/rate-limit.js';
 import { textEquals } from '../internal/text-equals.js';
 import { authenticateClient } from './client-auth.js';
 import { parseScopes, readForm, single } from './form.js';
@@ -27,6 +29,8 @@ export function tokenEndpoint(ctx: ServerContext): (request: Request) => Promise
       if (new URL(request.url).search)
         throw oauthError('invalid_request', 'Send parameters in the body, not the URL.');
       const params = await readForm(request, ctx.maxBodyBytes);
+      // Before the secret is checked: guessing a client's secret spends that client's budget.
+      const limits = ctx.rateLimit ? await takeTokenBudget(ctx.rateLimit, request, params) : undefined;
       const client = await authenticateClient(ctx, request, params);
       const issuer = ctx.issuerFor(request);
       const grantType = single(params, 'grant_type');
@@ -43,7 +47,7 @@ export function tokenEndpoint(ctx: ServerContext): (request: Request) => Promise
           ctx.logger.log('warn', 'oauth cleanup failed', { error: String(error) });
         });
       }
-      return jsonResponse(200, body, NO_STORE);
+      return jsonResponse(200, body, limits ? { ...NO_STORE, ...Object.fromEntries(limits) } : NO_STORE);
     } catch (error) {
       if (!(error instanceof SwitchboardError)) {
         ctx.logger.log('error', 'token endpoint failed', { error: String(error) });
@@ -51,6 +55,40 @@ export function tokenEndpoint(ctx: ServerContext): (request: Request) => Promise
       return oauthErrorResponse(error);
     }
   };
+}
+
+/** The token budget of the client the request names (by `client_id` or HTTP Basic), or of its address. */
+async function takeTokenBudget(
+  limiter: RateLimiter,
+  request: Request,
+  params: URLSearchParams,
+): Promise<Headers> {
+  const clientId = params.get('client_id') ?? basicClientId(request);
+  const caller = clientId
+    ? { kind: 'service' as const, subject: `client:${clientId}`, scopes: new Set<string>() }
+    : anonymousPrincipal;
+  try {
+    return await limiter.take(request, caller, 'token');
+  } catch (error) {
+    if (!isSwitchboardError(error) || error.code !== 'rate_limited') throw error;
+    // OAuth's error format (RFC 6749 §5.2), with the wait and the RateLimit fields.
+    const refusal = new SwitchboardError('rate_limited', error.message, {
+      retryAfter: error.retryAfter ?? 1,
+      details: [{ field: 'error', code: 'temporarily_unavailable', message: error.message }],
+    });
+    throw Object.assign(refusal, { headers: rateHeadersOf(error) });
+  }
+}
+
+function basicClientId(request: Request): string | undefined {
+  const header = request.headers.get('authorization') ?? '';
+  if (!/^basic /i.test(header)) return undefined;
+  try {
+    const decoded = atob(header.slice(6).trim());
+    return decodeURIComponent(decoded.slice(0, decoded.indexOf(':')).replace(/\+/g, ' ')) || undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 async function exchangeCode(

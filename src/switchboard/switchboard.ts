@@ -206,6 +206,7 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
           ...options.oauth,
           // Declared resources' scopes can be granted, shown on the consent page and held by the admin key.
           scopes: scopeCatalogue,
+          ...(rateLimit ? { rateLimit } : {}),
           storage,
           clock,
           ids: options.ids ?? sortableIds,

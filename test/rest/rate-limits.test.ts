@@ -14,6 +14,7 @@ const rules = {
   read: { limit: 3, windowMs: 60_000 },
   write: { limit: 2, windowMs: 60_000 },
   graphql: { limit: 20, windowMs: 60_000 },
+  token: { limit: 2, windowMs: 60_000 },
 };
 
 async function start(options: Parameters<typeof createSwitchboard>[0] = {}) {
@@ -82,6 +83,35 @@ describe('rate limits on REST (memory)', () => {
     expect(await refused.json()).toEqual({
       errors: [expect.objectContaining({ extensions: { code: 'rate_limited' } })],
     });
+  });
+
+  it("keeps a budget of token requests per client, answered in OAuth's error format", async () => {
+    const machine = await app.switchboard.oauth!.registerClient({
+      name: 'Nightly sync',
+      type: 'confidential',
+      redirectUris: [],
+      scopes: ['crm.clients.read'],
+      grantTypes: ['client_credentials'],
+    });
+    const token = (secret = machine.secret!) =>
+      fetch(`${app.server.url}/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          grant_type: 'client_credentials',
+          client_id: machine.client.id,
+          client_secret: secret,
+        }),
+      });
+    // A wrong secret spends the client's budget too: guessing is not free.
+    expect((await token('wrong')).status).toBe(401);
+    const granted = await token();
+    expect(granted.status).toBe(200);
+    expect(granted.headers.get('ratelimit')).toMatch(/^"token";r=0;t=\d+$/);
+    const refused = await token();
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBe(30);
+    expect(await refused.json()).toMatchObject({ error: 'temporarily_unavailable' });
   });
 
   it('keeps a budget per address for callers without credentials', async () => {
