@@ -21,6 +21,7 @@ import {
 } from './admin-schemas.js';
 import { endpointHealth, type WebhookEndpointHealth } from './endpoint-health.js';
 import { createEventExamples, webhookEventExample } from './event-examples.js';
+import { pendingDelivery } from './fan-out.js';
 import { checkReceiverUrl, type OutboundPolicy } from './outbound.js';
 import { testEventData, WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT, webhookPayload } from './payload.js';
 import { generateWebhookSecret } from './secret.js';
@@ -295,22 +296,7 @@ export function createWebhookAdmin(options: WebhookAdminOptions): WebhookAdmin {
         occurredAt: now,
         data: testEventData(endpointId),
       };
-      const delivery: WebhookDeliveryRecord = {
-        id: ids('whd'),
-        endpointId,
-        eventId: event.id,
-        eventType: event.type,
-        payload: webhookPayload(event),
-        status: 'pending',
-        attempts: 0,
-        nextAttemptAt: now,
-        leasedBy: null,
-        leaseUntil: null,
-        lastStatusCode: null,
-        lastError: null,
-        createdAt: now,
-        updatedAt: now,
-      };
+      const delivery = pendingDelivery(ids('whd'), endpointId, event, webhookPayload(event), now);
       await deliveries.createIfAbsent(delivery);
       options.onRequeue?.();
       return toDeliveryView(delivery);

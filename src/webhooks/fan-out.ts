@@ -1,3 +1,4 @@
+import type { DomainEvent } from '../core/events.js';
 import { matchesEventType } from '../core/events.js';
 import type { OutboxHandler } from '../core/outbox-relay.js';
 import { type Clock, type IdGenerator, isoAt, sortableIds, systemClock } from '../core/runtime.js';
@@ -35,25 +36,36 @@ export function createWebhookFanOut(options: WebhookFanOutOptions): OutboxHandle
       if (matching.length === 0) continue;
       const payload = webhookPayload(event);
       for (const endpoint of matching)
-        deliveries.push({
-          id: ids('whd'),
-          endpointId: endpoint.id,
-          eventId: event.id,
-          eventType: event.type,
-          payload,
-          status: 'pending',
-          attempts: 0,
-          nextAttemptAt: now,
-          leasedBy: null,
-          leaseUntil: null,
-          lastStatusCode: null,
-          lastError: null,
-          createdAt: now,
-          updatedAt: now,
-        });
+        deliveries.push(pendingDelivery(ids('whd'), endpoint.id, event, payload, now));
     }
     // One write for the whole batch: a hundred events, or one event to a thousand endpoints.
     const created = deliveries.length ? await storage.webhooks.deliveries.createManyIfAbsent(deliveries) : 0;
     if (created > 0) options.onDeliveries?.();
+  };
+}
+
+/** A delivery of `event` to one endpoint, due at once: what fan-out and a test event both create. */
+export function pendingDelivery(
+  id: string,
+  endpointId: string,
+  event: DomainEvent,
+  payload: string,
+  now: string,
+): WebhookDeliveryRecord {
+  return {
+    id,
+    endpointId,
+    eventId: event.id,
+    eventType: event.type,
+    payload,
+    status: 'pending',
+    attempts: 0,
+    nextAttemptAt: now,
+    leasedBy: null,
+    leaseUntil: null,
+    lastStatusCode: null,
+    lastError: null,
+    createdAt: now,
+    updatedAt: now,
   };
 }

@@ -5,12 +5,12 @@
  * and passes axe-core. With UPDATE_SCREENSHOTS=1 the pages are photographed into docs/console/.
  */
 import { existsSync, mkdirSync } from 'node:fs';
-import axe from 'axe-core';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/index.js';
 import { type NodeServer, serve } from '../../src/node/index.js';
 import { ADMIN_KEY, type Demo, get, startDemo, tokensFor } from '../oauth/support.js';
+import { seriousViolations } from '../support/axe.js';
 import { until } from '../support/until.js';
 
 const executablePath =
@@ -72,20 +72,9 @@ describe('the operator console in a browser', () => {
     return { page, outside };
   }
 
-  /** axe-core's serious and critical findings, run past the page's CSP from the test's side. */
-  async function serious(page: Page): Promise<string[]> {
-    await page.evaluate(axe.source);
-    const results = await page.evaluate(() =>
-      (globalThis as unknown as { axe: typeof axe }).axe.run(document, { resultTypes: ['violations'] }),
-    );
-    return results.violations
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
-  }
-
   /** Checks the page (accessible, fits its width) and photographs it for the docs when asked. */
   async function check(page: Page, name: string): Promise<void> {
-    expect(await serious(page), `axe on ${name}`).toEqual([]);
+    expect(await seriousViolations(page), `axe on ${name}`).toEqual([]);
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     expect(overflow, `${name} fits its width`).toBeLessThanOrEqual(0);
     // The catalogue is long: its first screen is enough for the docs.

@@ -3,10 +3,10 @@
  * they load nothing from outside the server, and axe-core finds no serious or critical violation.
  */
 import { existsSync } from 'node:fs';
-import axe from 'axe-core';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_KEY, authorizationUrl, type Demo, REDIRECT, startDemo } from '../oauth/support.js';
+import { seriousViolations } from '../support/axe.js';
 
 const executablePath =
   process.env.CHROMIUM_PATH ?? ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find(existsSync);
@@ -35,17 +35,6 @@ describe('pages in a browser', () => {
     });
     await page.goto(String(url));
     return { page, outside, serious: await seriousViolations(page) };
-  }
-
-  /** axe-core's serious and critical findings on what the page shows now. */
-  async function seriousViolations(page: Page): Promise<string[]> {
-    await page.evaluate(axe.source);
-    const results = await page.evaluate(() =>
-      (globalThis as unknown as { axe: typeof axe }).axe.run(document, { resultTypes: ['violations'] }),
-    );
-    return results.violations
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
   }
 
   it('sign-in, then consent: two steps, self-contained and accessible, ending in the app with a code', async () => {
