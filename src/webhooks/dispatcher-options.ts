@@ -33,6 +33,13 @@ export interface WebhookDispatcherOptions {
    */
   readonly maxPerEndpoint?: number;
   /**
+   * Deliveries sent to one endpoint per second at most, evenly spaced (never more in any second),
+   * across every worker sharing the storage (its rate-limit store keeps the pace). A delivery that
+   * comes too soon waits for its turn without spending an attempt. Default: no limit beyond
+   * `maxPerEndpoint`.
+   */
+  readonly maxPerSecond?: number;
+  /**
    * Learn each endpoint's limit from its answers (default true): quick 2xx answers widen it up to three
    * quarters of `concurrency` (the rest stays free for other endpoints); 429, 5xx, timeouts, network
    * errors and slow answers halve it; a `Retry-After` drops it to one. Each worker learns on its own.

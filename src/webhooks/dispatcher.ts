@@ -47,6 +47,9 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   const timeoutMs = options.timeoutMs ?? 15_000;
   const concurrency = options.concurrency ?? 64;
   const maxPerEndpoint = options.maxPerEndpoint ?? 4;
+  const maxPerSecond = options.maxPerSecond;
+  if (maxPerSecond !== undefined && !(maxPerSecond > 0))
+    throw new RangeError(`Webhook maxPerSecond must be above 0 (got ${maxPerSecond}).`);
   const leaseMs = options.leaseMs ?? timeoutMs + 60_000;
   const disableAfterMs = options.disableAfterMs ?? 5 * 24 * 3_600_000;
   const random = options.random ?? Math.random;
@@ -88,6 +91,27 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
         at: isoAt(now),
       });
       return;
+    }
+    if (maxPerSecond !== undefined) {
+      // The receiver's own pace: over it, the delivery waits for its turn and spends no attempt.
+      const turn = await storage.rateLimits.take(
+        `webhook:${endpoint.id}`,
+        // Evenly spaced, no burst: never more than maxPerSecond in any second.
+        { limit: 1, windowMs: 1000 / maxPerSecond },
+        1,
+        now,
+      );
+      if (!turn.allowed) {
+        await storage.webhooks.deliveries.finish(delivery.id, lease, {
+          status: 'pending',
+          attempts: delivery.attempts,
+          nextAttemptAt: isoAt(now + Math.max(1, turn.retryAfterMs)),
+          lastStatusCode: delivery.lastStatusCode,
+          lastError: delivery.lastError,
+          at: isoAt(now),
+        });
+        return;
+      }
     }
     const startedAt = isoAt(now);
     const { refused, address } = await checkDestination(endpoint.url, outbound);
