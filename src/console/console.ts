@@ -108,6 +108,14 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
   const redirect = (location: string, headers: Record<string, string> = {}) =>
     new Response(null, { status: 303, headers: { location, 'cache-control': 'no-store', ...headers } });
 
+  /** The principal of an API key, when it is an admin key that is still valid. */
+  async function operatorWithKey(request: Request, apiKey: string): Promise<Principal | undefined> {
+    const principal = await options
+      .authenticate(new Request(request.url, { headers: { authorization: `Bearer ${apiKey}` } }))
+      .catch(() => undefined);
+    return principal && isOperator(principal) ? principal : undefined;
+  }
+
   /** Who is signed in: the sealed key checked again now, or the user (an operator when `isAdmin` says so). */
   async function signedIn(
     request: Request,
@@ -122,11 +130,8 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
         principal: { kind: 'user', subject: session.userId, userId: session.userId, scopes },
       };
     }
-    const principal = await options
-      .authenticate(new Request(request.url, { headers: { authorization: `Bearer ${session.apiKey}` } }))
-      .catch(() => undefined);
-    if (!principal || !ADMIN_SCOPES.some((s) => principal.scopes.has(s))) return undefined;
-    return { session, principal };
+    const principal = await operatorWithKey(request, session.apiKey!);
+    return principal && { session, principal };
   }
 
   async function signIn(request: Request): Promise<Response> {
@@ -150,12 +155,7 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
       return html(401, signInPage({ ...view, error: 'That e-mail and password do not match an account.' }));
     }
     const apiKey = text('api_key');
-    const principal = apiKey
-      ? await options
-          .authenticate(new Request(request.url, { headers: { authorization: `Bearer ${apiKey}` } }))
-          .catch(() => undefined)
-      : undefined;
-    if (!principal || !ADMIN_SCOPES.some((s) => principal.scopes.has(s))) {
+    if (!apiKey || !(await operatorWithKey(request, apiKey))) {
       logger.log('info', 'console sign-in refused');
       return html(401, signInPage({ ...view, error: 'That key is not an admin API key, or it is revoked.' }));
     }
@@ -198,8 +198,13 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
     if (path === '/sign-out' && request.method === 'POST')
       return redirect(`${base}/sign-in`, { 'set-cookie': sessions.cookie('', request, 0) });
     if (path === '/' && request.method === 'GET') {
-      const operator = ADMIN_SCOPES.some((s) => principal.scopes.has(s));
-      const home = !operator ? 'me' : options.webhooks ? 'webhooks' : options.oauth ? 'api-keys' : 'activity';
+      const home = !isOperator(principal)
+        ? 'me'
+        : options.webhooks
+          ? 'webhooks'
+          : options.oauth
+            ? 'api-keys'
+            : 'activity';
       return redirect(`${base}/${home}`);
     }
 
@@ -311,6 +316,11 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
     }
   };
   return Object.assign(handler, { basePath: base });
+}
+
+/** Whether a principal holds an admin scope, which is what operating the console takes. */
+function isOperator(principal: Principal): boolean {
+  return ADMIN_SCOPES.some((s) => principal.scopes.has(s));
 }
 
 function encodeNonce(bytes: Uint8Array): string {

@@ -52,7 +52,8 @@ export async function authenticateClient(
   return client;
 }
 
-function decodeBasic(encoded: string): [string, string] | null {
+/** The client id and secret of an `Authorization: Basic` value (RFC 6749 §2.3.1), or null when malformed. */
+export function decodeBasic(encoded: string): [string, string] | null {
   try {
     const text = new TextDecoder('utf-8', { fatal: true }).decode(
       Uint8Array.from(atob(encoded), (c) => c.charCodeAt(0)),

@@ -4,7 +4,7 @@ import type { GrantRecord, OAuthClientRecord } from '../core/storage/index.js';
 import { jsonResponse } from '../http/json.js';
 import { type RateLimiter, rateHeadersOf } from '../http/rate-limit.js';
 import { textEquals } from '../internal/text-equals.js';
-import { authenticateClient } from './client-auth.js';
+import { authenticateClient, decodeBasic } from './client-auth.js';
 import { parseScopes, readForm, single } from './form.js';
 import { issueTokens, type TokenResponse } from './issue-tokens.js';
 import { oauthError, oauthErrorResponse } from './oauth-error.js';
@@ -81,14 +81,8 @@ async function takeTokenBudget(
 }
 
 function basicClientId(request: Request): string | undefined {
-  const header = request.headers.get('authorization') ?? '';
-  if (!/^basic /i.test(header)) return undefined;
-  try {
-    const decoded = atob(header.slice(6).trim());
-    return decodeURIComponent(decoded.slice(0, decoded.indexOf(':')).replace(/\+/g, ' ')) || undefined;
-  } catch {
-    return undefined;
-  }
+  const basic = /^Basic +([A-Za-z0-9+/=]+) *$/i.exec(request.headers.get('authorization') ?? '');
+  return (basic && decodeBasic(basic[1]!)?.[0]) || undefined;
 }
 
 async function exchangeCode(

@@ -163,6 +163,8 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
     ...(options.builtInResources === false ? [] : BUILT_IN_RESOURCES),
     ...(options.resources ?? []),
   ];
+  // The core records as well: what the storage indexes and webhooks announce.
+  const everyResource = [...CORE_RESOURCES, ...resources];
   const domain = createDomain({
     storage,
     clock,
@@ -176,7 +178,7 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
   const prepareStorage = (): Promise<void> =>
     (prepared ??= Promise.resolve(
       storage.resources.prepare?.(
-        [...CORE_RESOURCES, ...resources].map(({ name, filters, unique }) => ({ name, filters, unique })),
+        everyResource.map(({ name, filters, unique }) => ({ name, filters, unique })),
       ),
     ).then(
       (missed = []) => {
@@ -246,8 +248,8 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
           clock,
           ids: options.ids ?? sortableIds,
           onCommit: () => relay.kick(),
-          eventTypes: [...CORE_RESOURCES, ...resources].flatMap((r) => r.eventTypes),
-          resources: [...CORE_RESOURCES, ...resources],
+          eventTypes: everyResource.flatMap((r) => r.eventTypes),
+          resources: everyResource,
         });
 
   let graphqlWebSocket: GraphQLWebSocketServer | undefined;

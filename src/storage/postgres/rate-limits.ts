@@ -23,20 +23,12 @@ export function postgresRateLimitStore(db: Database): RateLimitStore {
          SELECT (SELECT tat FROM taken) AS taken, (SELECT tat FROM current) AS current`,
         [key, now, increment, rule.windowMs],
       );
-      const stored = row?.current === null || row?.current === undefined ? undefined : Number(row.current);
-      // The same arithmetic as memory's, from the row as it was; PostgreSQL already decided.
-      const { decision } = gcra(stored, rule, cost, now);
-      const allowed = row?.taken !== null && row?.taken !== undefined;
-      if (allowed === decision.allowed) return decision;
-      // Another instance took in between: trust the database's answer.
-      return allowed
-        ? gcra(Number(row!.taken) - increment, rule, cost, now).decision
-        : {
-            allowed: false,
-            remaining: 0,
-            resetMs: Math.max(0, Math.ceil((stored ?? now) - now)),
-            retryAfterMs: Math.max(1, Math.ceil((stored ?? now) + increment - rule.windowMs - now)),
-          };
+      // Allowed: the bucket's time as now stored, less this take, through the same arithmetic as memory's.
+      if (row?.taken != null) return gcra(Number(row.taken) - increment, rule, cost, now).decision;
+      // Refused: the wait, from the row as the statement read it. Another instance's take in between
+      // can make that row look roomy; the database still refused, so wait a moment at least.
+      const refused = gcra(row?.current == null ? undefined : Number(row.current), rule, cost, now).decision;
+      return refused.allowed ? { ...refused, allowed: false, remaining: 0, retryAfterMs: 1 } : refused;
     },
   };
 }
