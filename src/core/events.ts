@@ -31,6 +31,11 @@ export interface DomainEvent {
   readonly occurredAt: string;
   /** The resource's detail fields, e.g. an order with its customer's e-mail. */
   readonly data: Readonly<Record<string, unknown>>;
+  /**
+   * The W3C `traceparent` of the span that made the change, when tracing was on: its webhooks carry it
+   * on, so a receiver joins the trace of the request that caused the event.
+   */
+  readonly traceparent?: string;
 }
 
 /**

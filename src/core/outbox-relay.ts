@@ -1,7 +1,9 @@
+import { SpanKind, trace } from '@opentelemetry/api';
 import type { EventBus } from './event-bus.js';
 import type { DomainEvent } from './events.js';
 import { type Clock, type Logger, silentLogger, systemClock } from './runtime.js';
 import type { Storage } from './storage/index.js';
+import { contextOfTraceparent, createTelemetry, inSpan, type Telemetry } from './telemetry/index.js';
 
 /**
  * A durable consumer of committed events (e.g. webhook fan-out), given a batch of them, oldest first, so
@@ -19,6 +21,8 @@ export interface OutboxRelayOptions {
   readonly batchSize?: number;
   /** How long a claimed event is ours before another relay may retry it (default 30 s). */
   readonly leaseMs?: number;
+  /** Where the span of each batch goes (`switchboard.outbox.relay`); the global OpenTelemetry API by default. */
+  readonly telemetry?: Telemetry;
 }
 
 /**
@@ -49,6 +53,7 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   const logger = options.logger ?? silentLogger;
   const batchSize = options.batchSize ?? 100;
   const leaseMs = options.leaseMs ?? 30_000;
+  const { tracer } = options.telemetry ?? createTelemetry();
   const handlers = new Set<OutboxHandler>();
   let running: Promise<number> | null = null;
   let again = false;
@@ -81,13 +86,44 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     for (;;) {
       const events = await storage.outbox.claim({ now: clock.now(), limit: batchSize, leaseMs });
       if (events.length === 0) return total;
-      const relayed = await handled(events);
-      // Published together: a bus that stores events (PostgreSQL) writes them in one statement.
-      await Promise.all(relayed.map((event) => bus.publish(event)));
-      await storage.outbox.markRelayed(relayed.map((e) => e.id));
+      const relayed = await relay(events);
       total += relayed.length;
       if (relayed.length < events.length) return total;
     }
+  }
+
+  /**
+   * One batch, in a span linked to the trace of each event; an event that came with a trace also gets
+   * a span in that trace, so the request's trace shows its event leaving the outbox.
+   */
+  function relay(events: readonly DomainEvent[]): Promise<DomainEvent[]> {
+    const traced = events.filter((e) => e.traceparent);
+    const links = traced.map((e) => ({
+      context: trace.getSpanContext(contextOfTraceparent(e.traceparent))!,
+    }));
+    const attributes = { 'messaging.batch.message_count': events.length };
+    return inSpan(tracer, 'switchboard.outbox.relay', { attributes, links }, async (batch) => {
+      const each = traced.map((e) =>
+        tracer.startSpan(
+          'switchboard.outbox.publish',
+          {
+            kind: SpanKind.PRODUCER,
+            attributes: { 'messaging.message.id': e.id, 'switchboard.event.type': e.type },
+            links: [{ context: batch.spanContext() }],
+          },
+          contextOfTraceparent(e.traceparent),
+        ),
+      );
+      try {
+        const relayed = await handled(events);
+        // Published together: a bus that stores events (PostgreSQL) writes them in one statement.
+        await Promise.all(relayed.map((event) => bus.publish(event)));
+        await storage.outbox.markRelayed(relayed.map((e) => e.id));
+        return relayed;
+      } finally {
+        for (const span of each) span.end();
+      }
+    });
   }
 
   function flush(): Promise<number> {

@@ -3,6 +3,7 @@ import { type Authenticate, type Principal, trustEveryone } from '../core/auth.j
 import type { Domain } from '../core/domain/index.js';
 import type { EventBus } from '../core/event-bus.js';
 import { type Logger, silentLogger } from '../core/runtime.js';
+import { createTelemetry, inSpan, type Telemetry } from '../core/telemetry/index.js';
 import type { RateLimiter } from '../http/rate-limit.js';
 import { createCompiler } from './compile.js';
 import { createContext, type GraphQLContext } from './context.js';
@@ -42,6 +43,11 @@ export interface GraphQLOptions {
    * refused as a whole with 429 and `extensions.code: "rate_limited"`. Off when omitted.
    */
   readonly rateLimit?: RateLimiter;
+  /**
+   * Where a span per query or mutation goes (`query GetClient`: the operation's type and name, never
+   * its variables); the global OpenTelemetry API by default.
+   */
+  readonly telemetry?: Telemetry;
 }
 
 export interface Engine {
@@ -71,6 +77,7 @@ export function createEngine(options: GraphQLOptions): Engine {
   const compile = options.compile === false ? undefined : createCompiler(schema, { logger });
   const prepare = createPreparer(schema, { limits, introspection, compile });
   const formatOptions = { logger, hideSuggestions: !introspection };
+  const { tracer } = options.telemetry ?? createTelemetry();
   return {
     schema,
     limits,
@@ -79,7 +86,17 @@ export function createEngine(options: GraphQLOptions): Engine {
     rateLimit: options.rateLimit,
     authenticate: options.authenticate ?? trustEveryone,
     prepare,
-    execute: (run) => executeOperation(schema, run),
+    execute: (run) => {
+      const type = run.operation.operation;
+      const name = run.operation.name?.value;
+      const attributes = {
+        'graphql.operation.type': type,
+        ...(name ? { 'graphql.operation.name': name } : {}),
+      };
+      return inSpan(tracer, name ? `${type} ${name}` : type, { attributes }, () =>
+        executeOperation(schema, run),
+      );
+    },
     format: (errors) => errors.map((error) => formatError(error, formatOptions)),
     mask: (result) =>
       result.errors?.length

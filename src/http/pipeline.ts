@@ -16,6 +16,7 @@ import { renderProblem, routeNotFound } from './problems.js';
 import { type RateLimiter, rateHeadersOf } from './rate-limit.js';
 import { renderReferencePage } from './reference-page.js';
 import { decodeParams, parseQuery, readJsonBody } from './request.js';
+import { noteRoute } from './request-telemetry.js';
 import { type Draft, draftOf, fromDraft, RecordHeaders } from './responses.js';
 import type { AnyRoute, RouteContext } from './route.js';
 import { queryOf } from './route-table.js';
@@ -60,6 +61,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   let docsHtml: string | undefined;
 
   async function run(route: AnyRoute, request: Request, raw: Record<string, string>): Promise<Response> {
+    noteRoute(request, `${options.basePath}${route.path}`);
     try {
       const cls = route.method === 'GET' ? 'read' : 'write';
       const take = (who: Principal) => options.rateLimit!.take(request, who, cls);

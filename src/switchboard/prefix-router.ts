@@ -11,6 +11,8 @@ export type FetchHandler = (request: Request) => Promise<Response>;
 export interface Mount {
   readonly prefix: string;
   readonly handle: FetchHandler;
+  /** The interface it serves, as metrics label it (`rest`, `graphql`, `oauth`…). */
+  readonly name?: string;
 }
 
 /** The handler for a path: the one mounted at the longest matching prefix, or `undefined`. */

@@ -16,6 +16,7 @@ import {
   systemClock,
 } from '../core/runtime.js';
 import type { Storage } from '../core/storage/index.js';
+import { createTelemetry, type TelemetryOptions, tracedStorage } from '../core/telemetry/index.js';
 import {
   createGraphQLHandler,
   createGraphQLWebSocketServer,
@@ -28,6 +29,7 @@ import {
 import { jsonResponse } from '../http/json.js';
 import { problemResponse } from '../http/problem.js';
 import { createRateLimiter, type RateLimitOptions } from '../http/rate-limit.js';
+import { instrumentFetch } from '../http/request-telemetry.js';
 import { pathnameOf } from '../http/url.js';
 import {
   type AuthorizationServer,
@@ -38,6 +40,7 @@ import {
 import { createRestVersions, type RestOptions } from '../rest/index.js';
 import { createMemoryStorage } from '../storage/memory/index.js';
 import { createWebhooks, type Webhooks, type WebhooksOptions } from '../webhooks/index.js';
+import { observeState } from './observed-state.js';
 import { type FetchHandler, type Mount, prefixRouter } from './prefix-router.js';
 import { webhookAdminSchema } from './webhooks-in-graphql.js';
 
@@ -74,7 +77,8 @@ export interface SwitchboardOptions {
   readonly authenticate?: Authenticate;
   /**
    * The OAuth 2.0 authorization server (`switchboard-kit/oauth`) on `/oauth` and `/.well-known`:
-   * `signIn`, `issuer`, `adminApiKey`, lifetimes, ID tokens. Storage, clock, ids and logger come from
+   * `signIn` (behind `signInLockout`, shared by every instance on the storage), `issuer`, `adminApiKey`,
+   * lifetimes, ID tokens. Storage, clock, ids and logger come from
    * the switchboard. `false` leaves the endpoints out; the guard still checks API keys and tokens.
    */
   readonly oauth?: Partial<AuthorizationServerOptions> | false;
@@ -111,11 +115,21 @@ export interface SwitchboardOptions {
     | false;
   /**
    * Request budgets per caller: REST reads and writes apart (default 600 and 120 a minute), GraphQL
-   * queries and mutations by the fields they select (20,000 a minute), shared by every instance on the
-   * storage; over budget is 429 with `Retry-After`, and every answer carries the IETF RateLimit fields.
-   * Off unless given (`rateLimits: {}` for the defaults).
+   * queries and mutations by the fields they select (20,000 a minute, over HTTP and WebSocket), token
+   * requests (60 a minute per client), WebSocket subscriptions (60 a minute) and password sign-ins (20
+   * a minute per address), shared by every instance on the storage; over budget is 429 with
+   * `Retry-After`, and every answer carries the IETF RateLimit fields. Each WebSocket also has a budget
+   * of messages (600 a minute), beyond which it is closed with 1008. Off unless given (`rateLimits: {}`
+   * for the defaults). The sign-in lockout per username is apart: `oauth.signInLockout`, on by default.
    */
   readonly rateLimits?: Omit<RateLimitOptions, 'store'> | false;
+  /**
+   * Where OpenTelemetry spans and metrics go (docs/operations.md): by default the SDK registered
+   * globally, and nothing at all when none is. A span per request, GraphQL operation, storage
+   * transaction, outbox batch and webhook attempt; request durations, webhook outcomes and lag, queue
+   * sizes, rate-limit refusals.
+   */
+  readonly telemetry?: TelemetryOptions;
 }
 
 /** Everything assembled: one fetch handler plus the parts, each also usable on its own. */
@@ -153,12 +167,14 @@ export interface Switchboard {
  * await serve({ fetch: switchboard.fetch, port: 4000, onShutdown: switchboard.close });
  */
 export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard {
-  const storage = options.storage ?? createMemoryStorage();
+  const hostStorage = options.storage ?? createMemoryStorage();
+  const telemetry = createTelemetry(options.telemetry);
+  const storage = tracedStorage(hostStorage, telemetry);
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? silentLogger;
   const bus = options.bus ?? createMemoryEventBus({ logger });
   // Background work on the storage's own connections when it has them, so requests cannot starve it.
-  const relay = createOutboxRelay({ storage: storage.background ?? storage, bus, clock, logger });
+  const relay = createOutboxRelay({ storage: storage.background ?? storage, bus, clock, logger, telemetry });
   const resources = [
     ...(options.builtInResources === false ? [] : BUILT_IN_RESOURCES),
     ...(options.resources ?? []),
@@ -221,20 +237,25 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
   const mounts: Mount[] = [
     {
       prefix: '/healthz',
+      name: 'health',
       handle: async () => jsonResponse(200, { status: 'ok' }, { 'cache-control': 'no-store' }),
     },
     {
       prefix: '/readyz',
+      name: 'health',
       handle: () => {
         void prepareStorage();
         return readiness(storage, logger);
       },
     },
     // The page of each error code, where problem documents' `type` points.
-    { prefix: '/problems', handle: async (request) => problemPage(pathnameOf(request.url)) },
+    { prefix: '/problems', name: 'docs', handle: async (request) => problemPage(pathnameOf(request.url)) },
   ];
   if (oauth) {
-    mounts.push({ prefix: '/oauth', handle: oauth.fetch }, { prefix: '/.well-known', handle: oauth.fetch });
+    mounts.push(
+      { prefix: '/oauth', name: 'oauth', handle: oauth.fetch },
+      { prefix: '/.well-known', name: 'oauth', handle: oauth.fetch },
+    );
   }
 
   const webhooks =
@@ -247,6 +268,7 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
           storage,
           clock,
           ids: options.ids ?? sortableIds,
+          telemetry,
           onCommit: () => relay.kick(),
           eventTypes: everyResource.flatMap((r) => r.eventTypes),
           resources: everyResource,
@@ -267,8 +289,9 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
       schema,
       domain,
       bus,
+      telemetry,
     };
-    mounts.push({ prefix: '/graphql', handle: createGraphQLHandler(graphql) });
+    mounts.push({ prefix: '/graphql', name: 'graphql', handle: createGraphQLHandler(graphql) });
     graphqlWebSocket = createGraphQLWebSocketServer(graphql);
   }
 
@@ -284,10 +307,11 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
       scopes: Object.keys(scopeCatalogue),
       ...(webhooks ? { webhooks: webhooks.admin } : {}),
       ...(oauth ? { oauth: oauth.admin } : {}),
-      // Users sign in to their own page as they do to the authorization server.
-      ...(options.oauth !== false && options.oauth?.signIn ? { signIn: options.oauth.signIn } : {}),
+      // Users sign in to their own page as they do to the authorization server, behind its lockout.
+      ...(oauth ? { signIn: oauth.signIn } : {}),
+      ...(rateLimit ? { rateLimit } : {}),
     });
-    mounts.push({ prefix: operatorConsole.basePath, handle: operatorConsole });
+    mounts.push({ prefix: operatorConsole.basePath, name: 'console', handle: operatorConsole });
   }
 
   if (options.rest !== false) {
@@ -306,12 +330,25 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
       routes,
       mounted: rest.mounted ?? [],
     };
-    for (const { prefix, handle } of createRestVersions(shared, versions)) mounts.push({ prefix, handle });
+    for (const { prefix, handle } of createRestVersions(shared, versions))
+      mounts.push({ prefix, name: 'rest', handle });
   } else if (webhooks) {
-    for (const prefix of webhooks.prefixes) mounts.push({ prefix, handle: webhooks.fetch });
+    for (const prefix of webhooks.prefixes) mounts.push({ prefix, name: 'webhooks', handle: webhooks.fetch });
   }
 
-  const handlerAt = prefixRouter(mounts);
+  // Each mount measured and traced under its interface, its route the one its router noted.
+  const handlerAt = prefixRouter(
+    mounts.map(({ prefix, name = 'other', handle }) => ({
+      prefix,
+      handle: instrumentFetch(handle, { telemetry, interface: name, route: prefix }),
+    })),
+  );
+  const stopObserving = observeState(telemetry.meter, {
+    storage: hostStorage,
+    webhooks: webhooks !== undefined,
+    sockets: graphqlWebSocket,
+    logger,
+  });
   async function route(request: Request, pathname: string): Promise<Response> {
     const handle = handlerAt(pathname);
     if (!handle) throw new SwitchboardError('not_found', `Nothing is served at ${pathname}.`);
@@ -351,7 +388,7 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
   return {
     fetch,
     domain,
-    storage,
+    storage: hostStorage,
     bus,
     relay,
     graphqlWebSocket,
@@ -367,6 +404,7 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
       if (storage.sweep) sweeper = setInterval(sweep, options.sweepIntervalMs ?? 300_000);
     },
     async close() {
+      stopObserving();
       clearInterval(sweeper);
       await relay.stop();
       await relay.flush().catch(() => 0);

@@ -1,5 +1,6 @@
 import type { Clock, IdGenerator, Logger } from '../core/runtime.js';
 import type { Storage } from '../core/storage/index.js';
+import type { Telemetry } from '../core/telemetry/index.js';
 import type { OutboundPolicy } from './outbound.js';
 
 /** Options of `createWebhookDispatcher`: the storage, outbound HTTP, retries, timeouts and concurrency. */
@@ -14,6 +15,11 @@ export interface WebhookDispatcherOptions {
    */
   readonly fetch?: typeof fetch;
   readonly outbound?: OutboundPolicy;
+  /**
+   * Where a span per attempt (`switchboard.webhook.attempt`, in the trace of the event's request) and the
+   * delivery metrics go; the global OpenTelemetry API by default.
+   */
+  readonly telemetry?: Telemetry;
   /** Names this worker in leases; unique per dispatcher (default a random id). */
   readonly workerId?: string;
   /** Total attempts per delivery, 3 to 10 (default 8). */

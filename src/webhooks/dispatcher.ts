@@ -1,5 +1,7 @@
+import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { isoAt, silentLogger, sortableIds, systemClock } from '../core/runtime.js';
 import type { WebhookDeliveryRecord, WebhookEndpointRecord } from '../core/storage/index.js';
+import { contextOfTraceparent, createTelemetry, inSpan, traceparentOf } from '../core/telemetry/index.js';
 import { decide } from './decide.js';
 import type { WebhookDispatcherOptions } from './dispatcher-options.js';
 import { createEndpointLimits } from './endpoint-limits.js';
@@ -53,6 +55,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   const leaseMs = options.leaseMs ?? timeoutMs + 60_000;
   const disableAfterMs = options.disableAfterMs ?? 5 * 24 * 3_600_000;
   const random = options.random ?? Math.random;
+  const telemetry = options.telemetry ?? createTelemetry();
   const writeOutcome = createOutcomeWriter({
     storage,
     ids,
@@ -153,17 +156,45 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       scheme: endpoint.scheme,
     });
     headers['user-agent'] = 'switchboard-webhooks/1';
-    return sendAttempt({
-      url: endpoint.url,
-      address,
-      headers,
-      body: delivery.payload,
-      poster,
-      timeoutMs,
-      signal: stopping.signal,
-      burstRetries: options.burstRetries ?? 2,
-      now: () => clock.now(),
-    });
+    const attributes = {
+      'http.request.method': 'POST',
+      'server.address': new URL(endpoint.url).hostname,
+      'switchboard.webhook.endpoint_id': endpoint.id,
+      'switchboard.webhook.delivery_id': delivery.id,
+      'switchboard.webhook.event_id': delivery.eventId,
+      'switchboard.webhook.event_type': delivery.eventType,
+      'switchboard.webhook.attempt': delivery.attempts + 1,
+    };
+    const parent = contextOfTraceparent(delivery.traceparent);
+    const kind = SpanKind.CLIENT;
+    return inSpan(
+      telemetry.tracer,
+      'switchboard.webhook.attempt',
+      { kind, attributes, parent },
+      async (span) => {
+        // The receiver joins the trace of the request that caused the event (W3C Trace Context).
+        const traceparent = traceparentOf(span, delivery.traceparent);
+        if (traceparent) headers.traceparent = traceparent;
+        const result = await sendAttempt({
+          url: endpoint.url,
+          address,
+          headers,
+          body: delivery.payload,
+          poster,
+          timeoutMs,
+          signal: stopping.signal,
+          burstRetries: options.burstRetries ?? 2,
+          now: () => clock.now(),
+        });
+        if (result.statusCode !== null) span.setAttribute('http.response.status_code', result.statusCode);
+        if (!result.ok)
+          span.setStatus({
+            code: SpanStatusCode.ERROR,
+            message: result.error ?? `HTTP ${result.statusCode}`,
+          });
+        return result;
+      },
+    );
   }
 
   async function record(
@@ -196,6 +227,11 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       logger.log('warn', 'webhook lease lost before the attempt was recorded', { deliveryId: delivery.id });
       return;
     }
+    const endpointId = { 'switchboard.webhook.endpoint_id': endpoint.id };
+    const outcome = decision.status === 'pending' ? 'retrying' : decision.status;
+    telemetry.webhookAttempts.add(1, { ...endpointId, 'switchboard.webhook.outcome': outcome });
+    if (decision.status === 'succeeded')
+      telemetry.webhookLag.record(Math.max(0, now - Date.parse(delivery.createdAt)) / 1000, endpointId);
     logger.log(result.ok ? 'debug' : 'info', 'webhook attempt', {
       deliveryId: delivery.id,
       endpointId: endpoint.id,

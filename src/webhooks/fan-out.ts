@@ -67,5 +67,6 @@ export function pendingDelivery(
     lastError: null,
     createdAt: now,
     updatedAt: now,
+    traceparent: event.traceparent ?? null,
   };
 }

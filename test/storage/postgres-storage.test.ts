@@ -27,14 +27,14 @@ describe('PostgreSQL migrations', () => {
     await Promise.all(instances.map((s) => s.close()));
     const appliers = results.filter((r) => r.applied.length > 0);
     expect(appliers).toHaveLength(1);
-    expect(appliers[0]?.applied).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
-    expect(new Set(results.map((r) => r.version))).toEqual(new Set([12]));
+    expect(appliers[0]?.applied).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
+    expect(new Set(results.map((r) => r.version))).toEqual(new Set([13]));
     const { rows } = await db.pool.query('SELECT version FROM switchboard_migrations ORDER BY version');
-    expect(rows).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12].map((version) => ({ version })));
+    expect(rows).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13].map((version) => ({ version })));
   });
 
   it('do nothing when the schema is current', async () => {
-    expect(await storage.migrate()).toEqual({ applied: [], version: 12 });
+    expect(await storage.migrate()).toEqual({ applied: [], version: 13 });
   });
 
   it('create an index for every query path, and one per filtered field of every resource', async () => {

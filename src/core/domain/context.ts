@@ -2,6 +2,7 @@ import { SwitchboardError } from '../errors.js';
 import type { DomainEvent } from '../events.js';
 import { type Clock, type IdGenerator, isoAt } from '../runtime.js';
 import type { Storage, Stores } from '../storage/index.js';
+import { currentTraceparent } from '../telemetry/index.js';
 
 /** What every domain service shares: storage, time, ids, and how to announce a commit. */
 export interface DomainContext {
@@ -26,7 +27,10 @@ export interface WriteOptions {
 }
 
 export function newEvent(ctx: DomainContext, type: string, data: Record<string, unknown>): DomainEvent {
-  return { id: ctx.ids('evt'), type, occurredAt: isoAt(ctx.clock.now()), data };
+  const event = { id: ctx.ids('evt'), type, occurredAt: isoAt(ctx.clock.now()), data };
+  // The trace of the request that caused it, when one records: its webhooks join that trace.
+  const traceparent = currentTraceparent();
+  return traceparent ? { ...event, traceparent } : event;
 }
 
 /** Runs a write in a transaction and announces it once committed. */

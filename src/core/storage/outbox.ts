@@ -18,4 +18,6 @@ export interface OutboxStore {
   /** Oldest first; events already claimed under a live lease are skipped. */
   claim(options: ClaimOptions): Promise<DomainEvent[]>;
   markRelayed(ids: readonly string[]): Promise<void>;
+  /** How many events wait to be relayed (claimed ones included): the outbox backlog. */
+  backlog(): Promise<number>;
 }

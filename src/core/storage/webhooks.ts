@@ -92,6 +92,8 @@ export interface WebhookDeliveryRecord {
   readonly lastError: string | null;
   readonly createdAt: string;
   readonly updatedAt: string;
+  /** The `traceparent` of the event's trace, sent on so the receiver joins it; absent without tracing. */
+  readonly traceparent?: string | null;
 }
 
 /** Which deliveries to list or re-queue; the fields given must all match. */
@@ -151,6 +153,8 @@ export interface WebhookDeliveryStore {
    */
   createManyIfAbsent(deliveries: readonly WebhookDeliveryRecord[]): Promise<number>;
   get(id: string): Promise<WebhookDeliveryRecord | null>;
+  /** How many deliveries are pending (in flight included): the queue an operator watches. */
+  countPending(): Promise<number>;
   list(filter: WebhookDeliveryFilter, range: Range): Promise<Page<WebhookDeliveryRecord>>;
   /**
    * Atomically leases up to `limit` pending deliveries whose `nextAttemptAt` has come and whose lease

@@ -17,6 +17,8 @@ export interface DeliveryQueue {
   track(delivery: WebhookDeliveryRecord): void;
   /** Forgets a delivery that is gone. */
   forget(id: string): void;
+  /** How many deliveries are pending (claimed ones included). */
+  pending(): number;
   /**
    * Takes up to `limit` due deliveries, oldest due first, at most `maxPerEndpoint` (or the endpoint's own
    * cap) leased per endpoint (leases already held count); `lease` writes each one's lease (and tracks it).
@@ -98,6 +100,7 @@ export function createDeliveryQueue(deliveries: ReadonlyMap<string, WebhookDeliv
   return {
     track,
     forget,
+    pending: () => scheduled.size,
     claim({ now, limit, maxPerEndpoint, endpointLimits, lease }) {
       // Endpoints with something due and room for another lease.
       const open: { endpointId: string; heap: Heap; room: number }[] = [];

@@ -29,5 +29,8 @@ export function memoryOutboxStore(state: OutboxState, journal: Journal): OutboxS
     async markRelayed(ids) {
       for (const id of ids) state.delete(id);
     },
+    async backlog() {
+      return state.size;
+    },
   };
 }

@@ -176,6 +176,9 @@ function deliveryStore(state: WebhookState, journal: Journal): WebhookDeliverySt
     async get(id) {
       return state.deliveries.get(id) ?? null;
     },
+    async countPending() {
+      return state.queue.pending();
+    },
     async list(filter, range) {
       const found = [...state.deliveries.values()].filter((d) => matches(filter, d));
       found.sort((a, b) => newestFirst(b, a));

@@ -324,4 +324,11 @@ export const MIGRATIONS: readonly Migration[] = [
             tat double precision NOT NULL
           );`,
   },
+  {
+    version: 13,
+    name: 'trace context of events and webhook deliveries',
+    // The W3C traceparent of the request that caused an event, carried to its webhooks; null without tracing.
+    sql: `ALTER TABLE switchboard_outbox ADD COLUMN traceparent text;
+          ALTER TABLE switchboard_webhook_deliveries ADD COLUMN traceparent text;`,
+  },
 ];

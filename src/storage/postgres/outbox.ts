@@ -7,10 +7,12 @@ interface EventRow {
   type: string;
   occurred_at: string;
   data: Record<string, unknown>;
+  traceparent?: string | null;
 }
 
 export function toEvent(row: EventRow): DomainEvent {
-  return { id: row.id, type: row.type, occurredAt: row.occurred_at, data: row.data };
+  const event = { id: row.id, type: row.type, occurredAt: row.occurred_at, data: row.data };
+  return row.traceparent ? { ...event, traceparent: row.traceparent } : event;
 }
 
 /**
@@ -22,12 +24,10 @@ export function postgresOutboxStore(db: Database): OutboxStore {
   return {
     async append(event) {
       // `json`, not `jsonb`: the data comes back with its keys in the order they were written.
-      await db.rows('INSERT INTO switchboard_outbox (id, type, occurred_at, data) VALUES ($1, $2, $3, $4)', [
-        event.id,
-        event.type,
-        event.occurredAt,
-        JSON.stringify(event.data),
-      ]);
+      await db.rows(
+        'INSERT INTO switchboard_outbox (id, type, occurred_at, data, traceparent) VALUES ($1, $2, $3, $4, $5)',
+        [event.id, event.type, event.occurredAt, JSON.stringify(event.data), event.traceparent ?? null],
+      );
     },
 
     async claim({ now, limit, leaseMs }) {
@@ -37,11 +37,16 @@ export function postgresOutboxStore(db: Database): OutboxStore {
            ORDER BY seq LIMIT $2 FOR UPDATE SKIP LOCKED
          )
          UPDATE switchboard_outbox o SET lease_until = $3 FROM free WHERE o.seq = free.seq
-         RETURNING o.seq, o.id, o.type, o.occurred_at, o.data`,
+         RETURNING o.seq, o.id, o.type, o.occurred_at, o.data, o.traceparent`,
         [now, limit, now + leaseMs],
       );
       // UPDATE … RETURNING does not keep the CTE's order.
       return rows.sort((a, b) => Number(a.seq) - Number(b.seq)).map(toEvent);
+    },
+
+    async backlog() {
+      const row = await db.row<{ n: number }>('SELECT count(*)::int AS n FROM switchboard_outbox');
+      return row?.n ?? 0;
     },
 
     async markRelayed(ids) {

@@ -23,11 +23,12 @@ interface DeliveryRow {
   last_error: string | null;
   created_at: Date;
   updated_at: Date;
+  traceparent: string | null;
   total?: string;
 }
 
 const COLUMNS =
-  'id, endpoint_id, event_id, event_type, payload, status, attempts, next_attempt_at, leased_by, lease_until, last_status_code, last_error, created_at, updated_at';
+  'id, endpoint_id, event_id, event_type, payload, status, attempts, next_attempt_at, leased_by, lease_until, last_status_code, last_error, created_at, updated_at, traceparent';
 const TABLE = 'switchboard_webhook_deliveries';
 
 const toDelivery = (r: DeliveryRow): WebhookDeliveryRecord => ({
@@ -45,6 +46,7 @@ const toDelivery = (r: DeliveryRow): WebhookDeliveryRecord => ({
   lastError: r.last_error,
   createdAt: iso(r.created_at),
   updatedAt: iso(r.updated_at),
+  traceparent: r.traceparent,
 });
 
 /** The filter as SQL over parameters `$1…$6` (endpoint, status, from, before, ids, event type). */
@@ -95,7 +97,7 @@ export function postgresWebhookDeliveryStore(db: Database): WebhookDeliveryStore
   return {
     async createIfAbsent(d) {
       const inserted = await db.row(
-        `INSERT INTO ${TABLE} (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+        `INSERT INTO ${TABLE} (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
          ON CONFLICT DO NOTHING RETURNING id`,
         [
           d.id,
@@ -112,6 +114,7 @@ export function postgresWebhookDeliveryStore(db: Database): WebhookDeliveryStore
           d.lastError,
           d.createdAt,
           d.updatedAt,
+          d.traceparent ?? null,
         ],
       );
       if (inserted) return true;
@@ -123,6 +126,14 @@ export function postgresWebhookDeliveryStore(db: Database): WebhookDeliveryStore
       throw new SwitchboardError('conflict', `Webhook delivery ${d.id} already exists.`);
     },
 
+    async countPending() {
+      // Counted from the partial index of pending deliveries.
+      const row = await db.row<{ n: number }>(
+        `SELECT count(*)::int AS n FROM ${TABLE} WHERE status = 'pending'`,
+      );
+      return row?.n ?? 0;
+    },
+
     async createManyIfAbsent(deliveries) {
       if (deliveries.length === 0) return 0;
       const column = <K extends keyof WebhookDeliveryRecord>(key: K) => deliveries.map((d) => d[key]);
@@ -132,7 +143,7 @@ export function postgresWebhookDeliveryStore(db: Database): WebhookDeliveryStore
           `INSERT INTO ${TABLE} (${COLUMNS})
            SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
              $7::int[], $8::timestamptz[], $9::text[], $10::timestamptz[], $11::int[], $12::text[],
-             $13::timestamptz[], $14::timestamptz[])
+             $13::timestamptz[], $14::timestamptz[], $15::text[])
            ON CONFLICT DO NOTHING RETURNING id`,
           [
             column('id'),
@@ -149,6 +160,7 @@ export function postgresWebhookDeliveryStore(db: Database): WebhookDeliveryStore
             column('lastError'),
             column('createdAt'),
             column('updatedAt'),
+            deliveries.map((d) => d.traceparent ?? null),
           ],
         );
         if (inserted.length === deliveries.length) return inserted.length;

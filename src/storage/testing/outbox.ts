@@ -13,6 +13,20 @@ export function outboxContract(storage: () => Storage): void {
     expect(await s.outbox.claim({ now: NOW, limit: 2, leaseMs: 1000 })).toEqual(events.slice(2));
   });
 
+  it('keeps an event’s traceparent, and counts what waits to be relayed', async () => {
+    const s = storage();
+    const before = await s.outbox.backlog();
+    const traced = anEvent({ traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' });
+    await s.outbox.append(traced);
+    await s.outbox.append(anEvent());
+    expect(await s.outbox.backlog()).toBe(before + 2);
+    const claimed = await s.outbox.claim({ now: NOW, limit: 1000, leaseMs: 1000 });
+    expect(claimed.find((e) => e.id === traced.id)).toEqual(traced);
+    expect(await s.outbox.backlog()).toBe(before + 2);
+    await s.outbox.markRelayed(claimed.map((e) => e.id));
+    expect(await s.outbox.backlog()).toBe(before + 2 - claimed.length);
+  });
+
   it('does not hand out a claimed event again until its lease ends', async () => {
     const s = storage();
     const event = anEvent();

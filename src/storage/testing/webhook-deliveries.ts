@@ -47,6 +47,34 @@ export function webhookDeliveryContract(storage: () => Storage): void {
     expect(await s.webhooks.deliveries.createManyIfAbsent([])).toBe(0);
   });
 
+  it('keeps a delivery’s traceparent, and counts the pending ones', async () => {
+    const s = storage();
+    const endpointId = await withEndpoint(s);
+    const before = await s.webhooks.deliveries.countPending();
+    const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    const [traced, plain] = [aDelivery(endpointId, { traceparent }), aDelivery(endpointId)];
+    await s.webhooks.deliveries.createManyIfAbsent([traced]);
+    await s.webhooks.deliveries.createIfAbsent(plain);
+    expect((await s.webhooks.deliveries.get(traced.id))?.traceparent).toBe(traceparent);
+    expect((await s.webhooks.deliveries.get(plain.id))?.traceparent ?? null).toBeNull();
+    expect(await s.webhooks.deliveries.countPending()).toBe(before + 2);
+    const [leased] = await s.webhooks.deliveries.claimDue(claim({ limit: 1 }));
+    expect(leased!.traceparent ?? null).toBe(leased!.id === traced.id ? traceparent : null);
+    await s.webhooks.deliveries.finish(
+      leased!.id,
+      { workerId: 'worker-a', attempts: leased!.attempts },
+      {
+        status: 'succeeded',
+        attempts: 1,
+        nextAttemptAt: null,
+        lastStatusCode: 200,
+        lastError: null,
+        at: at(1),
+      },
+    );
+    expect(await s.webhooks.deliveries.countPending()).toBe(before + 1);
+  });
+
   it('refuses a batch that reuses the id of another delivery, and writes none of it', async () => {
     const s = storage();
     const [a, b] = [await withEndpoint(s), await withEndpoint(s)];

@@ -48,6 +48,7 @@ export function aDelivery(
     lastError: null,
     createdAt: at(n),
     updatedAt: at(n),
+    traceparent: null,
     ...overrides,
   };
 }

@@ -1,0 +1,86 @@
+/**
+ * A span (HTTP server semantic conventions) and a duration measurement per request, for any fetch
+ * handler. The route template is what the handler that served the request noted (`/api/v1/clients/{id}`),
+ * so spans and metrics are grouped by route, never by raw path.
+ */
+import {
+  context,
+  propagation,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  type TextMapGetter,
+  trace,
+} from '@opentelemetry/api';
+import { createTelemetry, failed, type Telemetry } from '../core/telemetry/index.js';
+
+const routes = new WeakMap<Request, string>();
+
+/** Records the route template that serves a request (called by routers). */
+export function noteRoute(request: Request, route: string): void {
+  routes.set(request, route);
+}
+
+/** The route template noted for a request, if any. */
+export function routeOf(request: Request): string | undefined {
+  return routes.get(request);
+}
+
+const fromHeaders: TextMapGetter<Headers> = {
+  get: (headers, key) => headers.get(key) ?? undefined,
+  keys: (headers) => [...headers.keys()],
+};
+
+/** Options of {@link instrumentFetch}. */
+export interface InstrumentOptions {
+  /** Where spans and metrics go; the global OpenTelemetry API by default. */
+  readonly telemetry?: Telemetry;
+  /** `switchboard.interface` on every measurement: `rest`, `graphql`, `oauth`, `console`… */
+  readonly interface: string;
+  /** The route when the handler notes none (its mount path, so the raw path never becomes a label). */
+  readonly route: string;
+}
+
+/**
+ * Wraps a fetch handler: each request gets a server span (continuing the caller's trace when it sends
+ * `traceparent`) and an `http.server.request.duration` measurement by interface, method, route and status.
+ */
+export function instrumentFetch(
+  handle: (request: Request) => Promise<Response>,
+  options: InstrumentOptions,
+): (request: Request) => Promise<Response> {
+  const { tracer, requestDuration } = options.telemetry ?? createTelemetry();
+  return async (request) => {
+    const started = performance.now();
+    const method = request.method;
+    const parent = propagation.extract(ROOT_CONTEXT, request.headers, fromHeaders);
+    const span = tracer.startSpan(method, { kind: SpanKind.SERVER }, parent);
+    let status = 500;
+    try {
+      const response = span.isRecording()
+        ? await context.with(trace.setSpan(parent, span), handle, undefined, request)
+        : await handle(request);
+      status = response.status;
+      return response;
+    } catch (error) {
+      failed(span, error);
+      throw error;
+    } finally {
+      const route = routes.get(request) ?? options.route;
+      const attributes = {
+        'http.request.method': method,
+        'http.route': route,
+        'http.response.status_code': status,
+        'switchboard.interface': options.interface,
+      };
+      if (span.isRecording()) {
+        span.updateName(`${method} ${route}`);
+        span.setAttributes(attributes);
+        span.setAttribute('url.path', new URL(request.url).pathname);
+        if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+        span.end();
+      }
+      requestDuration.record((performance.now() - started) / 1000, attributes);
+    }
+  };
+}
