@@ -3,10 +3,11 @@
  * admin operations (webhooks, API keys, OAuth clients, grants), behind a sign-in with an admin API key.
  * Forms post and redirect; a little script shows times in the operator's zone and streams live events.
  */
-import { type Authenticate, type Principal, SCOPES } from '../core/auth.js';
+import { type Authenticate, anonymousPrincipal, type Principal, SCOPES } from '../core/auth.js';
 import { isSwitchboardError } from '../core/errors.js';
 import type { EventBus } from '../core/event-bus.js';
 import { type Clock, type Logger, silentLogger, systemClock } from '../core/runtime.js';
+import type { RateLimiter } from '../http/rate-limit.js';
 import type { OAuthAdmin } from '../oauth/admin-service.js';
 import type { SignIn } from '../oauth/server-options.js';
 import type { WebhookAdmin } from '../webhooks/admin-service.js';
@@ -31,10 +32,14 @@ export interface ConsoleOptions {
   /** The live activity page listens here. */
   readonly bus?: EventBus;
   /**
-   * How users sign in with their account (the authorization server's own `signIn`): then a user sees
-   * the applications they authorized and revokes them, and a user `isAdmin` names is an operator.
+   * How users sign in with their account (the authorization server's `signIn`, whose `verifyPassword`
+   * is behind its lockout): then a user sees the applications they authorized and revokes them, and a
+   * user `isAdmin` names is an operator. A locked-out account is refused with 429 and a message
+   * saying when to try again.
    */
   readonly signIn?: SignIn;
+  /** Budgets: each sign-in post takes one from its address's `sign-in` budget (429 beyond it). */
+  readonly rateLimit?: RateLimiter;
   /** Whether a signed-in user may operate the console (default: nobody; operators use admin keys). */
   readonly isAdmin?: (userId: string) => boolean | Promise<boolean>;
   /** The scopes API keys and OAuth clients may be given (default: the built-in catalogue). */
@@ -147,12 +152,24 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
       const sealed = await sessions.seal({ ...data, expiresAt: clock.now() + ttl, nonce });
       return redirect(`${base}/`, { 'set-cookie': sessions.cookie(sealed, request, Math.floor(ttl / 1000)) });
     };
-    if (form?.has('email') && withAccounts) {
-      // The same check the authorization server's sign-in page makes (with its lockout, if any).
-      const userId = await options.signIn!.verifyPassword!(text('email'), String(form.get('password') ?? ''));
-      if (userId) return started({ userId });
-      logger.log('info', 'console account sign-in refused');
-      return html(401, signInPage({ ...view, error: 'That e-mail and password do not match an account.' }));
+    try {
+      await options.rateLimit?.take(request, anonymousPrincipal, 'sign-in');
+      if (form?.has('email') && withAccounts) {
+        // The same check the authorization server's sign-in page makes, behind the same lockout.
+        const userId = await options.signIn!.verifyPassword!(
+          text('email'),
+          String(form.get('password') ?? ''),
+        );
+        if (userId) return started({ userId });
+        logger.log('info', 'console account sign-in refused');
+        return html(401, signInPage({ ...view, error: 'That e-mail and password do not match an account.' }));
+      }
+    } catch (error) {
+      if (!isSwitchboardError(error) || error.code !== 'rate_limited') throw error;
+      logger.log('info', 'console sign-in refused: too many attempts');
+      return html(429, signInPage({ ...view, error: error.message }), {
+        'retry-after': String(error.retryAfter ?? 1),
+      });
     }
     const apiKey = text('api_key');
     if (!apiKey || !(await operatorWithKey(request, apiKey))) {

@@ -22,6 +22,7 @@ export { type CreateSchemaOptions, createSchema } from './schema.js';
 export { FIELD_SCOPES } from './scopes.js';
 export { typeDefs } from './type-defs.js';
 export type { Upload } from './upload.js';
+export { FLOODING_CLOSE_CODE } from './websocket/budgets.js';
 export {
   createGraphQLWebSocketServer,
   type GraphQLWebSocketExtra,

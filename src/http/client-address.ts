@@ -9,6 +9,11 @@ export function setClientAddress(request: Request, address: string | undefined):
   if (address) addresses.set(request, address);
 }
 
+/** Records on `to` the address recorded for `from`: for a copy of a request (a WebSocket's upgrade). */
+export function copyClientAddress(from: Request, to: Request): void {
+  setClientAddress(to, addresses.get(from));
+}
+
 /**
  * Where the request came from: with `trustedProxies` > 0, the address that many hops back in
  * `X-Forwarded-For` (each trusted proxy appends the address it saw); otherwise the peer address the

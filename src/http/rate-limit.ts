@@ -5,20 +5,29 @@
  */
 import type { Principal } from '../core/auth.js';
 import { SwitchboardError } from '../core/errors.js';
+import { gcra } from '../core/rate-limits/gcra.js';
 import { type Clock, systemClock } from '../core/runtime.js';
 import type { RateDecision, RateLimitStore, RateRule } from '../core/storage/index.js';
+import { createTelemetry, type Telemetry } from '../core/telemetry/index.js';
 import { clientAddressOf } from './client-address.js';
 
-/** The classes of operation budgets are kept for: REST reads and writes, GraphQL by field selections, token requests. */
-export type RateClass = 'read' | 'write' | 'graphql' | 'token';
+/**
+ * The classes of operation budgets are kept for: REST reads and writes, GraphQL by field selections,
+ * token requests, GraphQL subscriptions started over WebSocket, password sign-ins per address, and
+ * messages per WebSocket (counted in the process that holds the socket).
+ */
+export type RateClass = 'read' | 'write' | 'graphql' | 'token' | 'subscribe' | 'sign-in' | 'message';
 
 /** Options of {@link createRateLimiter}. */
 export interface RateLimitOptions {
   readonly store: RateLimitStore;
   /**
-   * Per class: `limit` per `windowMs`. Defaults: REST reads 600 a minute, writes 120 a minute; GraphQL
-   * 20,000 field selections a minute (a query costs the fields it selects, fragments expanded); token
-   * requests 60 a minute per client.
+   * Per class: `limit` per `windowMs`, a whole `limit` at once at most. Defaults: REST reads 600 a
+   * minute, writes 120 a minute; GraphQL 20,000 field selections a minute (a query costs the fields it
+   * selects, fragments expanded, over HTTP and WebSocket alike); token requests 60 a minute per client;
+   * `subscribe` 60 subscriptions started over WebSocket a minute per caller; `sign-in` 20 password
+   * sign-ins a minute per address (authorization page and console); `message` 600 WebSocket messages a
+   * minute per socket (beyond it the socket is closed with 1008).
    */
   readonly rules?: Partial<Record<RateClass, RateRule>>;
   /**
@@ -27,6 +36,8 @@ export interface RateLimitOptions {
    */
   readonly trustedProxies?: number;
   readonly clock?: Clock;
+  /** Counts refusals (`switchboard.rate_limit.refusals`, by class); the global OpenTelemetry API by default. */
+  readonly telemetry?: Telemetry;
 }
 
 const NOUNS: Readonly<Record<RateClass, string>> = {
@@ -34,43 +45,109 @@ const NOUNS: Readonly<Record<RateClass, string>> = {
   write: 'writes',
   graphql: 'GraphQL field selections',
   token: 'token requests',
+  subscribe: 'subscriptions',
+  'sign-in': 'sign-in attempts',
+  message: 'messages',
 };
 
-/** The budgets when none are given. */
+/**
+ * The budgets when none are given: REST reads 600 and writes 120 a minute, GraphQL 20,000 field
+ * selections a minute, 60 token requests a minute per client, 60 WebSocket subscriptions a minute per
+ * caller, 20 password sign-ins a minute per address, 600 messages a minute per WebSocket.
+ */
 export const DEFAULT_RATE_RULES: Readonly<Record<RateClass, RateRule>> = {
   read: { limit: 600, windowMs: 60_000 },
   write: { limit: 120, windowMs: 60_000 },
   graphql: { limit: 20_000, windowMs: 60_000 },
   token: { limit: 60, windowMs: 60_000 },
+  subscribe: { limit: 60, windowMs: 60_000 },
+  'sign-in': { limit: 20, windowMs: 60_000 },
+  message: { limit: 600, windowMs: 60_000 },
 };
 
-/** Takes from a caller's budget; answers the headers to send, or throws `rate_limited` (429). */
+/**
+ * Takes from a caller's budget; answers the headers to send, or throws `rate_limited` (429) with
+ * `retryAfter` in seconds and the RateLimit fields as `headers`.
+ */
 export interface RateLimiter {
+  /** The rule of each class in force: the defaults with the options' overrides. */
+  readonly rules: Readonly<Record<RateClass, RateRule>>;
   take(request: Request, principal: Principal, cls: RateClass, cost?: number): Promise<Headers>;
+  /**
+   * Who a request's budget belongs to ({@link callerOf} with the limiter's trusted proxies), for a
+   * caller whose budget is taken from later without a request (a WebSocket's, found at connection_init).
+   */
+  callerOf(request: Request, principal: Principal): string;
+  /** {@link RateLimiter.take} for a caller found before by {@link RateLimiter.callerOf}. */
+  takeFor(caller: string, cls: RateClass, cost?: number): Promise<Headers>;
+  /**
+   * A bucket of `cls` kept in this process only, with no storage round trip: for counts too frequent
+   * to share, such as one socket's messages.
+   */
+  local(cls: RateClass): LocalBucket;
 }
 
+/** A GCRA bucket in memory (see {@link RateLimiter.local}). */
+export interface LocalBucket {
+  readonly rule: RateRule;
+  /** Whether `cost` units (default 1) were there; they are taken if so. */
+  take(cost?: number): boolean;
+}
+
+/**
+ * The request budgets over a storage's `RateLimitStore`.
+ *
+ * @example
+ * const limiter = createRateLimiter({ store: storage.rateLimits, rules: { read: { limit: 100, windowMs: 60_000 } } });
+ * const headers = await limiter.take(request, principal, 'read'); // or throws `rate_limited`
+ */
 export function createRateLimiter(options: RateLimitOptions): RateLimiter {
   const rules = { ...DEFAULT_RATE_RULES, ...options.rules };
   const clock = options.clock ?? systemClock;
+  const trustedProxies = options.trustedProxies ?? 0;
+  const { rateLimitRefusals } = options.telemetry ?? createTelemetry();
+  async function takeFor(caller: string, cls: RateClass, cost = 1): Promise<Headers> {
+    const rule = rules[cls];
+    const decision = await options.store.take(`${cls}:${caller}`, rule, cost, clock.now());
+    const headers = rateHeaders(cls, rule, decision);
+    if (decision.allowed) return headers;
+    rateLimitRefusals.add(1, { 'switchboard.rate_limit.class': cls });
+    const seconds = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
+    throw Object.assign(
+      new SwitchboardError('rate_limited', `${describeLimit(cls, rule)} Retry in ${seconds} s.`, {
+        retryAfter: seconds,
+      }),
+      { headers },
+    );
+  }
   return {
-    async take(request, principal, cls, cost = 1) {
-      const now = clock.now();
-      const rule = rules[cls];
-      const key = `${cls}:${callerOf(request, principal, options.trustedProxies ?? 0)}`;
-      const decision = await options.store.take(key, rule, cost, now);
-      const headers = rateHeaders(cls, rule, decision);
-      if (decision.allowed) return headers;
-      const seconds = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
-      throw Object.assign(
-        new SwitchboardError(
-          'rate_limited',
-          `Too many ${NOUNS[cls]}: ${rule.limit} per ${rule.windowMs / 1000} s are allowed. Retry in ${seconds} s.`,
-          { retryAfter: seconds },
-        ),
-        { headers },
-      );
-    },
+    rules,
+    take: (request, principal, cls, cost) => takeFor(callerOf(request, principal, trustedProxies), cls, cost),
+    callerOf: (request, principal) => callerOf(request, principal, trustedProxies),
+    takeFor,
+    local: (cls) => new MemoryBucket(rules[cls], clock),
   };
+}
+
+/** `Too many reads: 600 per 60 s are allowed.` — the limit of a class, in words a person can act on. */
+export function describeLimit(cls: RateClass, rule: RateRule): string {
+  return `Too many ${NOUNS[cls]}: ${rule.limit} per ${rule.windowMs / 1000} s are allowed.`;
+}
+
+/** A class, so a socket's bucket is one small object: a rule, a clock and one number. */
+class MemoryBucket implements LocalBucket {
+  #tat: number | undefined;
+
+  constructor(
+    readonly rule: RateRule,
+    readonly clock: Clock,
+  ) {}
+
+  take(cost = 1): boolean {
+    const { decision, tat } = gcra(this.#tat, this.rule, cost, this.clock.now());
+    this.#tat = tat;
+    return decision.allowed;
+  }
 }
 
 /** Who a budget belongs to: the API key or OAuth client (and user), or the network address. */

@@ -3,6 +3,7 @@ import { CloseCode, handleProtocols } from 'graphql-ws';
 import type { WebSocket } from 'ws';
 import type { GraphQLWebSocketExtra, GraphQLWebSocketServer } from '../graphql/websocket/server.js';
 import { SLOW_SUBSCRIBER_CLOSE_CODE } from '../graphql/websocket/server.js';
+import { setClientAddress } from '../http/client-address.js';
 import type { WebSocketRoute } from './serve.js';
 
 /** Options of {@link graphqlWebSocketRoute}: the path, keep-alive pings and message and buffer limits. */
@@ -136,6 +137,8 @@ class SocketExtra implements GraphQLWebSocketExtra {
   readonly #headers: string[] = [];
   readonly #target: string;
   readonly #host: string;
+  /** The peer's address, for the budgets of callers without credentials. */
+  readonly #address: string | undefined;
 
   constructor(
     req: IncomingMessage,
@@ -148,6 +151,7 @@ class SocketExtra implements GraphQLWebSocketExtra {
     }
     this.#target = req.url ?? '/';
     this.#host = req.headers.host ?? 'localhost';
+    this.#address = req.socket.remoteAddress;
   }
 
   get request(): Request {
@@ -160,6 +164,8 @@ class SocketExtra implements GraphQLWebSocketExtra {
     const headers = new Headers();
     for (let i = 0; i < this.#headers.length; i += 2)
       headers.append(this.#headers[i]!, this.#headers[i + 1]!);
-    return new Request(url, { headers });
+    const request = new Request(url, { headers });
+    setClientAddress(request, this.#address);
+    return request;
   }
 }

@@ -3,6 +3,7 @@ import { SwitchboardError } from '../core/errors.js';
 import type { ApiKeyRecord, OAuthClientRecord } from '../core/storage/index.js';
 import { authErrorResponse } from '../http/challenge.js';
 import { jsonResponse } from '../http/json.js';
+import { noteRoute } from '../http/request-telemetry.js';
 import { adminRoutes } from './admin-routes.js';
 import { createOAuthAdmin, type OAuthAdmin } from './admin-service.js';
 import { type CreateApiKeyInput, type CreatedApiKey, createApiKey, ensureApiKey } from './api-keys.js';
@@ -20,7 +21,7 @@ import { createGuard } from './guard.js';
 import { introspectEndpoint } from './introspect-endpoint.js';
 import { metadataResponse, OAUTH_PATHS, serverMetadata } from './metadata.js';
 import { revokeEndpoint } from './revoke-endpoint.js';
-import { type OAuthOptions, resolveOptions } from './server-options.js';
+import { type OAuthOptions, resolveOptions, type SignIn } from './server-options.js';
 import type { KeyRing } from './signing-keys.js';
 import { tokenEndpoint } from './token-endpoint.js';
 
@@ -64,6 +65,11 @@ export interface AuthorizationServer {
   readonly keys: KeyRing | null;
   /** Clients, API keys and grants as plain functions: what the admin routes and the console call. */
   readonly admin: OAuthAdmin;
+  /**
+   * The host's `signIn`, its `verifyPassword` behind the server's lockout (`signInLockout`): give it to
+   * anything else that checks passwords (the console does) so one lockout covers every sign-in.
+   */
+  readonly signIn: SignIn;
   /** Registers a client; its secret is returned once. */
   registerClient(input: RegisterClientInput): Promise<RegisteredClient>;
   /** Changes a client's name, redirect URIs or scopes. */
@@ -125,6 +131,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
   async function fetch(request: Request): Promise<Response> {
     const path = new URL(request.url).pathname;
     const route = routes[path];
+    if (route) noteRoute(request, path);
     try {
       if (route && CORS_PATHS.has(path)) {
         // Browser apps (public clients) call these cross-origin; no cookies are involved, so `*` is safe.
@@ -151,6 +158,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     ready,
     keys: ctx.idTokens?.keys ?? null,
     admin,
+    signIn: ctx.signIn,
     registerClient: (input) =>
       registerOAuthClient(ctx.storage, input, { clock: ctx.clock, ids: ctx.ids, knownScopes: ctx.scopes }),
     updateClient: (id, input) => updateOAuthClient(ctx.storage, id, input, { knownScopes: ctx.scopes }),

@@ -1,3 +1,4 @@
+import { anonymousPrincipal } from '../core/auth.js';
 import { isSwitchboardError, SwitchboardError } from '../core/errors.js';
 import type { OAuthClientRecord } from '../core/storage/index.js';
 import {
@@ -110,7 +111,15 @@ export function authorizeEndpoint(ctx: ServerContext, csrf: Csrf): (request: Req
     const approved = authorization.scopes.filter((s) => s === OPENID_SCOPE || chosen.has(s));
     if (single(params, 'decision') !== 'approve' || !approved.some((s) => s !== OPENID_SCOPE))
       return refused();
-    const user = await approvingUser(ctx, steps, request, params, authorization);
+    let user: string | null;
+    try {
+      user = await approvingUser(ctx, steps, request, params, authorization);
+    } catch (error) {
+      return page(ctx, steps, request, params, authorization, {
+        ...refusedSignIn(error),
+        username: params.get('username') ?? '',
+      });
+    }
     if (user === null) {
       return page(ctx, steps, request, params, authorization, {
         error: params.has('sign_in_proof')
@@ -189,6 +198,8 @@ function checkRequest(
 interface PageOptions {
   readonly error?: string;
   readonly status?: number;
+  /** Seconds, for `Retry-After` (a sign-in refused for too many attempts). */
+  readonly retryAfter?: number;
   /** The e-mail typed on the sign-in step, kept when it comes back with an error. */
   readonly username?: string;
   /** Set after a sign-in: the consent step, carrying the proof. */
@@ -232,6 +243,7 @@ async function page(
     ...(options.error === undefined ? {} : { error: options.error }),
   };
   const headers = new Headers(PAGE_HEADERS);
+  if (options.retryAfter !== undefined) headers.set('retry-after', String(options.retryAfter));
   if (isNew) {
     headers.append(
       'set-cookie',
@@ -254,10 +266,12 @@ async function signInStep(
 ): Promise<Response> {
   const username = (params.get('username') ?? '').trim();
   const password = params.get('password') ?? '';
-  const userId =
-    username && password && ctx.signIn.verifyPassword
-      ? await ctx.signIn.verifyPassword(username, password)
-      : null;
+  let userId: string | null;
+  try {
+    userId = await checkPassword(ctx, request, username, password);
+  } catch (error) {
+    return page(ctx, steps, request, params, authorization, { ...refusedSignIn(error), username });
+  }
   if (userId === null) {
     return page(ctx, steps, request, params, authorization, {
       error: 'The e-mail or password is not right.',
@@ -285,10 +299,29 @@ async function approvingUser(
     const binding = bindingOf(steps, request, authorization);
     return (await steps.proofs.verify(proof, binding, ctx.clock.now()))?.userId ?? null;
   }
-  const username = params.get('username');
-  const password = params.get('password');
+  return checkPassword(ctx, request, (params.get('username') ?? '').trim(), params.get('password') ?? '');
+}
+
+/**
+ * A password sign-in: the address's `sign-in` budget (with rate limits), then the host's check behind
+ * the lockout. The user, or null for a wrong e-mail or password; throws `rate_limited` when the
+ * address or the username has had too many attempts.
+ */
+async function checkPassword(
+  ctx: ServerContext,
+  request: Request,
+  username: string,
+  password: string,
+): Promise<string | null> {
   if (!username || !password || !ctx.signIn.verifyPassword) return null;
-  return ctx.signIn.verifyPassword(username.trim(), password);
+  await ctx.rateLimit?.take(request, anonymousPrincipal, 'sign-in');
+  return ctx.signIn.verifyPassword(username, password);
+}
+
+/** The sign-in step again, saying when to try again (429), for a sign-in refused for too many attempts. */
+function refusedSignIn(error: unknown): Pick<PageOptions, 'error' | 'status' | 'retryAfter'> {
+  if (!isSwitchboardError(error) || error.code !== 'rate_limited') throw error;
+  return { error: error.message, status: 429, retryAfter: error.retryAfter ?? 1 };
 }
 
 function bindingOf(steps: Steps, request: Request, authorization: AuthorizationRequest) {

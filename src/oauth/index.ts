@@ -63,6 +63,7 @@ export { type OAuthErrorCode, oauthErrorResponse } from './oauth-error.js';
 export { createPasswordSignIn, type PasswordSignInOptions, type PasswordUser } from './password-sign-in.js';
 export { ACCESS_TOKEN_PREFIX, randomSecret } from './secrets.js';
 export type { IdTokenOptions, OAuthOptions, SignIn } from './server-options.js';
+export type { SignInLockoutOptions } from './sign-in-lockout.js';
 export {
   createKeyRing,
   generateSigningKey,

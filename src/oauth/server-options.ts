@@ -11,6 +11,7 @@ import {
 import type { Storage } from '../core/storage/index.js';
 import type { RateLimiter } from '../http/rate-limit.js';
 import type { ConsentView } from './consent-page.js';
+import { lockoutRule, lockSignIn, type SignInLockoutOptions } from './sign-in-lockout.js';
 import { createKeyRing, type KeyRing } from './signing-keys.js';
 
 /**
@@ -46,6 +47,14 @@ export interface OAuthOptions {
   readonly logger?: Logger;
   /** How users sign in; without it, the authorization endpoint refuses every request. */
   readonly signIn?: SignIn;
+  /**
+   * The lockout of `signIn.verifyPassword` (whoever made it), per username, in the storage's rate-limit
+   * store so every instance on the storage shares it: `maxFailures` wrong passwords in a row (default
+   * 5), then one more each `windowMs / maxFailures` (default window 15 minutes). A locked-out username
+   * is refused without its password being checked, and the sign-in page says in how many minutes to
+   * try again. On even when request rate limits are off; `false` turns it off.
+   */
+  readonly signInLockout?: SignInLockoutOptions | false;
   /** Your own consent page: return the HTML for the view (it must post the form fields back). */
   readonly renderConsent?: (view: ConsentView) => string;
   /** Authorization code lifetime, 60 000–300 000 ms (default 60 s). */
@@ -71,7 +80,8 @@ export interface OAuthOptions {
   readonly maxBodyBytes?: number;
   /**
    * Budgets of the token endpoint, per client (per address for requests that name none): over budget
-   * is 429 with `error: "temporarily_unavailable"` and `Retry-After`. Off when omitted.
+   * is 429 with `error: "temporarily_unavailable"` and `Retry-After`; and of password sign-ins on the
+   * authorization page, per address (class `sign-in`). Off when omitted.
    */
   readonly rateLimit?: RateLimiter;
 }
@@ -82,6 +92,7 @@ export interface ServerContext {
   readonly clock: Clock;
   readonly ids: IdGenerator;
   readonly logger: Logger;
+  /** The host's sign-in, its `verifyPassword` behind the lockout (unless turned off). */
   readonly signIn: SignIn;
   readonly renderConsent: ((view: ConsentView) => string) | undefined;
   readonly codeTtlMs: number;
@@ -111,15 +122,24 @@ export function resolveOptions(options: OAuthOptions): ServerContext {
   if (issuer !== undefined && !URL.canParse(issuer)) {
     throw new SwitchboardError('bad_request', `issuer must be an absolute URL (got "${options.issuer}").`);
   }
+  const clock = options.clock ?? systemClock;
+  const signIn =
+    options.signInLockout === false
+      ? (options.signIn ?? {})
+      : lockSignIn(options.signIn ?? {}, {
+          store: options.storage.rateLimits,
+          rule: lockoutRule(options.signInLockout),
+          clock,
+        });
   const idTokens = options.idTokens
     ? { keys: options.idTokens.keys ?? createKeyRing(), ttlMs: options.idTokens.ttlMs ?? 300_000 }
     : null;
   return {
     storage: options.storage,
-    clock: options.clock ?? systemClock,
+    clock,
     ids: options.ids ?? sortableIds,
     logger: options.logger ?? silentLogger,
-    signIn: options.signIn ?? {},
+    signIn,
     renderConsent: options.renderConsent,
     codeTtlMs,
     accessTokenTtlMs: options.accessTokenTtlMs ?? 3_600_000,

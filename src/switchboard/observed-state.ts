@@ -7,7 +7,7 @@ import type { GraphQLWebSocketServer } from '../graphql/index.js';
 export interface ObservedSources {
   readonly storage: Storage;
   readonly webhooks: boolean;
-  readonly sockets: GraphQLWebSocketServer | undefined;
+  readonly graphqlWebSocket: GraphQLWebSocketServer | undefined;
   readonly logger: Logger;
 }
 
@@ -26,16 +26,22 @@ export function observeState(meter: Meter, sources: ObservedSources): () => void
   const subscriptions = meter.createObservableGauge('switchboard.graphql.subscriptions', {
     description: 'GraphQL subscriptions open over WebSocket.',
   });
-  const observed: Observable[] = [backlog, pending, subscriptions];
+  const sockets = meter.createObservableGauge('switchboard.websocket.connections', {
+    description: 'GraphQL WebSockets open.',
+  });
+  const observed: Observable[] = [backlog, pending, subscriptions, sockets];
   const collect = async (result: BatchObservableResult): Promise<void> => {
-    const { storage, sockets } = sources;
+    const { storage, graphqlWebSocket } = sources;
     try {
       result.observe(backlog, await storage.outbox.backlog());
       if (sources.webhooks) result.observe(pending, await storage.webhooks.deliveries.countPending());
     } catch (error) {
       sources.logger.log('warn', 'could not read the queue sizes for metrics', { error: String(error) });
     }
-    if (sockets) result.observe(subscriptions, sockets.subscriptions().subscribers);
+    if (graphqlWebSocket) {
+      result.observe(subscriptions, graphqlWebSocket.subscriptions().subscribers);
+      result.observe(sockets, graphqlWebSocket.sockets());
+    }
   };
   meter.addBatchObservableCallback(collect, observed);
   return () => meter.removeBatchObservableCallback(collect, observed);

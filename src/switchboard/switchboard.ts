@@ -209,7 +209,7 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
     ));
 
   const rateLimit = options.rateLimits
-    ? createRateLimiter({ clock, ...options.rateLimits, store: storage.rateLimits })
+    ? createRateLimiter({ clock, telemetry, ...options.rateLimits, store: storage.rateLimits })
     : undefined;
   const scopeCatalogue = {
     ...SCOPES,
@@ -346,7 +346,7 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
   const stopObserving = observeState(telemetry.meter, {
     storage: hostStorage,
     webhooks: webhooks !== undefined,
-    sockets: graphqlWebSocket,
+    graphqlWebSocket,
     logger,
   });
   async function route(request: Request, pathname: string): Promise<Response> {

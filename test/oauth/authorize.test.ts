@@ -256,15 +256,21 @@ describe('authorization endpoint', () => {
     expect(await response.text()).toContain('role="alert"');
   });
 
-  it('refuses a username after 5 wrong passwords, even with the right one, until the lockout passes', async () => {
+  it('refuses a username after 5 wrong passwords, even with the right one, saying when to try again', async () => {
     const attempt = async (password: string) => {
       const page = await openConsentPage(authorizationUrl(demo).url);
-      return (await submitConsent(page, { username: demo.grace.email, password }, demo.base)).status;
+      return submitConsent(page, { username: demo.grace.email, password }, demo.base);
     };
-    for (let i = 0; i < 5; i++) expect(await attempt('guess')).toBe(401);
-    expect(await attempt(demo.grace.password)).toBe(401);
-    demo.clock.advance(15 * 60_000);
-    expect(await attempt(demo.grace.password)).toBe(303);
+    for (let i = 0; i < 5; i++) expect((await attempt('guess')).status).toBe(401);
+    const locked = await attempt(demo.grace.password);
+    expect(locked.status).toBe(429);
+    // 5 per 15 minutes: one more attempt every 3 minutes.
+    expect(locked.headers.get('retry-after')).toBe('180');
+    expect(await locked.text()).toMatch(
+      /role="alert"[^>]*>Too many wrong passwords for this account\. Try again in 3 minutes\./,
+    );
+    demo.clock.advance(3 * 60_000);
+    expect((await attempt(demo.grace.password)).status).toBe(303);
   });
 
   it('sends access_denied with state and iss when the user refuses', async () => {

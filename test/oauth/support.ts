@@ -43,7 +43,6 @@ export async function startDemo(overrides: Partial<SwitchboardOptions> = {}): Pr
   const signIn = createPasswordSignIn({
     findUser: async (email) => passwords.get(email.toLowerCase()) ?? null,
     verify: (password, passwordHash) => argon2Verify({ password, hash: passwordHash }),
-    clock,
   });
   let base = '';
   const switchboard = createSwitchboard({

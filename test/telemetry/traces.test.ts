@@ -2,7 +2,8 @@
  * OpenTelemetry over real HTTP, with an in-memory exporter: one GraphQL mutation's trace runs from the
  * caller's `traceparent` through the server span, the GraphQL operation and the storage transaction to
  * the event leaving the outbox and the webhook attempt, and the receiver gets a `traceparent` in it.
- * Metrics: request durations by interface and route template, webhook outcomes, queue sizes.
+ * Metrics: request durations by interface and route template, webhook outcomes, queue sizes, open
+ * sockets, rate-limit refusals.
  */
 import { context, propagation, SpanKind } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
@@ -15,8 +16,9 @@ import {
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import { createSwitchboard, type Switchboard } from '../../src/index.js';
-import { type NodeServer, serve } from '../../src/node/index.js';
+import { graphqlWebSocketRoute, type NodeServer, serve } from '../../src/node/index.js';
 import { until } from '../support/until.js';
 
 const ADMIN = 'sbk_telemetry_admin_key_0123456789abcdefghijk';
@@ -57,11 +59,21 @@ beforeAll(async () => {
     relayIntervalMs: 20,
     webhooks: { outbound: { allowHttp: true, allowPrivateAddresses: true }, pollIntervalMs: 20 },
     telemetry: { tracerProvider, meterProvider },
+    // Reads: the trace test's one, the metric test's 404, then a refusal.
+    rateLimits: { rules: { read: { limit: 2, windowMs: 60_000 } } },
   });
   await switchboard.oauth!.ready;
   switchboard.start();
-  server = await serve({ fetch: switchboard.fetch, port: 0, shutdownSignals: [] });
-  await switchboard.webhooks!.admin.createEndpoint({ url: `${receiver.url}/hooks`, eventTypes: ['client.*'] });
+  server = await serve({
+    fetch: switchboard.fetch,
+    port: 0,
+    shutdownSignals: [],
+    websockets: [graphqlWebSocketRoute(switchboard.graphqlWebSocket!)],
+  });
+  await switchboard.webhooks!.admin.createEndpoint({
+    url: `${receiver.url}/hooks`,
+    eventTypes: ['client.*'],
+  });
 });
 
 afterAll(async () => {
@@ -115,7 +127,9 @@ describe('traces', () => {
     expect(parentOf(transaction!)).toBe(operation!.spanContext().spanId);
     // The event was made inside the transaction: its trace continues from there.
     expect(parentOf(publish!)).toBe(transaction!.spanContext().spanId);
-    expect(publish!.links[0]?.context.spanId).toBe(named('switchboard.outbox.relay')[0]?.spanContext().spanId);
+    expect(publish!.links[0]?.context.spanId).toBe(
+      named('switchboard.outbox.relay')[0]?.spanContext().spanId,
+    );
     expect(parentOf(attempt!)).toBe(transaction!.spanContext().spanId);
     expect(attempt!.kind).toBe(SpanKind.CLIENT);
     expect(attempt!.attributes).toMatchObject({
@@ -137,10 +151,15 @@ describe('traces', () => {
       body: JSON.stringify({ name: 'Grace', email: 'grace@example.com' }),
     });
     const { id } = (await created.json()) as { id: string };
-    const read = await fetch(`${server.url}/api/v1/clients/${id}`, { headers: { authorization: `Bearer ${ADMIN}` } });
+    const read = await fetch(`${server.url}/api/v1/clients/${id}`, {
+      headers: { authorization: `Bearer ${ADMIN}` },
+    });
     expect(read.status).toBe(200);
     const [span] = named('GET /api/v1/clients/{id}');
-    expect(span?.attributes).toMatchObject({ 'http.route': '/api/v1/clients/{id}', 'url.path': `/api/v1/clients/${id}` });
+    expect(span?.attributes).toMatchObject({
+      'http.route': '/api/v1/clients/{id}',
+      'url.path': `/api/v1/clients/${id}`,
+    });
     // No traceparent came in: the request starts its own trace.
     expect(span?.parentSpanContext).toBeUndefined();
   });
@@ -148,8 +167,14 @@ describe('traces', () => {
 
 describe('metrics', () => {
   it('measure requests by interface and route, webhook outcomes and lag, and the queues', async () => {
-    await fetch(`${server.url}/api/v1/clients/nope`, { headers: { authorization: `Bearer ${ADMIN}` } });
+    const read = () =>
+      fetch(`${server.url}/api/v1/clients/nope`, { headers: { authorization: `Bearer ${ADMIN}` } });
+    expect((await read()).status).toBe(404);
+    expect((await read()).status).toBe(429);
+    const socket = new WebSocket(`${server.url.replace(/^http/, 'ws')}/graphql`, 'graphql-transport-ws');
+    await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
     const { resourceMetrics, errors } = await reader.collect();
+    socket.close();
     expect(errors).toEqual([]);
     const metrics = resourceMetrics.scopeMetrics.flatMap((s) => s.metrics);
     const points = (name: string) => metrics.find((m) => m.descriptor.name === name)?.dataPoints ?? [];
@@ -170,10 +195,17 @@ describe('metrics', () => {
     });
 
     const attempts = points('switchboard.webhook.attempts');
-    expect(attempts.map((p) => [p.attributes['switchboard.webhook.outcome'], p.value])).toEqual([['succeeded', 2]]);
+    expect(attempts.map((p) => [p.attributes['switchboard.webhook.outcome'], p.value])).toEqual([
+      ['succeeded', 2],
+    ]);
     const lag = points('switchboard.webhook.lag')[0]?.value as { count: number } | undefined;
     expect(lag?.count).toBe(2);
     expect(points('switchboard.outbox.backlog')[0]?.value).toBe(0);
     expect(points('switchboard.webhook.pending')[0]?.value).toBe(0);
+    expect(points('switchboard.websocket.connections')[0]?.value).toBe(1);
+    expect(points('switchboard.graphql.subscriptions')[0]?.value).toBe(0);
+    expect(points('switchboard.rate_limit.refusals').map((p) => [p.attributes, p.value])).toEqual([
+      [{ 'switchboard.rate_limit.class': 'read' }, 1],
+    ]);
   });
 });

@@ -4,7 +4,8 @@ import type { RateDecision, RateRule } from '../storage/rate-limits.js';
  * The generic cell rate algorithm: a bucket is one time, its theoretical arrival time (`tat`). Each
  * unit moves it on by the emission interval (window / limit); a take is allowed while the new `tat`
  * stays within one window of now, so a full window's worth may come at once and then at the rate.
- * Answers the decision and the `tat` to store (unchanged when refused).
+ * A negative cost gives units back, never beyond a full bucket (the `tat` goes no earlier than now),
+ * and is always allowed. Answers the decision and the `tat` to store (unchanged when refused).
  */
 export function gcra(
   stored: number | undefined,
@@ -14,7 +15,7 @@ export function gcra(
 ): { decision: RateDecision; tat: number } {
   const interval = rule.windowMs / rule.limit;
   const tat = Math.max(stored ?? now, now);
-  const next = tat + cost * interval;
+  const next = Math.max(tat + cost * interval, now);
   const allowed = next - now <= rule.windowMs;
   const kept = allowed ? next : tat;
   return {

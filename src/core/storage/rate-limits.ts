@@ -25,5 +25,10 @@ export interface RateDecision {
  * on PostgreSQL); a refused take changes nothing.
  */
 export interface RateLimitStore {
+  /**
+   * Takes `cost` units from the bucket of `key` if they are there. A negative `cost` gives units back,
+   * never beyond a full bucket, and is always allowed: a check that takes before it knows the outcome
+   * (the sign-in lockout takes one unit per attempt) returns the unit when the attempt succeeds.
+   */
   take(key: string, rule: RateRule, cost: number, now: number): Promise<RateDecision>;
 }

@@ -18,6 +18,7 @@ import {
   type Subscription,
   type SubscriptionOperation,
 } from '../subscriptions/groups.js';
+import { chargeOperation, MessageBudget } from './budgets.js';
 
 /** What a runtime hookup hands to the server with each socket. */
 export interface GraphQLWebSocketExtra {
@@ -39,6 +40,8 @@ export interface GraphQLWebSocketServer extends Server<GraphQLWebSocketExtra> {
   readonly limits: GraphQLLimits;
   /** Subscriptions running, and the shared executions serving them (one per operation and visibility). */
   subscriptions(): { subscribers: number; groups: number };
+  /** Sockets open now. */
+  sockets(): number;
 }
 
 /**
@@ -59,6 +62,12 @@ export const SLOW_SUBSCRIBER_CLOSE_CODE = 1013;
  * `connection_init` payload as header fields (`{ "Authorization": "Bearer …" }`) and go through the same
  * `authenticate`; bad ones close the socket with 4403 Forbidden, as the protocol asks.
  *
+ * With `rateLimit`, operations take from the caller's budgets as over HTTP (the principal from
+ * `connection_init`, or the upgrade request's address): a query or mutation its field selections in
+ * `graphql`, a subscription 1 in `subscribe`. A refused one gets an `error` message with
+ * `extensions: { code: "rate_limited", retryAfter }` and the socket stays open. Each socket also has a
+ * budget of messages (`message`, counted in process); beyond it the socket is closed with 1008.
+ *
  * @example
  * const server = createGraphQLWebSocketServer({ domain, bus, authenticate });
  * serve({ fetch, websockets: [graphqlWebSocketRoute(server)] }); // switchboard-kit/node
@@ -76,6 +85,17 @@ export function createGraphQLWebSocketServer(options: GraphQLWebSocketOptions): 
   const connections = new WeakMap<GraphQLWebSocketExtra, Connection>();
   // The context `onSubscribe` gives a subscription, for `subscribe` (graphql-ws passes it only the args).
   const tickets = new WeakSet<SubscriptionTicket>();
+  const limiter = engine.rateLimit;
+
+  /**
+   * Takes an admitted operation from the caller's budget: nothing when it fits (or budgets are off),
+   * else the error to answer its id with. The socket stays open either way.
+   */
+  function charge(connection: Connection, admitted: Admitted): Promise<GraphQLError | undefined> {
+    if (!limiter || connection.caller === undefined) return Promise.resolve(undefined);
+    const operation = { kind: admitted.operation, cost: admitted.cost };
+    return chargeOperation(limiter, connection.caller, operation, engine.logger);
+  }
 
   /** The checks every operation passes, wherever it is handled: its errors, or what to run. */
   function admit(connection: Connection, payload: SubscribePayload): readonly GraphQLError[] | Admitted {
@@ -107,6 +127,7 @@ export function createGraphQLWebSocketServer(options: GraphQLWebSocketOptions): 
     return {
       principal: connection.principal,
       operation: operation.operation,
+      cost: limiter && operation.operation !== OperationTypeNode.SUBSCRIPTION ? prepared.cost(operation) : 0,
       group: {
         schema: engine.schema,
         query: payload.query,
@@ -139,6 +160,8 @@ export function createGraphQLWebSocketServer(options: GraphQLWebSocketOptions): 
       if (!principal || !connection) return false;
       connection.graphqlWs = ctx;
       connection.principal = principal;
+      // The upgrade request's address, never the payload's header fields: a client writes those.
+      if (limiter) connection.caller = limiter.callerOf(ctx.extra.request ?? unknownPeer(), principal);
       connection.credential = request.headers.get('authorization');
       credentials.watch(connection.credential, connection);
       return true;
@@ -147,13 +170,18 @@ export function createGraphQLWebSocketServer(options: GraphQLWebSocketOptions): 
       const connection = connections.get(ctx.extra);
       if (connection?.principal) credentials.unwatch(connection.credential, connection);
     },
-    onSubscribe(ctx, id, payload) {
+    async onSubscribe(ctx, id, payload) {
       const connection = connections.get(ctx.extra);
       if (!connection)
         return [new GraphQLError('Not authenticated.', { extensions: { code: 'unauthorized' } })];
       const admitted = admit(connection, payload);
       if (isErrors(admitted)) return [...admitted];
       connection.operations.add(id);
+      const refusal = limiter && (await charge(connection, admitted));
+      if (refusal) {
+        connection.operations.delete(id);
+        return [refusal];
+      }
       const args = {
         schema: engine.schema,
         document: admitted.group.document,
@@ -244,7 +272,7 @@ export function createGraphQLWebSocketServer(options: GraphQLWebSocketOptions): 
       if (!subscription) return undefined;
       connection.subscriptions.delete(id);
       connection.operations.delete(id);
-      return subscription.return().then(() => undefined);
+      return subscription instanceof Reservation ? DONE : subscription.return().then(() => undefined);
     }
     if (message.type !== 'subscribe' || !connection.principal || !isSubscribePayload(message.payload))
       return undefined;
@@ -263,38 +291,80 @@ export function createGraphQLWebSocketServer(options: GraphQLWebSocketOptions): 
     }
     if (admitted.operation !== OperationTypeNode.SUBSCRIPTION) return undefined;
     connection.operations.add(id);
+    if (!limiter) {
+      joinGroup(connection, id, quoted, admitted);
+      return DONE;
+    }
+    // The id is held while the budget is asked: a `complete` meanwhile, or the socket closing, cancels.
+    const reservation = new Reservation();
+    connection.subscriptions.set(id, reservation);
+    return charge(connection, admitted).then((refusal) => {
+      if (connection.subscriptions.get(id) !== reservation) return;
+      if (!refusal) return joinGroup(connection, id, quoted, admitted);
+      connection.subscriptions.delete(id);
+      connection.operations.delete(id);
+      sendText(`{"id":${quoted},"type":"error","payload":${JSON.stringify(engine.format([refusal]))}}`);
+    });
+  }
+
+  /** Joins an admitted subscription's group, its frames sent by the transport's `sendText`. */
+  function joinGroup(connection: Connection, id: string, quoted: string, admitted: Admitted): void {
     const subscriber = new SocketSubscriber(connection, id, quoted);
     const subscription = groups.join(admitted.group, subscriber);
     subscriber.subscription = subscription;
     connection.subscriptions.set(id, subscription);
-    return DONE;
   }
 
+  let open = 0;
   return {
     opened(socket, extra) {
+      open++;
       const connection = new Connection(extra);
       connections.set(extra, connection);
-      const transport = extra.sendText
-        ? {
-            ...socket,
-            onMessage: (callback: (data: string) => Promise<void>) =>
-              socket.onMessage((data) => intercept(connection, extra, data) ?? callback(data)),
-          }
-        : socket;
+      const messages = limiter && new MessageBudget(limiter.local('message'), socket.close.bind(socket));
+      // Every message passes here once: its budget first, then ours or graphql-ws's handling.
+      const handle = (data: string, callback: (data: string) => Promise<void>): Promise<void> => {
+        if (messages && !messages.take()) return DONE;
+        return (extra.sendText && intercept(connection, extra, data)) || callback(data);
+      };
+      const transport =
+        extra.sendText || messages
+          ? {
+              ...socket,
+              onMessage: (callback: (data: string) => Promise<void>) =>
+                socket.onMessage((data) => handle(data, callback)),
+            }
+          : socket;
       const closed = server.opened(transport, extra);
       return async (code, reason) => {
+        open--;
         const subscriptions = [...connection.subscriptions.values()];
         connection.subscriptions.clear();
-        await Promise.all(subscriptions.map((subscription) => subscription.return()));
+        await Promise.all(
+          subscriptions.map((subscription) =>
+            subscription instanceof Reservation ? undefined : subscription.return(),
+          ),
+        );
         await closed(code, reason);
       };
     },
     limits: engine.limits,
     subscriptions: () => groups.counts(),
+    sockets: () => open,
   };
 }
 
 const DONE = Promise.resolve();
+
+/** Stands for the upgrade request when the runtime hookup gave none: its address is unknown. */
+function unknownPeer(): Request {
+  return new Request('http://localhost/graphql');
+}
+
+/** A subscription whose budget is being taken (see `intercept`): its id is held meanwhile. */
+class Reservation {
+  readonly reserved = true;
+}
 
 /** What the server keeps per socket. A class: its credentials are watched through its methods. */
 class Connection implements Watched {
@@ -306,7 +376,9 @@ class Connection implements Watched {
   /** Every operation in flight, graphql-ws's and ours, for `maxOperationsPerSocket`. */
   readonly operations = new Set<string>();
   /** The subscriptions served beside graphql-ws (see `intercept`), by id. */
-  readonly subscriptions = new Map<string, Subscription>();
+  readonly subscriptions = new Map<string, Subscription | Reservation>();
+  /** Whose budgets its operations take from (with rate limits), found at `connection_init`. */
+  caller?: string;
 
   constructor(readonly extra: GraphQLWebSocketExtra) {}
 
@@ -328,6 +400,8 @@ interface SubscribePayload {
 interface Admitted {
   readonly principal: Principal;
   readonly operation: OperationTypeNode;
+  /** Its field selections, for the `graphql` budget (0 for a subscription, or without budgets). */
+  readonly cost: number;
   readonly group: SubscriptionOperation;
 }
 

@@ -1,4 +1,5 @@
 import { CloseCode, handleProtocols } from 'graphql-ws';
+import { copyClientAddress } from '../../http/client-address.js';
 import { type GraphQLWebSocketServer, SLOW_SUBSCRIBER_CLOSE_CODE } from './server.js';
 
 /** Options of {@link acceptWebSocket}: message and buffer limits of the socket. */
@@ -38,8 +39,10 @@ export function acceptWebSocket(
 ): Response {
   const protocol = handleProtocols(request.headers.get('sec-websocket-protocol') ?? '');
   if (!protocol) return new Response('Offer the graphql-transport-ws sub-protocol.', { status: 400 });
-  // Runtimes may close the request once upgraded (Deno does): keep the headers for `authenticate`.
+  // Runtimes may close the request once upgraded (Deno does): keep the headers for `authenticate`,
+  // and the peer address, for the budgets of a socket without credentials.
   const snapshot = new Request(request.url, { headers: new Headers(request.headers) });
+  copyClientAddress(request, snapshot);
   const { socket, response } = upgrade(protocol);
   serveSocket(server, socket, { ...options, protocol, request: snapshot });
   return response;

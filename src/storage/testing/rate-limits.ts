@@ -32,6 +32,28 @@ export function rateLimitContract(storage: () => Storage): void {
     expect((await s.rateLimits.take(fresh(), rule, 11, NOW)).allowed).toBe(false);
   });
 
+  it('gives units back with a negative cost, never beyond a full bucket', async () => {
+    const s = storage();
+    const key = fresh();
+    const rule = { limit: 3, windowMs: 3000 };
+    for (let i = 0; i < 3; i++) await s.rateLimits.take(key, rule, 1, NOW);
+    expect(await s.rateLimits.take(key, rule, -1, NOW)).toMatchObject({ allowed: true, remaining: 1 });
+    expect(await s.rateLimits.take(key, rule, 1, NOW)).toMatchObject({ allowed: true, remaining: 0 });
+    expect((await s.rateLimits.take(key, rule, 1, NOW)).allowed).toBe(false);
+    // Giving back more than was taken fills the bucket, no more: still three at once, then a refusal.
+    const full = fresh();
+    await s.rateLimits.take(full, rule, 1, NOW);
+    expect(await s.rateLimits.take(full, rule, -5, NOW)).toMatchObject({
+      allowed: true,
+      remaining: 3,
+      resetMs: 0,
+    });
+    expect(await s.rateLimits.take(fresh(), rule, -1, NOW)).toMatchObject({ allowed: true, remaining: 3 });
+    const answers = [];
+    for (let i = 0; i < 4; i++) answers.push((await s.rateLimits.take(full, rule, 1, NOW)).allowed);
+    expect(answers).toEqual([true, true, true, false]);
+  });
+
   it('gives exactly the budget to concurrent takes', async () => {
     const s = storage();
     const key = fresh();
