@@ -21,14 +21,15 @@ export type OpenApiDocument = Record<string, unknown>;
 type Json = Record<string, unknown>;
 
 /**
- * Builds the OpenAPI 3.1 document of a route set served under `basePath`; `deprecated` marks every operation.
+ * Builds the OpenAPI 3.1 document of a route set served under `basePath`; `deprecated` marks every
+ * operation, `rateLimited` documents the 429 a spent budget answers.
  *
  * @example
  * const document = buildOpenApiDocument(routes, { basePath: '/api/v1', info: { title: 'CRM' } });
  */
 export function buildOpenApiDocument(
   routes: readonly AnyRoute[],
-  options: { basePath: string; info?: OpenApiInfo; deprecated?: boolean },
+  options: { basePath: string; info?: OpenApiInfo; deprecated?: boolean; rateLimited?: boolean },
 ): OpenApiDocument {
   const inputs = z.registry<{ id: string }>();
   const outputs = z.registry<{ id: string }>();
@@ -106,6 +107,7 @@ export function buildOpenApiDocument(
       responses['409'] ??= problemRef('A request with this Idempotency-Key is in flight');
     // A path parameter can always name nothing (or, with a `/` in it, a path nothing is served at).
     if (route.params) responses['404'] ??= problemRef('Nothing is served at this path');
+    if (options.rateLimited) responses['429'] ??= RATE_LIMITED;
     paths[route.path] = { ...paths[route.path], [route.method.toLowerCase()]: operation };
   }
   const uri = (id: string): string => `#/components/schemas/${id}`;
@@ -134,6 +136,16 @@ export function buildOpenApiDocument(
     },
   };
 }
+
+const header = (description: string): Json => ({ description, schema: { type: 'string' } });
+const RATE_LIMITED: Json = {
+  ...problemRef("The caller's budget for this class of request is spent"),
+  headers: {
+    'Retry-After': header('Seconds until the request would be allowed'),
+    'RateLimit-Policy': header('The budget: `"<class>";q=<quota>;w=<window seconds>`'),
+    RateLimit: header('What is left: `"<class>";r=<remaining>;t=<seconds until full>`'),
+  },
+};
 
 function problemRef(description: string): Json {
   return {

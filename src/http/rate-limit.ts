@@ -22,8 +22,8 @@ export type RateClass = 'read' | 'write' | 'graphql' | 'token' | 'subscribe' | '
 export interface RateLimitOptions {
   readonly store: RateLimitStore;
   /**
-   * Per class: `limit` per `windowMs`, a whole `limit` at once at most. Defaults: REST reads 600 a
-   * minute, writes 120 a minute; GraphQL 20,000 field selections a minute (a query costs the fields it
+   * Per class: `limit` per `windowMs`, a whole `limit` at once at most. Defaults: REST reads 1,000 per
+   * 10 s, writes 250 per 10 s; GraphQL 50,000 field selections per 10 s (a query costs the fields it
    * selects, fragments expanded, over HTTP and WebSocket alike); token requests 60 a minute per client;
    * `subscribe` 60 subscriptions started over WebSocket a minute per caller; `sign-in` 20 password
    * sign-ins a minute per address (authorization page and console); `message` 600 WebSocket messages a
@@ -51,14 +51,16 @@ const NOUNS: Readonly<Record<RateClass, string>> = {
 };
 
 /**
- * The budgets when none are given: REST reads 600 and writes 120 a minute, GraphQL 20,000 field
- * selections a minute, 60 token requests a minute per client, 60 WebSocket subscriptions a minute per
- * caller, 20 password sign-ins a minute per address, 600 messages a minute per WebSocket.
+ * The budgets when none are given, sized for a chatbot backend serving many conversations with one key
+ * (100 reads and 25 writes a second, as large APIs allow) while stopping a loop or a leaked key from
+ * taking the service: REST reads 1,000 and writes 250 per 10 s, GraphQL 50,000 field selections per
+ * 10 s, 60 token requests a minute per client, 60 WebSocket subscriptions a minute per caller, 20
+ * password sign-ins a minute per address, 600 messages a minute per WebSocket.
  */
 export const DEFAULT_RATE_RULES: Readonly<Record<RateClass, RateRule>> = {
-  read: { limit: 600, windowMs: 60_000 },
-  write: { limit: 120, windowMs: 60_000 },
-  graphql: { limit: 20_000, windowMs: 60_000 },
+  read: { limit: 1_000, windowMs: 10_000 },
+  write: { limit: 250, windowMs: 10_000 },
+  graphql: { limit: 50_000, windowMs: 10_000 },
   token: { limit: 60, windowMs: 60_000 },
   subscribe: { limit: 60, windowMs: 60_000 },
   'sign-in': { limit: 20, windowMs: 60_000 },

@@ -66,6 +66,7 @@ export function createRouteHandler(options: RouteHandlerOptions): RestHandler {
     basePath,
     info: options.info,
     deprecated: options.deprecation !== undefined,
+    rateLimited: options.rateLimit !== undefined,
   });
   const pipeline = createPipeline({
     ...options,

@@ -114,13 +114,14 @@ export interface SwitchboardOptions {
     | Partial<Pick<ConsoleOptions, 'secret' | 'basePath' | 'sessionTtlMs' | 'isAdmin'>>
     | false;
   /**
-   * Request budgets per caller: REST reads and writes apart (default 600 and 120 a minute), GraphQL
-   * queries and mutations by the fields they select (20,000 a minute, over HTTP and WebSocket), token
+   * Request budgets per caller: REST reads and writes apart (default 1,000 and 250 per 10 s), GraphQL
+   * queries and mutations by the fields they select (50,000 per 10 s, over HTTP and WebSocket), token
    * requests (60 a minute per client), WebSocket subscriptions (60 a minute) and password sign-ins (20
    * a minute per address), shared by every instance on the storage; over budget is 429 with
    * `Retry-After`, and every answer carries the IETF RateLimit fields. Each WebSocket also has a budget
-   * of messages (600 a minute), beyond which it is closed with 1008. Off unless given (`rateLimits: {}`
-   * for the defaults). The sign-in lockout per username is apart: `oauth.signInLockout`, on by default.
+   * of messages (600 a minute), beyond which it is closed with 1008. On by default; `rules` tunes a
+   * class, `trustedProxies` tells callers apart behind a proxy, `false` turns them off (e.g. behind a
+   * gateway that limits already). The sign-in lockout per username is apart: `oauth.signInLockout`.
    */
   readonly rateLimits?: Omit<RateLimitOptions, 'store'> | false;
   /**
@@ -208,9 +209,10 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
       },
     ));
 
-  const rateLimit = options.rateLimits
-    ? createRateLimiter({ clock, telemetry, ...options.rateLimits, store: storage.rateLimits })
-    : undefined;
+  const rateLimit =
+    options.rateLimits === false
+      ? undefined
+      : createRateLimiter({ clock, telemetry, ...options.rateLimits, store: storage.rateLimits });
   const scopeCatalogue = {
     ...SCOPES,
     ...scopesOf(resources),

@@ -101,10 +101,10 @@ describe('rate limits on GraphQL over WebSocket', () => {
   });
 });
 
-describe('GraphQL over WebSocket without rate limits', () => {
+describe('GraphQL over WebSocket with rate limits turned off', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startServer();
+    server = await startServer({ rateLimits: false });
   });
   afterAll(() => server.close());
 
