@@ -28,8 +28,19 @@ export interface ServerConfig {
   readonly webhookRetryDelaysMs: readonly number[] | undefined;
   /** How long a claimed webhook delivery stays with its worker before another may take it over. */
   readonly webhookLeaseMs: number | undefined;
+  /** Request budgets per caller (docs/operations.md); on unless `RATE_LIMITS=false`. */
+  readonly rateLimits: boolean;
+  /** How many proxies in front append to `X-Forwarded-For` (`TRUSTED_PROXIES`, default 0). */
+  readonly trustedProxies: number;
   /** Seed demo clients, orders and messages (default: only with in-memory storage). */
   readonly seed: boolean;
+  /**
+   * `OTEL_EXPORTER_OTLP_ENDPOINT`: an OTLP/HTTP collector; traces and metrics go to its `/v1/traces` and
+   * `/v1/metrics`. Without it, metrics are served at `/metrics` only and no traces are recorded.
+   */
+  readonly otlpEndpoint: string | undefined;
+  /** `OTEL_SERVICE_NAME`: the `service.name` of every span and metric. */
+  readonly serviceName: string;
 }
 
 export class ConfigError extends Error {
@@ -94,6 +105,18 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): S
     problems.push('WEBHOOK_RETRY_DELAYS_MS must be 3 to 10 comma-separated whole numbers of milliseconds.');
   }
 
+  const otlpEndpoint = env.OTEL_EXPORTER_OTLP_ENDPOINT || undefined;
+  if (otlpEndpoint !== undefined && !(/^https?:\/\//.test(otlpEndpoint) && URL.canParse(otlpEndpoint))) {
+    problems.push(
+      `OTEL_EXPORTER_OTLP_ENDPOINT must be an http(s) URL like http://localhost:4318 (got "${otlpEndpoint}").`,
+    );
+  }
+  const serviceName = env.OTEL_SERVICE_NAME || 'switchboard-example';
+
+  const rateLimits = flag(env, 'RATE_LIMITS', problems) ?? true;
+  const trustedProxies = Number(env.TRUSTED_PROXIES || '0');
+  if (!Number.isInteger(trustedProxies) || trustedProxies < 0 || trustedProxies > 10)
+    problems.push(`TRUSTED_PROXIES must be a whole number from 0 to 10 (got "${env.TRUSTED_PROXIES}").`);
   const seedSetting = flag(env, 'SEED_DEMO_DATA', problems);
   const production = env.NODE_ENV === 'production';
   const allowLocalWebhooks = flag(env, 'ALLOW_LOCAL_WEBHOOKS', problems) ?? !production;
@@ -113,7 +136,11 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): S
     pollIntervalMs,
     webhookRetryDelaysMs: delays,
     webhookLeaseMs,
+    rateLimits,
+    trustedProxies,
     seed: seedSetting ?? databaseUrl === undefined,
+    otlpEndpoint,
+    serviceName,
   };
 }
 

@@ -9,11 +9,16 @@ import { createPostgresEventBus, createPostgresStorage } from 'switchboard-kit/s
 import { ConfigError, loadConfig, type ServerConfig } from './config.js';
 import { demoUsers, registerDemoClients } from './demo-auth.js';
 import { seedDemoData } from './seed.js';
+import { startTelemetry } from './telemetry.js';
+import { withTraceIds } from './trace-ids.js';
 
 const DEMO_PASSWORDS = { 'ada@example.com': 'demo-password-ada', 'grace@example.com': 'demo-password-grace' };
 
 async function main(config: ServerConfig): Promise<void> {
-  const logger = jsonLogger((line) => process.stdout.write(`${line}\n`), { level: config.logLevel });
+  const log = jsonLogger((line) => process.stdout.write(`${line}\n`), { level: config.logLevel });
+  // First: createSwitchboard takes the global meter provider when it is called.
+  const telemetry = await startTelemetry(config, log);
+  const logger = withTraceIds(log);
   const adminApiKey = config.apiKey ?? randomSecret('sbk_');
   const users = demoUsers();
   const database = config.databaseUrl ? await connectDatabase(config.databaseUrl, logger) : undefined;
@@ -48,6 +53,7 @@ async function main(config: ServerConfig): Promise<void> {
       ...(config.pollIntervalMs ? { pollIntervalMs: config.pollIntervalMs } : {}),
     },
     ...(config.pollIntervalMs ? { relayIntervalMs: config.pollIntervalMs } : {}),
+    rateLimits: config.rateLimits ? { trustedProxies: config.trustedProxies } : false,
   });
   if (config.seed) await seedDemoData(switchboard.domain);
   for (const [email, password] of Object.entries(DEMO_PASSWORDS))
@@ -59,7 +65,7 @@ async function main(config: ServerConfig): Promise<void> {
   switchboard.start();
 
   const server = await serve({
-    fetch: switchboard.fetch,
+    fetch: telemetry.serveMetrics(switchboard.fetch, { adminApiKey }),
     port: config.port,
     host: config.host,
     logger,
@@ -67,6 +73,7 @@ async function main(config: ServerConfig): Promise<void> {
     onShutdown: async () => {
       await switchboard.close();
       await database?.close();
+      await telemetry.shutdown();
     },
   });
 
@@ -86,6 +93,7 @@ async function main(config: ServerConfig): Promise<void> {
     `  Console          ${base}/console  (sign in with the admin API key below)`,
     `  Liveness         ${base}/healthz`,
     `  Readiness        ${base}/readyz`,
+    `  Metrics          ${base}/metrics  (Prometheus text, to the admin API key)`,
     '',
     'Credentials (send as  Authorization: Bearer <key or token>)',
     `  Admin API key    ${config.apiKey ? '(from SWITCHBOARD_API_KEY)' : adminApiKey}`,
@@ -96,6 +104,8 @@ async function main(config: ServerConfig): Promise<void> {
     '',
     `Webhook worker     ${switchboard.webhooks?.dispatcher.workerId ?? '(webhooks off)'}`,
     `Storage            ${config.databaseUrl ? 'PostgreSQL' : 'in-memory'}${config.seed ? ' (demo data loaded)' : ''}`,
+    `Rate limits        ${config.rateLimits ? 'on (RATE_LIMITS=false turns them off)' : 'off'}`,
+    `Telemetry          ${telemetryMode(config)}`,
     '',
     'Press Ctrl+C to stop (in-flight requests finish first).',
     '',
@@ -135,4 +145,11 @@ function webhookMode(config: ServerConfig): string {
   return config.production
     ? 'ALLOW_LOCAL_WEBHOOKS=true: http and loopback/private receivers allowed, in production'
     : 'development: http and loopback/private receivers allowed; NODE_ENV=production turns this off';
+}
+
+/** The banner's word on where spans and metrics go (the endpoint's origin: never credentials in a URL). */
+function telemetryMode(config: ServerConfig): string {
+  if (!config.otlpEndpoint) return 'metrics at /metrics; OTEL_EXPORTER_OTLP_ENDPOINT adds traces over OTLP';
+  const origin = new URL(config.otlpEndpoint).origin;
+  return `metrics at /metrics; traces and metrics over OTLP to ${origin} as ${config.serviceName}`;
 }

@@ -4,6 +4,7 @@
  * so spans and metrics are grouped by route, never by raw path.
  */
 import {
+  type Attributes,
   context,
   propagation,
   ROOT_CONTEXT,
@@ -15,15 +16,15 @@ import {
 import { createTelemetry, failed, type Telemetry } from '../core/telemetry/index.js';
 
 const routes = new WeakMap<Request, string>();
+const interfaces = new WeakMap<Request, string>();
 
-/** Records the route template that serves a request (called by routers). */
-export function noteRoute(request: Request, route: string): void {
+/**
+ * Records the route template that serves a request (called by routers; the last one called wins, so
+ * a mount's path is replaced by the template its router matched) and the interface it belongs to.
+ */
+export function noteRoute(request: Request, route: string, iface?: string): void {
   routes.set(request, route);
-}
-
-/** The route template noted for a request, if any. */
-export function routeOf(request: Request): string | undefined {
-  return routes.get(request);
+  if (iface) interfaces.set(request, iface);
 }
 
 const fromHeaders: TextMapGetter<Headers> = {
@@ -35,10 +36,13 @@ const fromHeaders: TextMapGetter<Headers> = {
 export interface InstrumentOptions {
   /** Where spans and metrics go; the global OpenTelemetry API by default. */
   readonly telemetry?: Telemetry;
-  /** `switchboard.interface` on every measurement: `rest`, `graphql`, `oauth`, `console`… */
+  /** `switchboard.interface` when the handler notes none: `rest`, `graphql`, `oauth`, `console`… */
   readonly interface: string;
-  /** The route when the handler notes none (its mount path, so the raw path never becomes a label). */
-  readonly route: string;
+  /**
+   * The route when the handler notes none (e.g. its mount path). Without either, the span and the
+   * measurement have no `http.route`: the raw path never becomes a label.
+   */
+  readonly route?: string;
 }
 
 /**
@@ -67,14 +71,14 @@ export function instrumentFetch(
       throw error;
     } finally {
       const route = routes.get(request) ?? options.route;
-      const attributes = {
+      const attributes: Attributes = {
         'http.request.method': method,
-        'http.route': route,
         'http.response.status_code': status,
-        'switchboard.interface': options.interface,
+        'switchboard.interface': interfaces.get(request) ?? options.interface,
       };
+      if (route !== undefined) attributes['http.route'] = route;
       if (span.isRecording()) {
-        span.updateName(`${method} ${route}`);
+        if (route !== undefined) span.updateName(`${method} ${route}`);
         span.setAttributes(attributes);
         span.setAttribute('url.path', new URL(request.url).pathname);
         if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });

@@ -15,8 +15,8 @@ export interface Mount {
   readonly name?: string;
 }
 
-/** The handler for a path: the one mounted at the longest matching prefix, or `undefined`. */
-export function prefixRouter(mounts: readonly Mount[]): (pathname: string) => FetchHandler | undefined {
+/** The mount of a path: the one at the longest matching prefix, or `undefined`. */
+export function prefixRouter(mounts: readonly Mount[]): (pathname: string) => Mount | undefined {
   const seen = new Set<string>();
   for (const { prefix } of mounts) {
     if (seen.has(prefix)) throw new Error(`Two handlers are mounted at ${prefix}.`);
@@ -24,5 +24,5 @@ export function prefixRouter(mounts: readonly Mount[]): (pathname: string) => Fe
   }
   const longestFirst = [...mounts].sort((a, b) => b.prefix.length - a.prefix.length);
   return (pathname) =>
-    longestFirst.find(({ prefix }) => pathname === prefix || pathname.startsWith(`${prefix}/`))?.handle;
+    longestFirst.find(({ prefix }) => pathname === prefix || pathname.startsWith(`${prefix}/`));
 }

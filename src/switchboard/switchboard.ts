@@ -29,7 +29,7 @@ import {
 import { jsonResponse } from '../http/json.js';
 import { problemResponse } from '../http/problem.js';
 import { createRateLimiter, type RateLimitOptions } from '../http/rate-limit.js';
-import { instrumentFetch } from '../http/request-telemetry.js';
+import { instrumentFetch, noteRoute } from '../http/request-telemetry.js';
 import { pathnameOf } from '../http/url.js';
 import {
   type AuthorizationServer,
@@ -338,13 +338,7 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
     for (const prefix of webhooks.prefixes) mounts.push({ prefix, name: 'webhooks', handle: webhooks.fetch });
   }
 
-  // Each mount measured and traced under its interface, its route the one its router noted.
-  const handlerAt = prefixRouter(
-    mounts.map(({ prefix, name = 'other', handle }) => ({
-      prefix,
-      handle: instrumentFetch(handle, { telemetry, interface: name, route: prefix }),
-    })),
-  );
+  const mountAt = prefixRouter(mounts);
   const stopObserving = observeState(telemetry.meter, {
     storage: hostStorage,
     webhooks: webhooks !== undefined,
@@ -352,12 +346,16 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
     logger,
   });
   async function route(request: Request, pathname: string): Promise<Response> {
-    const handle = handlerAt(pathname);
-    if (!handle) throw new SwitchboardError('not_found', `Nothing is served at ${pathname}.`);
-    return handle(request);
+    const mount = mountAt(pathname);
+    if (!mount) throw new SwitchboardError('not_found', `Nothing is served at ${pathname}.`);
+    // Measured under its interface; its route the template its router notes, else the mount's path.
+    noteRoute(request, mount.prefix, mount.name);
+    return mount.handle(request);
   }
 
-  async function fetch(request: Request): Promise<Response> {
+  // The request line is logged inside the request's span, so it carries the trace id.
+  const fetch = instrumentFetch(serveRequest, { telemetry, interface: 'other' });
+  async function serveRequest(request: Request): Promise<Response> {
     const started = clock.now();
     const pathname = pathnameOf(request.url);
     let response: Response;

@@ -116,26 +116,47 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
         return;
       }
     }
-    const startedAt = isoAt(now);
-    const { refused, address } = await checkDestination(endpoint.url, outbound);
-    const result: AttemptResult = refused
-      ? {
-          ok: false,
-          statusCode: null,
-          error: refused.reason,
-          responseExcerpt: null,
-          durationMs: 0,
-          retryAfterMs: null,
-          requestHeaders: null,
-        }
-      : await attempt(endpoint, delivery, now, address);
-    if (!refused) limits?.observe(endpoint.id, result);
-    if (stopping.signal.aborted && result.statusCode === null && !refused) {
-      await storage.webhooks.deliveries.release(delivery.id, workerId);
-      return;
-    }
-    // A refused address is final; a failed name lookup is retried like a network error.
-    await record(endpoint, delivery, result, { startedAt, refused: refused?.permanent === true });
+    // One span per attempt, in the trace of the request that caused the event; the outcome is
+    // written (and logged) inside it, so the log line carries the trace id.
+    const attributes = {
+      'http.request.method': 'POST',
+      'server.address': new URL(endpoint.url).hostname,
+      'switchboard.webhook.endpoint_id': endpoint.id,
+      'switchboard.webhook.delivery_id': delivery.id,
+      'switchboard.webhook.event_id': delivery.eventId,
+      'switchboard.webhook.event_type': delivery.eventType,
+      'switchboard.webhook.attempt': delivery.attempts + 1,
+    };
+    const spanOptions = {
+      kind: SpanKind.CLIENT,
+      attributes,
+      parent: contextOfTraceparent(delivery.traceparent),
+    };
+    await inSpan(telemetry.tracer, 'switchboard.webhook.attempt', spanOptions, async (span) => {
+      const startedAt = isoAt(now);
+      const { refused, address } = await checkDestination(endpoint.url, outbound);
+      const result: AttemptResult = refused
+        ? {
+            ok: false,
+            statusCode: null,
+            error: refused.reason,
+            responseExcerpt: null,
+            durationMs: 0,
+            retryAfterMs: null,
+            requestHeaders: null,
+          }
+        : await attempt(endpoint, delivery, now, address, traceparentOf(span, delivery.traceparent));
+      if (result.statusCode !== null) span.setAttribute('http.response.status_code', result.statusCode);
+      if (!result.ok)
+        span.setStatus({ code: SpanStatusCode.ERROR, message: result.error ?? `HTTP ${result.statusCode}` });
+      if (!refused) limits?.observe(endpoint.id, result);
+      if (stopping.signal.aborted && result.statusCode === null && !refused) {
+        await storage.webhooks.deliveries.release(delivery.id, workerId);
+        return;
+      }
+      // A refused address is final; a failed name lookup is retried like a network error.
+      await record(endpoint, delivery, result, { startedAt, refused: refused?.permanent === true });
+    });
   }
 
   async function attempt(
@@ -143,6 +164,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     delivery: WebhookDeliveryRecord,
     now: number,
     address: string | undefined,
+    traceparent: string | undefined,
   ): Promise<AttemptResult> {
     const nowIso = isoAt(now);
     const secrets = endpoint.secrets
@@ -156,45 +178,19 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       scheme: endpoint.scheme,
     });
     headers['user-agent'] = 'switchboard-webhooks/1';
-    const attributes = {
-      'http.request.method': 'POST',
-      'server.address': new URL(endpoint.url).hostname,
-      'switchboard.webhook.endpoint_id': endpoint.id,
-      'switchboard.webhook.delivery_id': delivery.id,
-      'switchboard.webhook.event_id': delivery.eventId,
-      'switchboard.webhook.event_type': delivery.eventType,
-      'switchboard.webhook.attempt': delivery.attempts + 1,
-    };
-    const parent = contextOfTraceparent(delivery.traceparent);
-    const kind = SpanKind.CLIENT;
-    return inSpan(
-      telemetry.tracer,
-      'switchboard.webhook.attempt',
-      { kind, attributes, parent },
-      async (span) => {
-        // The receiver joins the trace of the request that caused the event (W3C Trace Context).
-        const traceparent = traceparentOf(span, delivery.traceparent);
-        if (traceparent) headers.traceparent = traceparent;
-        const result = await sendAttempt({
-          url: endpoint.url,
-          address,
-          headers,
-          body: delivery.payload,
-          poster,
-          timeoutMs,
-          signal: stopping.signal,
-          burstRetries: options.burstRetries ?? 2,
-          now: () => clock.now(),
-        });
-        if (result.statusCode !== null) span.setAttribute('http.response.status_code', result.statusCode);
-        if (!result.ok)
-          span.setStatus({
-            code: SpanStatusCode.ERROR,
-            message: result.error ?? `HTTP ${result.statusCode}`,
-          });
-        return result;
-      },
-    );
+    // The receiver joins the trace of the request that caused the event (W3C Trace Context).
+    if (traceparent) headers.traceparent = traceparent;
+    return sendAttempt({
+      url: endpoint.url,
+      address,
+      headers,
+      body: delivery.payload,
+      poster,
+      timeoutMs,
+      signal: stopping.signal,
+      burstRetries: options.burstRetries ?? 2,
+      now: () => clock.now(),
+    });
   }
 
   async function record(

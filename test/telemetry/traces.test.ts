@@ -5,7 +5,7 @@
  * Metrics: request durations by interface and route template, webhook outcomes, queue sizes, open
  * sockets, rate-limit refusals.
  */
-import { context, propagation, SpanKind } from '@opentelemetry/api';
+import { context, propagation, SpanKind, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { AggregationTemporality, MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
@@ -38,6 +38,8 @@ const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpan
 const reader = new TestReader();
 const meterProvider = new MeterProvider({ readers: [reader] });
 const received: Headers[] = [];
+/** Each log line with the trace id active when it was written, as a host's logger would stamp it. */
+const logged: { message: string; traceId: string | undefined }[] = [];
 let switchboard: Switchboard;
 let server: NodeServer;
 let receiver: NodeServer;
@@ -56,6 +58,11 @@ beforeAll(async () => {
   });
   switchboard = createSwitchboard({
     oauth: { adminApiKey: ADMIN },
+    logger: {
+      log: (_level, message) => {
+        logged.push({ message, traceId: trace.getActiveSpan()?.spanContext().traceId });
+      },
+    },
     relayIntervalMs: 20,
     webhooks: { outbound: { allowHttp: true, allowPrivateAddresses: true }, pollIntervalMs: 20 },
     telemetry: { tracerProvider, meterProvider },
@@ -137,6 +144,10 @@ describe('traces', () => {
       'switchboard.webhook.attempt': 1,
       'switchboard.webhook.event_type': 'client.created',
     });
+
+    // The request line and the attempt's line are written inside their spans: a log shows the trace.
+    const lines = logged.filter((l) => l.traceId === CALLER_TRACE).map((l) => l.message);
+    expect(lines).toEqual(expect.arrayContaining(['request', 'webhook attempt']));
 
     // The receiver joins the trace as a child of the attempt.
     expect(received.at(-1)?.get('traceparent')).toBe(
