@@ -86,6 +86,12 @@ export {
 } from './core/runtime.js';
 export type * from './core/storage/index.js';
 export {
+  createTelemetry,
+  type Telemetry,
+  type TelemetryOptions,
+  tracedStorage,
+} from './core/telemetry/index.js';
+export {
   ClientCreateInput,
   ClientPatchInput,
   ClientReplaceInput,
@@ -94,6 +100,7 @@ export {
   OrderStatusChangeInput,
   validate,
 } from './core/validation.js';
+export { type InstrumentOptions, instrumentFetch } from './http/request-telemetry.js';
 export {
   createSwitchboard,
   type FetchHandler,
