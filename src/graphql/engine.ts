@@ -89,13 +89,14 @@ export function createEngine(options: GraphQLOptions): Engine {
     execute: (run) => {
       const type = run.operation.operation;
       const name = run.operation.name?.value;
-      const attributes = {
-        'graphql.operation.type': type,
-        ...(name ? { 'graphql.operation.name': name } : {}),
-      };
-      return inSpan(tracer, name ? `${type} ${name}` : type, { attributes }, () =>
-        executeOperation(schema, run),
-      );
+      return inSpan(tracer, name ? `${type} ${name}` : type, {}, (span) => {
+        // Described only when it records: nothing is built for a span no one sees.
+        if (span.isRecording()) {
+          span.setAttribute('graphql.operation.type', type);
+          if (name) span.setAttribute('graphql.operation.name', name);
+        }
+        return executeOperation(schema, run);
+      });
     },
     format: (errors) => errors.map((error) => formatError(error, formatOptions)),
     mask: (result) =>

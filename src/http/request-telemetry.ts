@@ -5,9 +5,11 @@
  */
 import {
   type Attributes,
+  type Context,
   context,
   propagation,
   ROOT_CONTEXT,
+  type Span,
   SpanKind,
   SpanStatusCode,
   type TextMapGetter,
@@ -53,12 +55,11 @@ export function instrumentFetch(
   handle: (request: Request) => Promise<Response>,
   options: InstrumentOptions,
 ): (request: Request) => Promise<Response> {
-  const { tracer, requestDuration } = options.telemetry ?? createTelemetry();
-  return async (request) => {
+  const { tracer, requestDuration, measuring } = options.telemetry ?? createTelemetry();
+
+  async function traced(request: Request, span: Span, parent: Context): Promise<Response> {
     const started = performance.now();
     const method = request.method;
-    const parent = propagation.extract(ROOT_CONTEXT, request.headers, fromHeaders);
-    const span = tracer.startSpan(method, { kind: SpanKind.SERVER }, parent);
     let status = 500;
     try {
       const response = span.isRecording()
@@ -84,7 +85,15 @@ export function instrumentFetch(
         if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
         span.end();
       }
-      requestDuration.record((performance.now() - started) / 1000, attributes);
+      if (measuring) requestDuration.record((performance.now() - started) / 1000, attributes);
     }
+  }
+
+  return (request) => {
+    const parent = propagation.extract(ROOT_CONTEXT, request.headers, fromHeaders);
+    const span = tracer.startSpan(request.method, { kind: SpanKind.SERVER }, parent);
+    // Nothing records and nothing measures (no SDK): the handler alone, not one promise more.
+    if (!measuring && !span.isRecording()) return handle(request);
+    return traced(request, span, parent);
   };
 }

@@ -4,6 +4,7 @@
  */
 import {
   type Counter,
+  createNoopMeter,
   type Histogram,
   type Meter,
   type MeterProvider,
@@ -31,6 +32,8 @@ export interface TelemetryOptions {
 export interface Telemetry {
   readonly tracer: Tracer;
   readonly meter: Meter;
+  /** False when no meter provider is registered: the hot paths then skip preparing measurements. */
+  readonly measuring: boolean;
   /** `http.server.request.duration`: seconds per request, by interface, method, route and status. */
   readonly requestDuration: Histogram;
   /** `switchboard.rate_limit.refusals`: requests refused by a budget, by class. */
@@ -48,6 +51,7 @@ export function createTelemetry(options: TelemetryOptions = {}): Telemetry {
   return {
     tracer,
     meter,
+    measuring: meter !== createNoopMeter(),
     requestDuration: meter.createHistogram('http.server.request.duration', {
       description: 'Duration of HTTP server requests.',
       unit: 's',

@@ -8,6 +8,10 @@ import { serve } from 'switchboard-kit/node';
 import { createPostgresEventBus, createPostgresStorage } from 'switchboard-kit/storage/postgres';
 import { announce, BENCH_KEY, seedBenchData } from './fixture.js';
 
+// BENCH_OTEL=1: the OpenTelemetry SDK on, every span sampled and batched to an exporter that drops
+// them, metrics aggregated for a reader: what telemetry costs when a host turns it on.
+if (process.env.BENCH_OTEL === '1') await startTelemetrySdk();
+
 const url = process.env.DATABASE_URL;
 const storage = url ? createPostgresStorage({ connectionString: url }) : undefined;
 await storage?.migrate();
@@ -40,3 +44,19 @@ const server = await serve({
   },
 });
 announce(server.port);
+
+async function startTelemetrySdk(): Promise<void> {
+  const { metrics } = await import('@opentelemetry/api');
+  const { NodeTracerProvider } = await import('@opentelemetry/sdk-trace-node');
+  const { BatchSpanProcessor } = await import('@opentelemetry/sdk-trace-base');
+  const { MeterProvider } = await import('@opentelemetry/sdk-metrics');
+  const { PrometheusExporter } = await import('@opentelemetry/exporter-prometheus');
+  const dropping = {
+    export: (_spans: unknown, done: (r: { code: 0 }) => void) => done({ code: 0 }),
+    shutdown: async () => {},
+  };
+  new NodeTracerProvider({ spanProcessors: [new BatchSpanProcessor(dropping)] }).register();
+  metrics.setGlobalMeterProvider(
+    new MeterProvider({ readers: [new PrometheusExporter({ preventServerStart: true })] }),
+  );
+}
