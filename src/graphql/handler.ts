@@ -190,14 +190,13 @@ async function takeBudget(
   media: MediaType,
 ): Promise<Record<string, string> | Response> {
   try {
-    const headers = await limiter.take(request, principal, 'graphql', cost);
-    return Object.fromEntries(headers);
+    return await limiter.take(request, principal, 'graphql', cost);
   } catch (error) {
     const headers = rateHeadersOf(error);
     if (!headers || !isSwitchboardError(error)) throw error;
     const body = { errors: [{ message: error.message, extensions: { code: 'rate_limited' } }] };
     return resultResponse(body, media, 429, {
-      ...Object.fromEntries(headers),
+      ...headers,
       'retry-after': String(error.retryAfter ?? 1),
     });
   }

@@ -13,7 +13,7 @@ import { applyDeprecation, type DeprecationNotice } from './deprecation.js';
 import { idempotencyKeyOf, runIdempotent } from './idempotency.js';
 import type { OpenApiDocument } from './openapi.js';
 import { renderProblem, routeNotFound } from './problems.js';
-import { type RateLimiter, rateHeadersOf } from './rate-limit.js';
+import { type RateHeaders, type RateLimiter, rateHeadersOf } from './rate-limit.js';
 import { renderReferencePage } from './reference-page.js';
 import { decodeParams, parseQuery, readJsonBody } from './request.js';
 import { noteRoute } from './request-telemetry.js';
@@ -289,16 +289,15 @@ function notModified(headers: Readonly<Record<string, string>>): Response {
  * (`Response.redirect`, a proxied `fetch`); it is copied first rather than failing.
  */
 /** The RateLimit fields onto an answer: into its draft when json() made it, else onto its headers. */
-function withRateHeaders(response: Response, limits: Headers): Response {
+function withRateHeaders(response: Response, limits: RateHeaders): Response {
   const draft = draftOf(response);
   if (draft) {
-    limits.forEach((value, name) => {
-      (draft.headers as Record<string, string>)[name] = value;
-    });
+    Object.assign(draft.headers, limits);
     return response;
   }
   return withHeaders(response, (answer) => {
-    for (const [name, value] of limits) answer.headers.set(name, value);
+    answer.headers.set('ratelimit-policy', limits['ratelimit-policy']);
+    answer.headers.set('ratelimit', limits.ratelimit);
   });
 }
 

@@ -70,6 +70,6 @@ export function oauthErrorResponse(error: unknown): Response {
   if (code === 'invalid_client') headers['www-authenticate'] = 'Basic realm="oauth", charset="UTF-8"';
   if (isSwitchboardError(error) && error.retryAfter !== undefined)
     headers['retry-after'] = String(error.retryAfter);
-  for (const [name, value] of rateHeadersOf(error) ?? []) headers[name] = value;
+  Object.assign(headers, rateHeadersOf(error));
   return jsonResponse(status, { error: code, error_description: description }, headers);
 }

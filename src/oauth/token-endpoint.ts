@@ -2,7 +2,7 @@ import { anonymousPrincipal } from '../core/auth.js';
 import { isSwitchboardError, SwitchboardError } from '../core/errors.js';
 import type { GrantRecord, OAuthClientRecord } from '../core/storage/index.js';
 import { jsonResponse } from '../http/json.js';
-import { type RateLimiter, rateHeadersOf } from '../http/rate-limit.js';
+import { type RateHeaders, type RateLimiter, rateHeadersOf } from '../http/rate-limit.js';
 import { textEquals } from '../internal/text-equals.js';
 import { authenticateClient, decodeBasic } from './client-auth.js';
 import { parseScopes, readForm, single } from './form.js';
@@ -47,7 +47,7 @@ export function tokenEndpoint(ctx: ServerContext): (request: Request) => Promise
           ctx.logger.log('warn', 'oauth cleanup failed', { error: String(error) });
         });
       }
-      return jsonResponse(200, body, limits ? { ...NO_STORE, ...Object.fromEntries(limits) } : NO_STORE);
+      return jsonResponse(200, body, limits ? { ...NO_STORE, ...limits } : NO_STORE);
     } catch (error) {
       if (!(error instanceof SwitchboardError)) {
         ctx.logger.log('error', 'token endpoint failed', { error: String(error) });
@@ -62,7 +62,7 @@ async function takeTokenBudget(
   limiter: RateLimiter,
   request: Request,
   params: URLSearchParams,
-): Promise<Headers> {
+): Promise<RateHeaders> {
   const clientId = params.get('client_id') ?? basicClientId(request);
   const caller = clientId
     ? { kind: 'service' as const, subject: `client:${clientId}`, scopes: new Set<string>() }
@@ -76,7 +76,7 @@ async function takeTokenBudget(
       retryAfter: error.retryAfter ?? 1,
       details: [{ field: 'error', code: 'temporarily_unavailable', message: error.message }],
     });
-    throw Object.assign(refusal, { headers: rateHeadersOf(error) });
+    throw Object.assign(refusal, { rateHeaders: rateHeadersOf(error) });
   }
 }
 

@@ -14,6 +14,10 @@ export interface BenchOptions {
   readonly floors: boolean;
   /** Also compare Switchboard on PostgreSQL with Switchboard in memory. */
   readonly postgres: boolean;
+  /** Also Switchboard with its default rate limits vs without (and on PostgreSQL, with --pg). */
+  readonly limits: boolean;
+  /** Also Switchboard with the OpenTelemetry SDK on (every span sampled) vs off. */
+  readonly otel: boolean;
   /** The PostgreSQL server to make a throwaway database on; a throwaway cluster when absent. */
   readonly databaseUrl: string | undefined;
   readonly json: string | undefined;
@@ -27,6 +31,8 @@ export const USAGE = `usage: npm run bench:http -- [options]
   --only <ids>        comma-separated: ${SCENARIO_IDS.join(', ')} (default all)
   --floors            also Switchboard's Node adapter answering precomputed bytes (and serialising them)
   --pg                also Switchboard on PostgreSQL vs in memory (on when DATABASE_URL is set)
+  --limits            also Switchboard with its rate limits (the default) vs without, and on PostgreSQL with --pg
+  --otel              also Switchboard with the OpenTelemetry SDK on (every span sampled) vs off
   --json <path>       write the results as JSON there`;
 
 export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): BenchOptions {
@@ -40,6 +46,8 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): B
       only: { type: 'string', default: SCENARIO_IDS.join(',') },
       floors: { type: 'boolean', default: false },
       pg: { type: 'boolean', default: false },
+      limits: { type: 'boolean', default: false },
+      otel: { type: 'boolean', default: false },
       json: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
@@ -61,6 +69,8 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): B
     only: only as ScenarioId[],
     floors: values.floors,
     postgres: values.pg || databaseUrl !== undefined,
+    limits: values.limits,
+    otel: values.otel,
     databaseUrl,
     json: values.json,
   };

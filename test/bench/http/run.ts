@@ -6,6 +6,8 @@
  *   npm run bench:http -- --duration 2 --rounds 3   # quicker
  *   npm run bench:http -- --only graphql,rest-get   # some scenarios
  *   npm run bench:http -- --pg                      # also PostgreSQL vs memory (throwaway cluster)
+ *   npm run bench:http -- --limits --pg             # also rate limits on vs off, in memory and on PostgreSQL
+ *   npm run bench:http -- --otel                    # also the OpenTelemetry SDK on vs off
  *   DATABASE_URL=postgres://… npm run bench:http    # same, on a throwaway database of that server
  *   npm run bench:http -- --json results.json
  *
@@ -59,6 +61,37 @@ function plans(options: BenchOptions, database: BenchDatabase | undefined): Grou
       title: 'REST: Switchboard vs Hono vs raw node:http',
       servers: [switchboard, hono, raw, ...(options.floors ? [adapter] : [])],
       scenarios: rest,
+    });
+  }
+  // Rate limits are on by default: the same server with them off shows what taking from them costs.
+  const unlimited = (spec: ServerSpec): ServerSpec => ({
+    ...spec,
+    name: `${spec.name}-no-limits`,
+    env: { ...spec.env, BENCH_RATE_LIMITS: '0' },
+  });
+  if (options.limits) {
+    groups.push({
+      id: 'limits',
+      title: 'Switchboard with rate limits (default) vs without, in memory',
+      servers: [switchboard, unlimited(switchboard)],
+      scenarios: chosen,
+    });
+  }
+  if (options.limits && database) {
+    const postgres = { ...switchboard, name: 'postgres', env: { DATABASE_URL: database.url } };
+    groups.push({
+      id: 'limits-postgres',
+      title: 'Switchboard with rate limits (default) vs without, on PostgreSQL',
+      servers: [postgres, unlimited(postgres)],
+      scenarios: chosen,
+    });
+  }
+  if (options.otel) {
+    groups.push({
+      id: 'otel',
+      title: 'Switchboard with the OpenTelemetry SDK off (default) vs on, every span sampled',
+      servers: [switchboard, { ...switchboard, name: 'otel-sdk', env: { BENCH_OTEL: '1' } }],
+      scenarios: chosen,
     });
   }
   if (database) {
