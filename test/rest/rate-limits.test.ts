@@ -147,3 +147,34 @@ describe('rate limits on two instances sharing one PostgreSQL', () => {
     expect((await apps[1]!.call('/clients')).status).toBe(429);
   });
 });
+
+describe('a larger budget on two instances sharing one PostgreSQL', () => {
+  let db: TestDatabase;
+  const storages: PostgresStorage[] = [];
+  const apps: Awaited<ReturnType<typeof start>>[] = [];
+  // Ten minutes: the bucket refills one unit per two seconds while the test runs.
+  const read = { limit: 300, windowMs: 600_000 };
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    for (let i = 0; i < 2; i++) {
+      const storage = createPostgresStorage({ connectionString: db.url });
+      await storage.migrate();
+      storages.push(storage);
+      apps.push(await start({ storage, rateLimits: { rules: { read } } }));
+    }
+  });
+  afterAll(async () => {
+    for (const app of apps) await app.server.close();
+    await Promise.all(storages.map((s) => s.close()));
+    await db?.drop();
+  });
+
+  it('is taken in batches of 1% yet stays one budget: never more, at most a batch per instance fewer', async () => {
+    let allowed = 0;
+    const started = Date.now();
+    for (let i = 0; i < 320; i++) if ((await apps[i % 2]!.call('/clients')).status === 200) allowed++;
+    const refilled = Math.ceil((Date.now() - started) / 2000);
+    expect(allowed).toBeLessThanOrEqual(300 + refilled);
+    expect(allowed).toBeGreaterThanOrEqual(300 - 2 * 3);
+  });
+});

@@ -31,4 +31,9 @@ export interface RateLimitStore {
    * (the sign-in lockout takes one unit per attempt) returns the unit when the attempt succeeds.
    */
   take(key: string, rule: RateRule, cost: number, now: number): Promise<RateDecision>;
+  /**
+   * True when a take costs a network round trip (PostgreSQL, Redis): request budgets then take units
+   * in small batches (1% of a budget) and spend them in process, so most requests make none.
+   */
+  readonly remote?: boolean;
 }

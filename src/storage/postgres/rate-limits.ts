@@ -10,6 +10,7 @@ import type { Database } from './database.js';
  */
 export function postgresRateLimitStore(db: Database): RateLimitStore {
   return {
+    remote: true,
     async take(key, rule, cost, now) {
       const increment = (cost * rule.windowMs) / rule.limit;
       // More than a whole window's worth never fits: no need to ask.
