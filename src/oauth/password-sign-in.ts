@@ -1,4 +1,4 @@
-import type { SignIn } from './server-options.js';
+import type { SignIn } from './sign-in.js';
 
 /** A user who signs in with a password: a client id and their password hash (e.g. argon2id). */
 export interface PasswordUser {

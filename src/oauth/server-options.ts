@@ -11,19 +11,11 @@ import {
 import type { Storage } from '../core/storage/index.js';
 import type { RateLimiter } from '../http/rate-limit.js';
 import type { ConsentView } from './consent-page.js';
+import type { SignIn } from './sign-in.js';
 import { lockoutRule, lockSignIn, type SignInLockoutOptions } from './sign-in-lockout.js';
 import { createKeyRing, type KeyRing } from './signing-keys.js';
 
-/**
- * How the authorization server learns who the user is. Supply `currentUser` when your host already has
- * a session (the consent page then skips the password form), `verifyPassword` to use the built-in
- * sign-in form, or both. Each returns the user's id, which is a client id (a user is a client who can
- * sign in), or `null`.
- */
-export interface SignIn {
-  currentUser?(request: Request): Promise<string | null>;
-  verifyPassword?(username: string, password: string): Promise<string | null>;
-}
+export type { SignIn } from './sign-in.js';
 
 /** How OpenID Connect ID tokens are signed and how long they live, when the `idTokens` option is set. */
 export interface IdTokenOptions {

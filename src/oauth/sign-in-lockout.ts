@@ -6,7 +6,7 @@ import { SwitchboardError } from '../core/errors.js';
 import type { Clock } from '../core/runtime.js';
 import type { RateLimitStore, RateRule } from '../core/storage/index.js';
 import { hashSecret } from './secrets.js';
-import type { SignIn } from './server-options.js';
+import type { SignIn } from './sign-in.js';
 
 /**
  * How many wrong passwords a username may have: `maxFailures` in a row (default 5), then one more
