@@ -19,12 +19,20 @@ export interface Csrf {
 }
 
 export function createCsrf(secret: string | undefined): Csrf {
-  const keyBytes =
-    secret === undefined ? crypto.getRandomValues(new Uint8Array(32)) : new TextEncoder().encode(secret);
-  const key = crypto.subtle.importKey('raw', keyBytes, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  // Made at the first request, not here: an edge runtime refuses random values in a module's scope,
+  // where a switchboard is often made.
+  let key: Promise<CryptoKey> | undefined;
+  const keyOf = (): Promise<CryptoKey> =>
+    (key ??= crypto.subtle.importKey(
+      'raw',
+      secret === undefined ? crypto.getRandomValues(new Uint8Array(32)) : new TextEncoder().encode(secret),
+      { name: 'HMAC', hash: 'SHA-256' },
+      false,
+      ['sign'],
+    ));
   const sign = async (value: string): Promise<string> =>
     encodeBase64urlNoPadding(
-      new Uint8Array(await crypto.subtle.sign('HMAC', await key, new TextEncoder().encode(value))),
+      new Uint8Array(await crypto.subtle.sign('HMAC', await keyOf(), new TextEncoder().encode(value))),
     );
   const browserOf = (request: Request): string | undefined => {
     const cookie = readCookie(request, CSRF_COOKIE);

@@ -34,13 +34,18 @@ interface Claims {
 
 export function createSignInProofs(secret: string | undefined, ttlMs = 10 * 60_000): SignInProofs {
   // Its own key: a proof can never pass for a CSRF token made from the same secret, or the reverse.
-  const keyBytes =
-    secret === undefined
-      ? crypto.getRandomValues(new Uint8Array(32))
-      : new TextEncoder().encode(`sign-in proof:${secret}`);
+  // Made at the first use: an edge runtime refuses random values in a module's scope.
   let key: Promise<CryptoKey> | undefined;
   const sign = async (payload: string, browser: string): Promise<string> => {
-    key ??= crypto.subtle.importKey('raw', keyBytes, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+    key ??= crypto.subtle.importKey(
+      'raw',
+      secret === undefined
+        ? crypto.getRandomValues(new Uint8Array(32))
+        : new TextEncoder().encode(`sign-in proof:${secret}`),
+      { name: 'HMAC', hash: 'SHA-256' },
+      false,
+      ['sign'],
+    );
     const mac = await crypto.subtle.sign(
       'HMAC',
       await key,

@@ -44,7 +44,10 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   const logger = options.logger ?? silentLogger;
   const poster = createPoster(options.fetch);
   const outbound = options.outbound ?? {};
-  const workerId = options.workerId ?? ids('wkr');
+  // Named at first use: an edge runtime refuses random values in a module's scope, where the
+  // switchboard (and so this dispatcher) is often made.
+  let named = options.workerId;
+  const workerIdOf = (): string => (named ??= ids('wkr'));
   const schedule = retrySchedule({ attempts: options.attempts, delaysMs: options.delaysMs });
   const timeoutMs = options.timeoutMs ?? 15_000;
   const concurrency = options.concurrency ?? 64;
@@ -60,7 +63,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     storage,
     ids,
     logger,
-    workerId,
+    workerId: workerIdOf,
     disableAfterMs,
     ...(options.onCommit ? { onCommit: options.onCommit } : {}),
   });
@@ -80,7 +83,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     delivery: WebhookDeliveryRecord,
     endpointOf: Promise<WebhookEndpointRecord | null>,
   ): Promise<void> {
-    const lease = { workerId, attempts: delivery.attempts };
+    const lease = { workerId: workerIdOf(), attempts: delivery.attempts };
     const endpoint = await endpointOf;
     const now = clock.now();
     if (!endpoint?.enabled) {
@@ -151,7 +154,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
         span.setStatus({ code: SpanStatusCode.ERROR, message: result.error ?? `HTTP ${result.statusCode}` });
       if (!refused) limits?.observe(endpoint.id, result);
       if (stopping.signal.aborted && result.statusCode === null && !refused) {
-        await storage.webhooks.deliveries.release(delivery.id, workerId);
+        await storage.webhooks.deliveries.release(delivery.id, workerIdOf());
         return;
       }
       // A refused address is final; a failed name lookup is retried like a network error.
@@ -278,7 +281,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       now: clock.now(),
       limit,
       leaseMs,
-      workerId,
+      workerId: workerIdOf(),
       maxPerEndpoint,
       ...(limits ? { endpointLimits: limits.caps() } : {}),
     });
@@ -310,7 +313,9 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   }
 
   return {
-    workerId,
+    get workerId() {
+      return workerIdOf();
+    },
     async runOnce() {
       let total = 0;
       for (;;) {

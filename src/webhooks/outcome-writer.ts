@@ -19,7 +19,8 @@ export interface OutcomeWriterOptions {
   readonly storage: Pick<Storage, 'transaction'>;
   readonly ids: IdGenerator;
   readonly logger: Logger;
-  readonly workerId: string;
+  /** The dispatcher's worker id (named at first use). */
+  readonly workerId: () => string;
   /** An endpoint failing without a success for this long is disabled. */
   readonly disableAfterMs: number;
   /** Called after an endpoint was disabled (an event is in the outbox). */
@@ -56,7 +57,7 @@ export function createOutcomeWriter(options: OutcomeWriterOptions): OutcomeWrite
       await tx.webhooks.deliveries.finishMany(
         batch.map(({ delivery, result, decision, at }) => ({
           id: delivery.id,
-          lease: { workerId, attempts: delivery.attempts },
+          lease: { workerId: workerId(), attempts: delivery.attempts },
           outcome: {
             status: decision.status,
             attempts: delivery.attempts + 1,
