@@ -90,7 +90,11 @@ export interface OAuthClient {
     refreshToken: string,
     options: { store: (tokens: TokenSet) => Promise<void>; scopes?: readonly string[] },
   ): Promise<TokenSet>;
-  /** Revokes a token (RFC 7009). */
+  /**
+   * Revokes a token (RFC 7009). An error response (RFC 7009 §2.2.1) throws a `bad_request`
+   * SwitchboardError whose detail carries the server's OAuth `error` code (`invalid_client`,
+   * `unsupported_token_type`, …); a 503, or an answer that is no OAuth error, throws `unavailable`.
+   */
   revoke(token: string, options?: { hint?: 'access_token' | 'refresh_token' }): Promise<void>;
 }
 
@@ -138,9 +142,12 @@ export function createOAuthClient(config: OAuthClientConfig): OAuthClient {
     const response = await post(config.tokenEndpoint, params);
     const body = (await response.json().catch(() => null)) as Record<string, unknown> | null;
     if (!response.ok || !body || typeof body.access_token !== 'string') {
-      const error = typeof body?.error === 'string' ? body.error : `HTTP ${response.status}`;
-      throw new SwitchboardError('bad_request', `The token request failed: ${error}.`, {
-        details: [{ field: 'error', code: error, message: String(body?.error_description ?? error) }],
+      const error = oauthError(body) ?? {
+        code: `HTTP ${response.status}`,
+        message: `HTTP ${response.status}`,
+      };
+      throw new SwitchboardError('bad_request', `The token request failed: ${error.code}.`, {
+        details: [{ field: 'error', ...error }],
       });
     }
     const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
@@ -240,8 +247,23 @@ export function createOAuthClient(config: OAuthClientConfig): OAuthClient {
         token,
         ...(options.hint ? { token_type_hint: options.hint } : {}),
       });
-      if (!response.ok)
-        throw new SwitchboardError('unavailable', `Revocation failed with HTTP ${response.status}.`);
+      if (!response.ok) {
+        const error = oauthError(await response.json().catch(() => null));
+        // RFC 7009 §2.2.1: after a 503 the token may still be valid; the caller should try again later.
+        if (error === null || response.status === 503)
+          throw new SwitchboardError('unavailable', `Revocation failed with HTTP ${response.status}.`);
+        throw new SwitchboardError('bad_request', `Revocation failed: ${error.code}.`, {
+          details: [{ field: 'error', ...error }],
+        });
+      }
     },
   };
+}
+
+/** The `error` and `error_description` of an OAuth error response (RFC 6749 §5.2), or null when it is none. */
+function oauthError(body: unknown): { code: string; message: string } | null {
+  if (typeof body !== 'object' || body === null) return null;
+  const { error, error_description: description } = body as Record<string, unknown>;
+  if (typeof error !== 'string') return null;
+  return { code: error, message: typeof description === 'string' ? description : error };
 }
