@@ -1,9 +1,24 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
+import { setClientAddress } from '../http/client-address.js';
+import { bodyWasRead, consumedBody } from './consumed-body.js';
 
 /**
- * Turns a node:http request into a Web `Request`. The body is streamed, not buffered, and the request's
- * signal aborts when the client goes away.
+ * Turns a node:http request into a Web `Request`. The body is streamed, not buffered, the request's
+ * signal aborts when the client goes away, and the peer address is kept for rate limits.
+ *
+ * When a framework's body parser has already read the stream (`express.json()` mounted ahead), the
+ * body is rebuilt from what it left on the request: `req.rawBody`, else a Buffer or string `req.body`,
+ * else a parsed JSON or URL-encoded `req.body` serialized again, with `content-length` corrected. A
+ * rebuilt body is not byte-identical, so signatures and hashes over the raw body differ: mount
+ * Switchboard before body parsers where you can. A body that cannot be rebuilt fails with a
+ * `bad_request` when read (docs/node.md).
+ *
+ * @example
+ * import { toWebRequest, writeWebResponse } from 'switchboard-kit/node';
+ * createServer(async (req, res) => {
+ *   await writeWebResponse(await switchboard.fetch(toWebRequest(req, res, 'http://localhost')), res);
+ * });
  */
 export function toWebRequest(req: IncomingMessage, res: ServerResponse, origin: string): Request {
   const controller = new AbortController();
@@ -20,13 +35,22 @@ export function toWebRequest(req: IncomingMessage, res: ServerResponse, origin: 
     signal: controller.signal,
   };
   if (hasBody) {
-    init.body = Readable.toWeb(req) as ReadableStream<Uint8Array>;
+    init.body = bodyWasRead(req)
+      ? consumedBody(req, headers)
+      : (Readable.toWeb(req) as ReadableStream<Uint8Array>);
     init.duplex = 'half';
   }
-  return new Request(new URL(req.url ?? '/', origin), init);
+  const request = new Request(new URL(req.url ?? '/', origin), init);
+  setClientAddress(request, req.socket?.remoteAddress);
+  return request;
 }
 
-/** Writes a Web `Response` to node:http, streaming the body with back-pressure. */
+/**
+ * Writes a Web `Response` to node:http, streaming the body with back-pressure.
+ *
+ * @example
+ * await writeWebResponse(await switchboard.fetch(toWebRequest(req, res, 'http://localhost')), res);
+ */
 export async function writeWebResponse(response: Response, res: ServerResponse): Promise<void> {
   const headers: Record<string, string | string[]> = {};
   response.headers.forEach((value, key) => {

@@ -3,6 +3,8 @@ import { getRequestListener, RequestError } from '@hono/node-server';
 import type { Logger } from '../core/runtime.js';
 import { silentLogger } from '../core/runtime.js';
 import { setClientAddress } from '../http/client-address.js';
+import { bodyWasRead } from './consumed-body.js';
+import { toWebRequest } from './convert.js';
 
 /** Options of {@link createRequestListener}. */
 export interface RequestListenerOptions {
@@ -23,7 +25,9 @@ export type RequestListener = (req: IncomingMessage, res: ServerResponse) => Pro
 /**
  * A node:http request listener that serves a Web fetch handler: the request is built lazily, string and
  * byte bodies are written in one `end()` with `content-length`, streams with back-pressure, and the
- * request's signal aborts when the client goes away. Mount it in node:http, Express or Fastify.
+ * request's signal aborts when the client goes away. Mount it in node:http, Express or Fastify: when a
+ * body parser mounted ahead has read the body, it is rebuilt from what the parser left (see
+ * {@link toWebRequest}).
  *
  * @example
  * import { createServer } from 'node:http';
@@ -36,11 +40,13 @@ export function createRequestListener(
   const logger = options.logger ?? silentLogger;
   return getRequestListener(
     (request, env) => {
+      const { incoming, outgoing } = (env ?? {}) as { incoming?: IncomingMessage; outgoing?: ServerResponse };
+      // A framework's body parser read the stream before us (express.json() ahead of the mount): the
+      // body is rebuilt from what it left, as toWebRequest does.
+      if (incoming && outgoing && bodyWasRead(incoming))
+        return fetch(toWebRequest(incoming, outgoing, new URL(request.url).origin));
       // The peer address, for rate limits of callers without credentials (a Web Request has none).
-      setClientAddress(
-        request,
-        (env as { incoming?: IncomingMessage } | undefined)?.incoming?.socket?.remoteAddress,
-      );
+      setClientAddress(request, incoming?.socket?.remoteAddress);
       return fetch(request);
     },
     {
