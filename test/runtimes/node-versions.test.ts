@@ -1,0 +1,54 @@
+/**
+ * The built package on every Node it supports: the lowest that package.json's `engines` allows, and
+ * the current LTS lines, 22 and 24. Each binary comes from the npm registry (`node-<platform>-<arch>`,
+ * the packages the `node` package installs), kept in node_modules/.cache between runs. A version that
+ * cannot be installed fails the test: a runtime that is not tested is not supported.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { root } from '../support/deno.js';
+
+const run = promisify(execFile);
+const engines = (JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as { engines: { node: string } })
+  .engines;
+const lowest = /^>=\s*(\d+\.\d+\.\d+)$/.exec(engines.node)?.[1];
+
+async function nodeBinary(version: string): Promise<string> {
+  const dir = `${root}node_modules/.cache/node-versions/${version}`;
+  const binary = `${dir}/node_modules/node-${process.platform}-${process.arch}/bin/node`;
+  if (!existsSync(binary))
+    await run('npm', [
+      'install',
+      '--prefix',
+      dir,
+      '--no-save',
+      '--no-package-lock',
+      '--no-audit',
+      '--no-fund',
+      `node-${process.platform}-${process.arch}@${version}`,
+    ]);
+  return binary;
+}
+
+describe.each([lowest!, '22', '24'])('the built package on Node %s', (version) => {
+  it('serves REST, GraphQL (and a WebSocket subscription), OAuth and signed webhooks', {
+    timeout: 180_000,
+  }, async () => {
+    expect(lowest, `engines.node should read ">=x.y.z", not "${engines.node}"`).toBeDefined();
+    expect(existsSync(`${root}dist/index.js`), 'run `npm run build` first').toBe(true);
+    const node = await nodeBinary(version);
+    const { stdout } = await run(node, ['test/runtimes/node-smoke.mjs'], { cwd: root, timeout: 60_000 });
+    const findings = JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, unknown>;
+    expect(findings.node).toMatch(new RegExp(`^v${version.replaceAll('.', '\\.')}`));
+    expect(findings).toMatchObject({
+      rest: [201, 'node@example.com', 1],
+      graphql: [1, 'second@example.com'],
+      subscription: 'hello from node',
+      messagesPosted: true,
+      oauth: [true, 200, 200],
+      webhooks: [true, true],
+    });
+  });
+});
