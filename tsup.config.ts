@@ -9,6 +9,8 @@ import { graphiqlAssets } from './scripts/graphiql-assets.mjs';
 export const entries = {
   index: 'src/index.ts',
   'node/index': 'src/node/index.ts',
+  'bun/index': 'src/bun/index.ts',
+  'cloudflare/index': 'src/cloudflare/index.ts',
   'storage/memory/index': 'src/storage/memory/index.ts',
   'storage/testing/index': 'src/storage/testing/index.ts',
   'storage/postgres/index': 'src/storage/postgres/index.ts',

@@ -24,28 +24,36 @@ export interface CompilerOptions {
 }
 
 /**
- * A graphql-jit compiler for the schema, or `undefined` where the runtime refuses code generation
+ * A graphql-jit compiler for the schema; it compiles nothing where the runtime refuses code generation
  * (`new Function`), as Cloudflare Workers and pages with a strict CSP do.
  *
  * Subscriptions are never compiled: they run through graphql-ws and graphql-js. An operation graphql-jit
  * cannot compile is logged once and runs through graphql-js for as long as its document stays cached.
  */
-export function createCompiler(schema: GraphQLSchema, options: CompilerOptions): Compiler | undefined {
+export function createCompiler(schema: GraphQLSchema, options: CompilerOptions): Compiler {
   const { logger } = options;
-  if (!canGenerateCode()) {
-    logger.log('info', 'code generation is refused here: GraphQL runs through graphql-js');
-    return undefined;
-  }
-  if (!runsSchema(schema)) {
-    logger.log(
-      'warn',
-      'graphql-jit loads another copy of graphql than the schema: GraphQL runs through graphql-js',
-    );
-    return undefined;
-  }
-  const compilerOptions = { customSerializers: maskedSerializers(schema, logger) };
+  // Asked at the first operation, not here: a Cloudflare Worker allows code generation in its global
+  // scope, where a switchboard is often made, and refuses it in the requests that run the operations.
+  /** graphql-jit's options once it was found to work here, `null` where it does not. */
+  let compilerOptions: { customSerializers: Record<string, (value: unknown) => unknown> } | null | undefined;
+  const usable = (): typeof compilerOptions => {
+    if (!canGenerateCode()) {
+      logger.log('info', 'code generation is refused here: GraphQL runs through graphql-js');
+      return null;
+    }
+    if (!runsSchema(schema)) {
+      logger.log(
+        'warn',
+        'graphql-jit loads another copy of graphql than the schema: GraphQL runs through graphql-js',
+      );
+      return null;
+    }
+    return { customSerializers: maskedSerializers(schema, logger) };
+  };
   return (document, operation) => {
     if (operation.operation === OperationTypeNode.SUBSCRIPTION) return undefined;
+    compilerOptions ??= usable();
+    if (compilerOptions === null) return undefined;
     const name = operation.name?.value;
     const compiled = compileQuery(schema, document, name, compilerOptions);
     if (isCompiledQuery(compiled)) return compiled;

@@ -59,7 +59,10 @@ export interface AuthorizationServer {
   readonly fetch: (request: Request) => Promise<Response>;
   /** The guard over the same storage (bearer access tokens and API keys). */
   readonly authenticate: Authenticate;
-  /** Resolves once start-up work (storing the admin key) is done. */
+  /**
+   * Resolves once start-up work (storing the admin key) is done; reading it starts that work, which
+   * otherwise waits for the first request.
+   */
   readonly ready: Promise<void>;
   /** ID-token signing keys (for rotation), when ID tokens are on. */
   readonly keys: KeyRing | null;
@@ -96,20 +99,37 @@ export interface AuthorizationServer {
  */
 export function createAuthorizationServer(options: AuthorizationServerOptions): AuthorizationServer {
   const ctx = resolveOptions(options);
-  const ready: Promise<void> = options.adminApiKey
-    ? ensureApiKey(
-        ctx.storage,
-        { name: 'admin (host)', scopes: Object.keys(ctx.scopes), key: options.adminApiKey },
-        { clock: ctx.clock, ids: ctx.ids },
-      ).then((record: ApiKeyRecord) => {
-        if (record.revokedAt !== null) ctx.logger.log('warn', 'the configured admin API key is revoked');
-      })
-    : Promise.resolve();
-  ready.catch((error) =>
-    ctx.logger.log('error', 'could not store the admin API key', { error: String(error) }),
-  );
+  // The admin key is stored at the first request, not here: a Worker's global scope, where a switchboard
+  // is often made, refuses the storage I/O and the random id that takes. A failure is tried again.
+  const { adminApiKey } = options;
+  let storing: Promise<void> | undefined;
+  const ready = (): Promise<void> =>
+    (storing ??= adminApiKey
+      ? ensureApiKey(
+          ctx.storage,
+          { name: 'admin (host)', scopes: Object.keys(ctx.scopes), key: adminApiKey },
+          { clock: ctx.clock, ids: ctx.ids },
+        ).then(
+          (record: ApiKeyRecord) => {
+            if (record.revokedAt !== null) ctx.logger.log('warn', 'the configured admin API key is revoked');
+          },
+          (error: unknown) => {
+            storing = undefined;
+            ctx.logger.log('error', 'could not store the admin API key', { error: String(error) });
+            throw error;
+          },
+        )
+      : Promise.resolve());
 
-  const guard = createGuard({ storage: ctx.storage, clock: ctx.clock, ready });
+  const checkCredentials = createGuard({ storage: ctx.storage, clock: ctx.clock });
+  let stored = !adminApiKey;
+  const guard: Authenticate = async (request) => {
+    if (!stored) {
+      await ready();
+      stored = true;
+    }
+    return checkCredentials(request);
+  };
   const authenticate = options.authenticate ?? guard;
   const csrf = createCsrf(ctx.csrfSecret);
   const routes: Record<string, (request: Request) => Promise<Response>> = {
@@ -155,7 +175,9 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
   return {
     fetch,
     authenticate,
-    ready,
+    get ready() {
+      return ready();
+    },
     keys: ctx.idTokens?.keys ?? null,
     admin,
     signIn: ctx.signIn,

@@ -2,7 +2,7 @@
  * The house's rooms and the doors between them (docs/architecture.md): each interface stands on the
  * core (with its storage port) and the shared HTTP layer, never on another interface nor on a storage
  * adapter; only the composition (src/switchboard)
- * and the runtime adapter (src/node) put interfaces together.
+ * and the runtime adapters (src/node, src/bun) put interfaces together.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -24,6 +24,9 @@ const ALLOWED: Record<string, readonly string[]> = {
   webhooks: ['core', 'http', 'internal'],
   oauth: ['core', 'http', 'internal'],
   node: ['core', 'http', 'internal', 'graphql'],
+  bun: ['core', 'http', 'internal', 'graphql'],
+  // Types of the core only: the adapter drives any switchboard, as its structural interface says.
+  cloudflare: ['core'],
   // The console drives the admin services of webhooks and OAuth (their types only).
   console: ['core', 'http', 'internal', 'webhooks', 'oauth'],
   switchboard: ['core', 'http', 'internal', 'storage', 'console', ...INTERFACES],

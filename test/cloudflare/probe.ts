@@ -1,0 +1,35 @@
+// A second Worker in the smoke suite's workerd process, for what the test cannot do over HTTP alone:
+// fire the app Worker's cron handler (workerd runs `scheduled()` on a service binding, as its own cron
+// triggers do) and sign and verify a webhook with workerd's Web Crypto.
+import { generateWebhookSecret, signWebhook, verifyWebhook } from '../../dist/webhooks/index.js';
+
+interface ProbeEnv {
+  /** The app Worker; `scheduled` needs the `service_binding_extra_handlers` compatibility flag. */
+  readonly APP: {
+    scheduled(options: {
+      cron: string;
+      scheduledTime?: Date;
+    }): Promise<{ outcome: string; noRetry: boolean }>;
+  };
+}
+
+export default {
+  async fetch(request: Request, env: ProbeEnv): Promise<Response> {
+    const { pathname } = new URL(request.url);
+    if (pathname === '/scheduled') return Response.json(await env.APP.scheduled({ cron: '* * * * *' }));
+    if (pathname === '/signature') {
+      const secret = generateWebhookSecret();
+      const body = JSON.stringify({ event: 'smoke.test', data: {} });
+      const headers = await signWebhook({
+        body,
+        secrets: [secret],
+        eventId: 'evt_workerd',
+        timestamp: Date.now() / 1000,
+      });
+      const verified = await verifyWebhook({ body, headers, secrets: [secret] });
+      const tampered = await verifyWebhook({ body: `${body} `, headers, secrets: [secret] });
+      return Response.json({ signed: verified.ok, tampered: tampered.ok ? 'accepted' : tampered.reason });
+    }
+    return new Response(null, { status: 404 });
+  },
+};
