@@ -24,15 +24,17 @@ const OS = [
 ];
 const CPU = ['arm64', 'x64', 'ia32', 'arm', 'ppc64', 's390x', 'riscv64', 'loong64', 'mips64el', 'wasm32'];
 
+const OS_ALIASES = { win: 'win32', windows: 'win32', macos: 'darwin', mac: 'darwin' };
+const CPU_ALIASES = { x86_64: 'x64', aarch64: 'arm64', armv7: 'arm', gnueabihf: 'arm', 64: 'x64' };
+
 function platformOf(name) {
   const parts = name.split('/').pop().split('-');
-  const os = parts.find((p) => OS.includes(p) || p === 'win' || p === 'macos' || p === 'mac');
-  const cpu = parts.find(
-    (p) => CPU.includes(p) || p === 'x86_64' || p === 'aarch64' || p === 'armv7' || p === 'gnueabihf',
-  );
+  const os = parts.find((p) => OS.includes(p) || p in OS_ALIASES);
+  // `64` alone is x64 in @cloudflare/workerd-linux-64's naming.
+  const cpu = parts.find((p) => CPU.includes(p) || p in CPU_ALIASES);
   const entry = {};
-  if (os) entry.os = [{ win: 'win32', macos: 'darwin', mac: 'darwin' }[os] ?? os];
-  if (cpu) entry.cpu = [{ x86_64: 'x64', aarch64: 'arm64', armv7: 'arm', gnueabihf: 'arm' }[cpu] ?? cpu];
+  if (os) entry.os = [OS_ALIASES[os] ?? os];
+  if (cpu) entry.cpu = [CPU_ALIASES[cpu] ?? cpu];
   if (parts.includes('musl')) entry.libc = ['musl'];
   else if (parts.includes('gnu') || parts.includes('glibc')) entry.libc = ['glibc'];
   return entry;
