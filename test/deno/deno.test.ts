@@ -11,4 +11,17 @@ describe('Deno runtime', () => {
       clients: ['deno@example.com'],
     });
   });
+
+  it('runs the runtime smoke suite: REST, GraphQL, a WebSocket subscription, OAuth and signed webhooks', {
+    timeout: DENO_TIMEOUT_MS,
+  }, async () => {
+    expect(await runOnDeno('test/deno/matrix-smoke.ts')).toEqual({
+      rest: [201, 'deno@example.com', 1],
+      graphql: [1, 'second@example.com'],
+      subscription: 'hello from deno',
+      messagesPosted: true,
+      oauth: [true, 200, 200],
+      webhooks: [true, true],
+    });
+  });
 });
