@@ -48,6 +48,23 @@ export interface SwitchboardWorker {
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
+ * A graphql-ws socket would keep its subscriptions in one isolate's memory across requests, which a
+ * Worker does not give: say so, and where the same subscriptions are served.
+ */
+const noWebSockets = (): Response =>
+  new Response(
+    JSON.stringify({
+      type: 'about:blank',
+      title: 'WebSockets are not served here',
+      status: 501,
+      detail:
+        'GraphQL subscriptions over WebSocket are not served on Cloudflare Workers. Subscribe over ' +
+        'Server-Sent Events instead: POST /graphql with Accept: text/event-stream.',
+    }),
+    { status: 501, headers: { 'content-type': 'application/problem+json' } },
+  );
+
+/**
  * A Cloudflare Worker serving `switchboard`. A Worker has no timers between requests, so `start()` —
  * which polls — is not called: the work a server does on its timers is done instead after each request
  * that may have written (the outbox relay's flush, so the webhook fan-out and the event bus, then the
@@ -73,6 +90,7 @@ export function createWorker(switchboard: WorkerSwitchboard): SwitchboardWorker 
   }
   return {
     async fetch(request, _env, ctx) {
+      if (request.headers.get('upgrade')?.toLowerCase() === 'websocket') return noWebSockets();
       const response = await switchboard.fetch(request);
       if (!SAFE_METHODS.has(request.method)) ctx.waitUntil(deliver());
       return response;

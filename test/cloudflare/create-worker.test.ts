@@ -42,6 +42,18 @@ describe('createWorker', () => {
     expect(calls).toEqual(['fetch POST', 'flush', 'runOnce']);
   });
 
+  it('refuses a WebSocket upgrade with 501 and says to subscribe over SSE', async () => {
+    const { worker, calls, ctx } = standIn();
+    const response = await worker.fetch(
+      new Request('http://w/graphql', { headers: { upgrade: 'websocket' } }),
+      {},
+      ctx,
+    );
+    expect(response.status).toBe(501);
+    expect(((await response.json()) as { detail: string }).detail).toContain('text/event-stream');
+    expect(calls).toEqual([]);
+  });
+
   it('after a read, starts no background work', async () => {
     const { worker, calls, waited, ctx } = standIn();
     for (const method of ['GET', 'HEAD', 'OPTIONS'])

@@ -26,7 +26,13 @@ const auth = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json
 const hooks: { headers: Headers; body: string }[] = [];
 let receiverPort = 0;
 const receiver = Deno.serve(
-  { port: 0, hostname: '127.0.0.1', onListen: (a) => void (receiverPort = a.port) },
+  {
+    port: 0,
+    hostname: '127.0.0.1',
+    onListen: (a) => {
+      receiverPort = a.port;
+    },
+  },
   async (request) => {
     hooks.push({ headers: request.headers, body: await request.text() });
     return new Response('ok');
@@ -42,7 +48,13 @@ await switchboard.oauth!.ready;
 switchboard.start();
 let port = 0;
 const server = Deno.serve(
-  { port: 0, hostname: '127.0.0.1', onListen: (a) => void (port = a.port) },
+  {
+    port: 0,
+    hostname: '127.0.0.1',
+    onListen: (a) => {
+      port = a.port;
+    },
+  },
   (request) =>
     request.headers.get('upgrade') === 'websocket'
       ? acceptWebSocket(switchboard.graphqlWebSocket!, request, (protocol) =>
