@@ -121,21 +121,19 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     }
     // One span per attempt, in the trace of the request that caused the event; the outcome is
     // written (and logged) inside it, so the log line carries the trace id.
-    const attributes = {
-      'http.request.method': 'POST',
-      'server.address': new URL(endpoint.url).hostname,
-      'switchboard.webhook.endpoint_id': endpoint.id,
-      'switchboard.webhook.delivery_id': delivery.id,
-      'switchboard.webhook.event_id': delivery.eventId,
-      'switchboard.webhook.event_type': delivery.eventType,
-      'switchboard.webhook.attempt': delivery.attempts + 1,
-    };
-    const spanOptions = {
-      kind: SpanKind.CLIENT,
-      attributes,
-      parent: contextOfTraceparent(delivery.traceparent),
-    };
+    const spanOptions = { kind: SpanKind.CLIENT, parent: contextOfTraceparent(delivery.traceparent) };
     await inSpan(telemetry.tracer, 'switchboard.webhook.attempt', spanOptions, async (span) => {
+      // Described only when it records: no URL parsed, nothing built for a span no one sees.
+      if (span.isRecording())
+        span.setAttributes({
+          'http.request.method': 'POST',
+          'server.address': new URL(endpoint.url).hostname,
+          'switchboard.webhook.endpoint_id': endpoint.id,
+          'switchboard.webhook.delivery_id': delivery.id,
+          'switchboard.webhook.event_id': delivery.eventId,
+          'switchboard.webhook.event_type': delivery.eventType,
+          'switchboard.webhook.attempt': delivery.attempts + 1,
+        });
       const startedAt = isoAt(now);
       const { refused, address } = await checkDestination(endpoint.url, outbound);
       const result: AttemptResult = refused
@@ -226,11 +224,13 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       logger.log('warn', 'webhook lease lost before the attempt was recorded', { deliveryId: delivery.id });
       return;
     }
-    const endpointId = { 'switchboard.webhook.endpoint_id': endpoint.id };
-    const outcome = decision.status === 'pending' ? 'retrying' : decision.status;
-    telemetry.webhookAttempts.add(1, { ...endpointId, 'switchboard.webhook.outcome': outcome });
-    if (decision.status === 'succeeded')
-      telemetry.webhookLag.record(Math.max(0, now - Date.parse(delivery.createdAt)) / 1000, endpointId);
+    if (telemetry.measuring) {
+      const endpointId = { 'switchboard.webhook.endpoint_id': endpoint.id };
+      const outcome = decision.status === 'pending' ? 'retrying' : decision.status;
+      telemetry.webhookAttempts.add(1, { ...endpointId, 'switchboard.webhook.outcome': outcome });
+      if (decision.status === 'succeeded')
+        telemetry.webhookLag.record(Math.max(0, now - Date.parse(delivery.createdAt)) / 1000, endpointId);
+    }
     logger.log(result.ok ? 'debug' : 'info', 'webhook attempt', {
       deliveryId: delivery.id,
       endpointId: endpoint.id,
