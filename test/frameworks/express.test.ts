@@ -3,7 +3,7 @@ import { createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { type RunningExpressApp, startExpressApp } from '../../examples/frameworks/express.js';
-import { ADMIN_KEY, createAndReadClient, firstMessageOverSse, graphql, postMessage } from './support.js';
+import { ADMIN_KEY, itServesSwitchboard, postMessage } from './support.js';
 
 // The example imports the package as an app would: the built one (`npm test` builds it first).
 
@@ -14,42 +14,8 @@ describe('Switchboard in Express 5', () => {
   });
   afterAll(() => app?.close());
 
-  it("answers the host's own routes, its JSON body parsed by express.json()", async () => {
-    expect(await (await fetch(`${app.url}/hello`)).json()).toEqual({ hello: 'from express' });
-    const echo = await fetch(`${app.url}/echo`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: '{"ok":true}',
-    });
-    expect(await echo.json()).toEqual({ ok: true });
-  });
-
-  it('creates and reads a client over REST, the POST body read by express.json() first', async () => {
-    await createAndReadClient(app.url, 'Ada Lovelace');
-  });
-
-  it('takes a URL-encoded form read by express.urlencoded() first', async () => {
-    // The token endpoint reads the form: an unknown client is invalid_client, not a lost body.
-    const response = await fetch(`${app.url}/oauth/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: 'grant_type=client_credentials&client_id=nobody&client_secret=wrong',
-    });
-    expect(await response.json()).toMatchObject({ error: 'invalid_client' });
-  });
-
-  it('answers a GraphQL query', async () => {
-    await createAndReadClient(app.url, 'Grace Hopper');
-    expect(await graphql(app.url, '{ clients(limit: 100) { name } }')).toMatchObject({
-      data: { clients: expect.arrayContaining([{ name: 'Grace Hopper' }]) },
-    });
-  });
-
-  it('streams a GraphQL subscription over SSE', async () => {
-    expect(await firstMessageOverSse(app.url, 'bot-sse')).toMatchObject({
-      data: { onNewMessage: { content: expect.stringMatching(/^hello \d+$/) } },
-    });
-  });
+  // Every request below goes through express.json() and express.urlencoded() first.
+  itServesSwitchboard('express', () => app);
 
   it('serves GraphQL subscriptions over WebSocket on the same server', async () => {
     const client = createClient({

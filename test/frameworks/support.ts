@@ -2,7 +2,7 @@
  * What every framework example must do over real HTTP on loopback, whatever hosts it: Switchboard's
  * REST, GraphQL and SSE answers beside the host's own routes.
  */
-import { expect } from 'vitest';
+import { expect, it } from 'vitest';
 
 /** The admin API key the examples are started with (any key of 32+ characters). */
 export const ADMIN_KEY = 'sbk_framework_examples_admin_key_0123456789';
@@ -78,4 +78,48 @@ export async function firstMessageOverSse(url: string, chatbotId: string): Promi
     clearInterval(poster);
     await reader.cancel();
   }
+}
+
+/**
+ * The cases every mount passes, whatever the framework: its own routes (`/hello`, and `/echo` of a JSON
+ * body its parser read), REST create and read, a URL-encoded form, a GraphQL query, a subscription
+ * over SSE. `app` is read when the cases run, after the suite's `beforeAll` started it.
+ */
+export function itServesSwitchboard(framework: string, app: () => { readonly url: string }): void {
+  it("answers the host's own routes, their JSON body read by the framework's parser", async () => {
+    expect(await (await fetch(`${app().url}/hello`)).json()).toEqual({ hello: `from ${framework}` });
+    const echo = await fetch(`${app().url}/echo`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"ok":true}',
+    });
+    expect(await echo.json()).toEqual({ ok: true });
+  });
+
+  it('creates and reads a client over REST', async () => {
+    await createAndReadClient(app().url, 'Ada Lovelace');
+  });
+
+  it('takes a URL-encoded form', async () => {
+    // The token endpoint reads the form: an unknown client is invalid_client, not a lost body.
+    const token = await fetch(`${app().url}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'grant_type=client_credentials&client_id=nobody&client_secret=wrong',
+    });
+    expect(await token.json()).toMatchObject({ error: 'invalid_client' });
+  });
+
+  it('answers a GraphQL query', async () => {
+    await createAndReadClient(app().url, 'Grace Hopper');
+    expect(await graphql(app().url, '{ clients(limit: 100) { name } }')).toMatchObject({
+      data: { clients: expect.arrayContaining([{ name: 'Grace Hopper' }]) },
+    });
+  });
+
+  it('streams a GraphQL subscription over SSE', async () => {
+    expect(await firstMessageOverSse(app().url, 'bot-sse')).toMatchObject({
+      data: { onNewMessage: { content: expect.stringMatching(/^hello \d+$/) } },
+    });
+  });
 }
