@@ -16,6 +16,7 @@ import {
   trace,
 } from '@opentelemetry/api';
 import { createTelemetry, failed, type Telemetry } from '../core/telemetry/index.js';
+import { pathnameOf } from './url.js';
 
 const routes = new WeakMap<Request, string>();
 const interfaces = new WeakMap<Request, string>();
@@ -81,7 +82,7 @@ export function instrumentFetch(
       if (span.isRecording()) {
         if (route !== undefined) span.updateName(`${method} ${route}`);
         span.setAttributes(attributes);
-        span.setAttribute('url.path', new URL(request.url).pathname);
+        span.setAttribute('url.path', pathnameOf(request.url));
         if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
         span.end();
       }
