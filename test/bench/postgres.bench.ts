@@ -20,6 +20,7 @@ import { createMemoryStorage } from '../../src/storage/memory/index.js';
 import { createPostgresStorage, type PostgresStorage } from '../../src/storage/postgres/index.js';
 import { createWebhookDispatcher } from '../../src/webhooks/index.js';
 import { createTestDatabase, type TestDatabase } from '../setup/database.js';
+import { benchRateLimits } from './http/fixture.js';
 
 const db = await createTestDatabase();
 const databases: TestDatabase[] = [];
@@ -34,6 +35,7 @@ await postgres().migrate();
 const everything = new Set(Object.keys(SCOPES));
 const trusted = {
   authenticate: async () => ({ kind: 'service' as const, subject: 'bench', scopes: everything }),
+  rateLimits: benchRateLimits,
 };
 
 function restOn(storage: Storage) {

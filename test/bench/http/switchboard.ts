@@ -6,7 +6,7 @@
 import { createSwitchboard } from 'switchboard-kit';
 import { serve } from 'switchboard-kit/node';
 import { createPostgresEventBus, createPostgresStorage } from 'switchboard-kit/storage/postgres';
-import { announce, BENCH_KEY, seedBenchData } from './fixture.js';
+import { announce, BENCH_KEY, benchRateLimits, seedBenchData } from './fixture.js';
 
 // BENCH_OTEL=1: the OpenTelemetry SDK on, every span sampled and batched to an exporter that drops
 // them, metrics aggregated for a reader: what telemetry costs when a host turns it on.
@@ -18,16 +18,10 @@ await storage?.migrate();
 const bus = storage ? createPostgresEventBus({ pool: storage.pool }) : undefined;
 
 // No logger: the default is silent, so no request log line is written (a host that logs pays for it).
-// Budgets are on, as by default, but too large to refuse a benchmark's load: what taking from them costs
-// is measured. BENCH_RATE_LIMITS=0 turns them off, to compare.
-const unlimited = { limit: 1e12, windowMs: 60_000 };
 const switchboard = createSwitchboard({
   ...(storage && bus ? { storage, bus } : {}),
   oauth: { adminApiKey: BENCH_KEY },
-  rateLimits:
-    process.env.BENCH_RATE_LIMITS === '0'
-      ? false
-      : { rules: { read: unlimited, write: unlimited, graphql: unlimited } },
+  rateLimits: benchRateLimits,
 });
 await seedBenchData(switchboard.domain);
 switchboard.start();

@@ -7,11 +7,11 @@
 // The built package, as a user runs it (`npm run bench:subscriptions` builds it first).
 import { createSwitchboard } from 'switchboard-kit';
 import { graphqlWebSocketRoute, serve } from 'switchboard-kit/node';
-import { announce, BENCH_KEY } from '../http/fixture.js';
+import { announce, BENCH_KEY, benchRateLimits } from '../http/fixture.js';
 import { answerMemoryRequests } from './memory-report.js';
 
 // No logger: the default is silent.
-const switchboard = createSwitchboard({ oauth: { adminApiKey: BENCH_KEY } });
+const switchboard = createSwitchboard({ oauth: { adminApiKey: BENCH_KEY }, rateLimits: benchRateLimits });
 switchboard.start();
 
 const server = await serve({

@@ -9,7 +9,7 @@
 import { createSwitchboard } from 'switchboard-kit';
 import { serve } from 'switchboard-kit/node';
 import { createPostgresEventBus, createPostgresStorage } from 'switchboard-kit/storage/postgres';
-import { announce, BENCH_KEY } from '../http/fixture.js';
+import { announce, BENCH_KEY, benchRateLimits } from '../http/fixture.js';
 
 const url = process.env.DATABASE_URL;
 const storage = url ? createPostgresStorage({ connectionString: url }) : undefined;
@@ -23,6 +23,7 @@ const maxPerEndpoint = Number(process.env.BENCH_MAX_PER_ENDPOINT) || undefined;
 const switchboard = createSwitchboard({
   ...(storage && bus ? { storage, bus } : {}),
   oauth: { adminApiKey: BENCH_KEY },
+  rateLimits: benchRateLimits,
   webhooks: {
     outbound: { allowHttp: true, allowPrivateAddresses: true },
     ...(concurrency ? { concurrency } : {}),
