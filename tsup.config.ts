@@ -18,6 +18,7 @@ export const entries = {
   'rest/index': 'src/rest/index.ts',
   'oauth/index': 'src/oauth/index.ts',
   'webhooks/index': 'src/webhooks/index.ts',
+  'client/index': 'src/client/index.ts',
   'console/index': 'src/console/index.ts',
 };
 

@@ -27,6 +27,8 @@ const ALLOWED: Record<string, readonly string[]> = {
   bun: ['core', 'http', 'internal', 'graphql'],
   // Types of the core only: the adapter drives any switchboard, as its structural interface says.
   cloudflare: ['core'],
+  // The typed client reads the resource declarations' types and re-exports the webhook verifier.
+  client: ['core', 'internal', 'webhooks'],
   // The console drives the admin services of webhooks and OAuth (their types only).
   console: ['core', 'http', 'internal', 'webhooks', 'oauth'],
   switchboard: ['core', 'http', 'internal', 'storage', 'console', ...INTERFACES],

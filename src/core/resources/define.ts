@@ -13,6 +13,7 @@ import type {
   ResourceInput,
   ResourceVersion,
 } from './input.js';
+import type { DeclaredResource } from './wire-types.js';
 
 /** A resource as the interfaces use it: the declaration with everything derived from it. */
 export interface Resource {
@@ -80,7 +81,9 @@ const NAME = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
  *   scopes: { read: 'shop.returns.read', write: 'shop.returns.write' },
  * });
  */
-export function defineResource<F extends Record<string, z.ZodType>>(input: ResourceInput<F>): Resource {
+export function defineResource<F extends Record<string, z.ZodType>, const D extends ResourceInput<F>>(
+  input: D & ResourceInput<F>,
+): DeclaredResource<D> {
   if (!NAME.test(input.name))
     throw new Error(`Resource name "${input.name}": lowercase letters, digits, hyphens.`);
   const plural = input.plural ?? `${input.name}s`;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ORDER_STATUSES, ORDER_TRANSITIONS } from '../../records.js';
+import { ORDER_STATUSES, ORDER_TRANSITIONS, type OrderStatus } from '../../records.js';
 import { defineResource } from '../define.js';
 import { amount, currency } from './fields.js';
 
@@ -31,7 +31,10 @@ export const orders = defineResource({
   lifecycle: {
     field: 'status',
     initial: 'pending',
-    states: Object.fromEntries(ORDER_STATUSES.map((s) => [s, { to: ORDER_TRANSITIONS[s] }])),
+    states: Object.fromEntries(ORDER_STATUSES.map((s) => [s, { to: ORDER_TRANSITIONS[s] }])) as Record<
+      OrderStatus,
+      { to: readonly OrderStatus[] }
+    >,
   },
   changes: { replace: false, delete: false },
   scopes: { read: 'crm.orders.read', write: 'crm.orders.write' },
@@ -47,7 +50,7 @@ export const orders = defineResource({
         .object({
           id: z.string(),
           clientId: z.string(),
-          status: z.enum(ORDER_STATUSES as [string, ...string[]]),
+          status: z.enum(ORDER_STATUSES as [OrderStatus, ...OrderStatus[]]),
           total: MoneySchema,
           createdAt: time,
           updatedAt: time,
