@@ -72,7 +72,8 @@ export interface KeyRingOptions {
 }
 
 /**
- * Creates a {@link KeyRing} over the given keys; with none, it makes a fresh ES256 key on first use.
+ * Creates a {@link KeyRing} over the given keys; with none, it makes a fresh ES256 key on first use
+ * (never while constructing).
  *
  * @example
  * const ring = createKeyRing({ keys: [await generateSigningKey()] });
@@ -82,13 +83,19 @@ export interface KeyRingOptions {
 export function createKeyRing(options: KeyRingOptions = {}): KeyRing {
   const retain = options.retain ?? 2;
   let keys: SigningKey[] = [...(options.keys ?? [])];
-  let ready: Promise<void> = keys.length
-    ? Promise.resolve()
-    : generateSigningKey().then((key) => {
-        keys = [key];
-      });
+  // Made at first use, never at construction: a Worker refuses random values in its module scope,
+  // also in the promise jobs a constructor would leave behind.
+  let made: Promise<void> | undefined;
+  const ensure = (): Promise<void> => {
+    made ??= keys.length
+      ? Promise.resolve()
+      : generateSigningKey().then((key) => {
+          keys = [key];
+        });
+    return made;
+  };
   const current = async (): Promise<SigningKey> => {
-    await ready;
+    await ensure();
     return keys[0]!;
   };
   return {
@@ -105,7 +112,7 @@ export function createKeyRing(options: KeyRingOptions = {}): KeyRing {
       return encodeJWT(header, body, new Uint8Array(signature));
     },
     async jwks() {
-      await ready;
+      await ensure();
       const published = await Promise.all(
         keys.map(async (key) => {
           const { kty, crv, x, y, n, e } = await crypto.subtle.exportKey('jwk', key.publicKey);
@@ -122,10 +129,9 @@ export function createKeyRing(options: KeyRingOptions = {}): KeyRing {
       return { keys: published };
     },
     async rotate(next) {
-      await ready;
+      await ensure();
       const key = next ?? (await generateSigningKey({ alg: keys[0]?.alg ?? 'ES256' }));
       keys = [key, ...keys].slice(0, retain + 1);
-      ready = Promise.resolve();
     },
   };
 }

@@ -31,8 +31,9 @@ async function inGlobalScope<T>(work: () => T): Promise<T> {
   globalThis.setInterval = disallowed('setInterval') as unknown as typeof setInterval;
   try {
     const made = work();
-    // A task after every promise job: they all ran under the refusals.
-    await new Promise((resolve) => originals.setTimeout(resolve, 0));
+    // Work the constructor left behind runs under the refusals too, however long it takes in a Worker;
+    // 100 ms covers Web Crypto's thread-pool jobs, which one task (setTimeout 0) did not on Node 24.
+    await new Promise((resolve) => originals.setTimeout(resolve, 100));
     return made;
   } finally {
     restore();
