@@ -1,15 +1,18 @@
 /**
  * Cloudflare's runtime, workerd, serving the built package: the Worker of test/cloudflare/worker.ts
  * (a switchboard made in the module's global scope, served through `switchboard-kit/cloudflare`) bundled
- * as wrangler would, then spoken to over real HTTP on loopback. Webhooks go to a receiver in this test.
+ * as wrangler would, then spoken to over real HTTP on loopback by the runtime smoke suite's shared checks
+ * (test/runtimes/smoke-checks.mjs, run in this process) and by what only a Worker does: no WebSocket,
+ * Web Crypto of its own, retries on a cron trigger. Webhooks go to a receiver in this test.
  */
 
 import { existsSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createClient } from 'graphql-sse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhook } from '../../src/webhooks/index.js';
+import { smokeChecks } from '../runtimes/smoke-checks.mjs';
+import { expectSmokeFindings } from '../runtimes/smoke-findings.js';
 import { until } from '../support/until.js';
 import {
   root,
@@ -56,6 +59,8 @@ describe.each(RUNTIMES)('Cloudflare Workers (workerd), $name', (runtime) => {
   let receiverUrl = '';
   const secrets = new Map<string, string>();
   const received: Received[] = [];
+  /** What the smoke checks' endpoint (path `/smoke`) got, for them to verify. */
+  const smokeHooks: { headers: IncomingMessage['headers']; body: string }[] = [];
   /** Paths that answer 500 to their first request. */
   const flaky = new Set(['/flaky']);
 
@@ -64,6 +69,10 @@ describe.each(RUNTIMES)('Cloudflare Workers (workerd), $name', (runtime) => {
     receiver = createServer(async (request, response) => {
       const body = await text(request);
       const path = request.url ?? '/';
+      if (path === '/smoke') {
+        smokeHooks.push({ headers: request.headers, body });
+        return response.writeHead(204).end();
+      }
       const headers = request.headers as Record<string, string>;
       const check = await verifyWebhook({ body, headers, secrets: [secrets.get(path) ?? ''] });
       const answered = flaky.delete(path) ? 500 : 204;
@@ -91,12 +100,6 @@ describe.each(RUNTIMES)('Cloudflare Workers (workerd), $name', (runtime) => {
     });
     return { status: response.status, body: await response.json() };
   };
-  const graphql = (query: string) =>
-    api('/graphql', {
-      method: 'POST',
-      headers: { accept: 'application/graphql-response+json' },
-      body: JSON.stringify({ query }),
-    });
   const createClientRecord = (email: string) =>
     api('/api/v1/clients', { method: 'POST', body: JSON.stringify({ name: 'Worker Client', email }) });
   const createEndpoint = async (path: string, eventTypes: string[]) => {
@@ -119,109 +122,29 @@ describe.each(RUNTIMES)('Cloudflare Workers (workerd), $name', (runtime) => {
     expect((await api('/api/v1/clients')).status).toBe(200);
   });
 
-  it('serves REST: create, read and list with the API key', async () => {
-    const created = await createClientRecord('rest@example.com');
-    expect(created.status).toBe(201);
-    const read = await api(`/api/v1/clients/${created.body.id}`);
-    expect(read).toMatchObject({ status: 200, body: { email: 'rest@example.com' } });
-    const list = await api('/api/v1/clients');
-    expect(list.status).toBe(200);
-    expect(list.body.items.map((c: { email: string }) => c.email)).toContain('rest@example.com');
-  });
+  it('runs the runtime smoke suite, subscribing over SSE: REST, GraphQL, OAuth, signed webhooks', async () => {
+    // The first test that writes: the checks expect a Worker with no records yet. No cron is fired: the
+    // webhooks go out under the adapter's waitUntil after each write.
+    const findings = await smokeChecks({
+      base: workerd.url,
+      key: WORKERD_ADMIN_KEY,
+      receiverUrl: `${receiverUrl}/smoke`,
+      hooks: smokeHooks,
+      runtime: 'workerd',
+      transport: 'sse',
+    });
+    expectSmokeFindings(findings, { runtime: 'workerd', transport: 'sse' });
+  }, 30_000);
 
-  it('answers a GraphQL query and a mutation', async () => {
-    await createClientRecord('graphql@example.com');
-    const query = await graphql('{ clients(limit: 100) { email } }');
-    expect(query.status).toBe(200);
-    expect(query.body.data.clients).toContainEqual({ email: 'graphql@example.com' });
-    const mutation = await graphql(
-      'mutation { sendMessage(input: { chatbotId: "cf-bot", visitorId: "v0", content: "hello" }) { content } }',
-    );
-    expect(mutation.body).toEqual({ data: { sendMessage: { content: 'hello' } } });
-  });
-
-  it('streams a subscription over SSE: a message created by another request reaches it', async () => {
-    let opened = false;
-    const sse = createClient({
-      url: `${workerd.url}/graphql`,
-      headers: { authorization: `Bearer ${WORKERD_ADMIN_KEY}` },
-      retryAttempts: 0,
-      // The stream is open once workerd sends its first bytes; only then is the mutation sent.
-      on: {
-        connected: () => {
-          opened = true;
-        },
-      },
-    });
-    const results = sse.iterate({
-      query: 'subscription { onNewMessage(chatbotId: "cf-sse") { content visitor_id } }',
-    });
-    const first = results.next();
-    await until(() => opened, 'the event stream to open');
-    const sent = await graphql(
-      'mutation { sendMessage(input: { chatbotId: "cf-sse", visitorId: "v1", content: "hi from workerd" }) { content } }',
-    );
-    expect(sent.status).toBe(200);
-    expect((await first).value).toEqual({
-      data: { onNewMessage: { content: 'hi from workerd', visitor_id: 'v1' } },
-    });
-    await results.return?.();
-    sse.dispose();
-  });
-
-  it('publishes OAuth discovery and issues a client-credentials token that REST accepts', async () => {
-    const discovery = await api('/.well-known/oauth-authorization-server');
-    expect(discovery.status).toBe(200);
-    expect(new URL(discovery.body.token_endpoint).pathname).toBe('/oauth/token');
-    expect(discovery.body.grant_types_supported).toContain('client_credentials');
-    // Registered through the admin route: the test is outside the Worker.
-    const registered = await api('/oauth/clients', {
-      method: 'POST',
-      body: JSON.stringify({
-        name: 'Worker machine',
-        type: 'confidential',
-        scopes: ['crm.clients.read'],
-        grantTypes: ['client_credentials'],
-      }),
-    });
-    expect(registered.status).toBe(201);
-    const tokenResponse = await fetch(`${workerd.url}/oauth/token`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/x-www-form-urlencoded',
-        authorization: `Basic ${btoa(`${registered.body.id}:${registered.body.secret}`)}`,
-      },
-      body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'crm.clients.read' }),
-    });
-    const token = await tokenResponse.json();
-    expect(tokenResponse.status).toBe(200);
-    expect(token).toMatchObject({ token_type: 'Bearer', scope: 'crm.clients.read' });
-    const read = await fetch(`${workerd.url}/api/v1/clients`, {
-      headers: { authorization: `Bearer ${token.access_token}` },
-    });
-    expect(read.status).toBe(200);
-    const write = await fetch(`${workerd.url}/api/v1/clients`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token.access_token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'Nope', email: 'nope@example.com' }),
-    });
-    expect(write.status).toBe(403);
+  it('answers a WebSocket handshake with 501, pointing to subscriptions over SSE', async () => {
+    const refused = await handshake(`${workerd.url}/graphql`);
+    expect(refused).toMatchObject({ status: 501, type: 'application/problem+json' });
+    expect(JSON.parse(refused.body).detail).toContain('Accept: text/event-stream');
   });
 
   it("signs and verifies webhooks with workerd's Web Crypto", async () => {
     const response = await fetch(`${workerd.probeUrl}/signature`);
     expect(await response.json()).toEqual({ signed: true, tampered: 'mismatch' });
-  });
-
-  it("delivers a write's webhook right after the response, under waitUntil", async () => {
-    await createEndpoint('/hooks', ['client.created']);
-    const created = await createClientRecord('hooked@example.com');
-    expect(created.status).toBe(201);
-    // No timer runs in a Worker: the adapter's waitUntil relays the event and sends the delivery.
-    await until(() => received.some((r) => r.path === '/hooks'), 'the webhook delivery');
-    expect(received.filter((r) => r.path === '/hooks')).toEqual([
-      { path: '/hooks', event: 'client.created', verified: true, answered: 204 },
-    ]);
   });
 
   it('retries a failed delivery on a cron trigger, and not before', async () => {
@@ -277,5 +200,32 @@ function text(request: IncomingMessage): Promise<string> {
     request.on('data', (chunk: string) => (body += chunk));
     request.on('end', () => resolve(body));
     request.on('error', reject);
+  });
+}
+
+/** A WebSocket handshake offering graphql-transport-ws, over node:http (fetch refuses an `upgrade` header). */
+function handshake(url: string): Promise<{ status?: number; type?: string; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, {
+      headers: {
+        upgrade: 'websocket',
+        connection: 'Upgrade',
+        'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==',
+        'sec-websocket-version': '13',
+        'sec-websocket-protocol': 'graphql-transport-ws',
+      },
+    });
+    req.on('response', (response) =>
+      text(response).then(
+        (body) => resolve({ status: response.statusCode, type: response.headers['content-type'], body }),
+        reject,
+      ),
+    );
+    req.on('upgrade', (response, socket) => {
+      socket.destroy();
+      resolve({ status: response.statusCode, body: '' });
+    });
+    req.on('error', reject);
+    req.end();
   });
 }

@@ -64,11 +64,11 @@ const server = Deno.serve(
 const findings = await smokeChecks({
   base: `http://127.0.0.1:${port}`,
   key: KEY,
-  switchboard,
   receiverUrl: `http://127.0.0.1:${receiverPort}/hooks`,
   hooks,
-  WebSocket,
   runtime: 'deno',
+  WebSocket,
+  graphqlWebSocket: switchboard.graphqlWebSocket,
 });
 console.log(JSON.stringify(findings));
 await switchboard.close();

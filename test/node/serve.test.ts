@@ -137,6 +137,33 @@ describe('node adapter', () => {
     expect(await closeCode).toBe(1001);
   });
 
+  it("answers 400 without upgrading when the client offers none of the route's sub-protocols", async () => {
+    const server = await start({
+      fetch: async () => new Response('http'),
+      websockets: [
+        {
+          path: '/ws',
+          handleProtocols: (protocols) => (protocols.has('echo') ? 'echo' : false),
+          onConnection: (socket) => socket.send(socket.protocol),
+        },
+      ],
+    });
+    const url = `${server.url.replace('http', 'ws')}/ws`;
+    const statusFor = (protocols: string[]) =>
+      new Promise<number>((resolve) => {
+        const socket = new WebSocket(url, protocols);
+        socket.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+        socket.once('message', (data) => {
+          socket.close();
+          resolve(String(data) === 'echo' ? 101 : -1);
+        });
+        socket.once('error', () => resolve(-1));
+      });
+    expect(await statusFor(['other'])).toBe(400);
+    expect(await statusFor([])).toBe(400);
+    expect(await statusFor(['other', 'echo'])).toBe(101);
+  });
+
   it('closes a WebSocket that sends a message over the size limit, before buffering it', async () => {
     const received: number[] = [];
     const server = await start({

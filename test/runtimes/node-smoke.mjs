@@ -37,11 +37,11 @@ const server = await serve({
 const findings = await smokeChecks({
   base: server.url,
   key,
-  switchboard,
   receiverUrl: `http://127.0.0.1:${receiver.address().port}/hooks`,
   hooks,
-  WebSocket,
   runtime: 'node',
+  WebSocket,
+  graphqlWebSocket: switchboard.graphqlWebSocket,
 });
 console.log(JSON.stringify({ node: process.version, ...findings }));
 await server.close();

@@ -1,115 +1,218 @@
-// The runtime smoke suite's checks, shared by every runtime's script (Node: node-smoke.mjs, Deno:
-// test/deno/matrix-smoke.ts): given a switchboard served at `base` with the admin `key`, and a webhook
-// receiver collecting into `hooks`, it calls it over real HTTP and WebSocket and answers its findings.
-// Plain JavaScript, so the lowest Node runs it without a loader.
+// The runtime smoke suite's checks, shared by every runtime: Node (node-smoke.mjs), Deno
+// (test/deno/matrix-smoke.ts) and Bun (test/bun/smoke.ts) run them in the runtime's own process; for
+// Cloudflare's workerd (test/cloudflare/workerd.test.ts) the test's Node process runs them against the
+// Worker. Given a switchboard served at `base` with the admin `key`, and a webhook receiver collecting
+// into `hooks`, they call it over real HTTP (the admin API included, so nothing needs the switchboard
+// in-process) and a subscription transport, and answer their findings; test/runtimes/smoke-findings.ts
+// says what every runtime must answer. Plain JavaScript, so the lowest Node runs it without a loader.
+//
+// Webhooks go out however the host drives them: a server's timers (`switchboard.start()`), or in a Worker,
+// under `waitUntil` after each write; the checks only wait for them.
+import { request } from 'node:http';
 import { verifyWebhook } from '../../dist/webhooks/index.js';
+import { subscribeOverSse, subscribeOverWebSocket, until } from './subscription-clients.mjs';
 
 const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * @param {{ base: string, key: string, switchboard: any, receiverUrl: string,
- *   hooks: { headers: any, body: string }[], WebSocket: any, runtime: string }} options
+ * @param {{ base: string, key: string, receiverUrl: string, hooks: { headers: any, body: string }[],
+ *   runtime: string, transport?: 'websocket' | 'sse', WebSocket?: any, graphqlWebSocket?: any }} options
  */
-export async function smokeChecks({ base, key, switchboard, receiverUrl, hooks, WebSocket, runtime }) {
-  const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+export async function smokeChecks(options) {
+  const { base, key, receiverUrl, hooks, runtime, transport = 'websocket' } = options;
   const json = async (path, init = {}) => {
-    const response = await fetch(`${base}${path}`, { ...init, headers: { ...auth, ...init.headers } });
+    const response = await fetch(`${base}${path}`, {
+      ...init,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...init.headers },
+    });
     return { status: response.status, body: await response.json() };
   };
-  const { secret } = await switchboard.webhooks.admin.createEndpoint({
-    url: receiverUrl,
-    eventTypes: ['client.*'],
+  const graphql = (query) =>
+    json('/graphql', {
+      method: 'POST',
+      headers: { accept: 'application/graphql-response+json' },
+      body: JSON.stringify({ query }),
+    });
+
+  // Webhooks first, through the admin API, so that the clients created below are delivered.
+  const endpoint = await json('/api/v1/webhook-endpoints', {
+    method: 'POST',
+    body: JSON.stringify({ url: receiverUrl, eventTypes: ['client.*'] }),
   });
 
   // REST: create, read, list.
+  const email = `${runtime}@example.com`;
   const created = await json('/api/v1/clients', {
     method: 'POST',
-    body: JSON.stringify({ name: `${runtime} client`, email: `${runtime}@example.com` }),
+    body: JSON.stringify({ name: `${runtime} client`, email }),
   });
   const read = await json(`/api/v1/clients/${created.body.id}`);
   const list = await json('/api/v1/clients');
 
   // GraphQL: a query and a mutation.
-  const query = await json('/graphql', {
-    method: 'POST',
-    body: JSON.stringify({ query: '{ clients { email } }' }),
-  });
-  const mutation = await json('/graphql', {
-    method: 'POST',
-    body: JSON.stringify({
-      query: 'mutation { createClient(input: { name: "Second", email: "second@example.com" }) { email } }',
-    }),
-  });
-
-  // A subscription over WebSocket receives a message sent after it started.
-  const socket = new WebSocket(`${base.replace('http', 'ws')}/graphql`, 'graphql-transport-ws');
-  const received = new Promise((resolve, reject) => {
-    socket.onerror = () => reject(new Error('socket error'));
-    socket.onopen = () =>
-      socket.send(JSON.stringify({ type: 'connection_init', payload: { Authorization: `Bearer ${key}` } }));
-    socket.onmessage = (event) => {
-      const message = JSON.parse(String(event.data));
-      if (message.type === 'connection_ack')
-        socket.send(
-          JSON.stringify({
-            id: '1',
-            type: 'subscribe',
-            payload: { query: `subscription { onNewMessage(chatbotId: "bot-${runtime}") { content } }` },
-          }),
-        );
-      if (message.type === 'next') resolve(message.payload.data.onNewMessage.content);
-    };
-  });
-  // Nothing says when the subscription listens: post until one message comes through.
-  const sent = [];
-  const poster = setInterval(async () => {
-    const posted = await json(`/api/v1/chatbots/bot-${runtime}/messages`, {
-      method: 'POST',
-      body: JSON.stringify({ visitorId: 'v1', content: `hello from ${runtime}` }),
-    });
-    sent.push(posted.status);
-  }, 100);
-  const subscription = await Promise.race([received, pause(5000).then(() => 'timeout')]);
-  clearInterval(poster);
-  socket.close();
-
-  // OAuth: discovery and a client-credentials token that reads.
-  const metadata = await json('/.well-known/oauth-authorization-server');
-  const machine = await switchboard.oauth.registerClient({
-    name: `${runtime} bot`,
-    type: 'confidential',
-    redirectUris: [],
-    scopes: ['crm.clients.read'],
-    grantTypes: ['client_credentials'],
-  });
-  const token = await fetch(`${base}/oauth/token`, {
-    method: 'POST',
-    body: new URLSearchParams({
-      grant_type: 'client_credentials',
-      client_id: machine.client.id,
-      client_secret: machine.secret,
-    }),
-  });
-  const { access_token } = await token.json();
-  const withToken = await fetch(`${base}/api/v1/clients`, {
-    headers: { authorization: `Bearer ${access_token}` },
-  });
-  await withToken.body?.cancel();
-
-  // Webhooks: the deliveries of both creates arrive, signed.
-  for (let i = 0; i < 100 && hooks.length < 2; i++) await pause(50);
-  const verified = await Promise.all(
-    hooks.map((h) =>
-      verifyWebhook({ body: h.body, headers: h.headers, secrets: [secret] }).then((v) => v.ok),
-    ),
+  const query = await graphql('{ clients(limit: 10) { email } }');
+  const createClient = await graphql(
+    'mutation { createClient(input: { name: "Second", email: "second@example.com" }) { email } }',
   );
 
+  const subscription = await subscriptionChecks({ ...options, transport, json, graphql });
+  const handshakeWithoutSubProtocol = await handshake(`${base}/graphql`, 'graphql-ws');
+  const oauth = await oauthChecks({ base, json });
+
+  // Webhooks: both creates arrive, signed; the same delivery with its body changed is refused.
+  await until('the webhook deliveries', () => hooks.length >= 2, { ms: 15_000 });
+  const verify = (hook, body = hook.body) =>
+    verifyWebhook({ body, headers: hook.headers, secrets: [endpoint.body.secret] });
+  const delivered = await Promise.all(
+    hooks.map(async (hook) => ({ event: JSON.parse(hook.body).event, verified: (await verify(hook)).ok })),
+  );
+  const tampered = await verify(hooks[0], `${hooks[0].body} `);
+
   return {
-    rest: [created.status, read.body.email, list.body.items.length],
-    graphql: [query.body.data.clients.length, mutation.body.data.createClient.email],
+    rest: {
+      created: created.status,
+      read: { status: read.status, email: read.body.email },
+      list: { status: list.status, emails: list.body.items.map((c) => c.email) },
+    },
+    graphql: { query, createClient },
     subscription,
-    messagesPosted: sent.every((status) => status === 201),
-    oauth: [metadata.body.token_endpoint?.endsWith('/oauth/token'), token.status, withToken.status],
-    webhooks: verified,
+    handshakeWithoutSubProtocol,
+    oauth,
+    webhooks: {
+      endpoint: endpoint.status,
+      delivered,
+      tampered: tampered.ok ? 'accepted' : tampered.reason,
+    },
   };
+}
+
+/**
+ * A subscription receives a message posted over REST after it started, then one sent by a GraphQL
+ * mutation, and ends.
+ */
+async function subscriptionChecks({
+  base,
+  key,
+  runtime,
+  transport,
+  WebSocket,
+  graphqlWebSocket,
+  json,
+  graphql,
+}) {
+  const chatbotId = `bot-${runtime}`;
+  const query = `subscription { onNewMessage(chatbotId: "${chatbotId}") { content visitor_id } }`;
+  const subscription =
+    transport === 'sse'
+      ? subscribeOverSse({ base, key, query })
+      : await subscribeOverWebSocket({ base, key, query, WebSocket, graphqlWebSocket });
+  // Nothing says when the subscription listens: post until a message comes through.
+  const posted = [];
+  const fromRest = await until(
+    'the first message',
+    async () => {
+      const [first] = subscription.results();
+      if (first) return first;
+      const { status } = await json(`/api/v1/chatbots/${chatbotId}/messages`, {
+        method: 'POST',
+        body: JSON.stringify({ visitorId: 'v1', content: `hello from ${runtime}` }),
+      });
+      posted.push(status);
+      await pause(100);
+      return undefined;
+    },
+    { detail: subscription.seen },
+  );
+  const content = `hi from ${runtime}`;
+  const sendMessage = await graphql(
+    `mutation { sendMessage(input: { chatbotId: "${chatbotId}", visitorId: "v2", content: "${content}" }) { content } }`,
+  );
+  const fromGraphQL = await until(
+    'the message sent over GraphQL',
+    () => subscription.results().find((r) => r.data?.onNewMessage?.content === content),
+    { detail: subscription.seen },
+  );
+  const ended = await subscription.end();
+  return {
+    transport,
+    fromRest,
+    messagesPosted: posted.length > 0 && posted.every((status) => status === 201),
+    sendMessage,
+    fromGraphQL,
+    ...ended,
+  };
+}
+
+/** OAuth: discovery, a machine client registered through the admin API, and its token on REST. */
+async function oauthChecks({ base, json }) {
+  const discovery = await json('/.well-known/oauth-authorization-server');
+  const registered = await json('/oauth/clients', {
+    method: 'POST',
+    body: JSON.stringify({
+      name: 'Smoke machine',
+      type: 'confidential',
+      scopes: ['crm.clients.read'],
+      grantTypes: ['client_credentials'],
+    }),
+  });
+  const tokenResponse = await fetch(`${base}/oauth/token`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: `Basic ${btoa(`${registered.body.id}:${registered.body.secret}`)}`,
+    },
+    body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'crm.clients.read' }),
+  });
+  const token = await tokenResponse.json();
+  const withToken = (init = {}) =>
+    fetch(`${base}/api/v1/clients`, {
+      ...init,
+      headers: { authorization: `Bearer ${token.access_token}`, 'content-type': 'application/json' },
+    }).then(async (response) => {
+      await response.body?.cancel();
+      return response.status;
+    });
+  return {
+    discovery: {
+      status: discovery.status,
+      tokenEndpoint: new URL(discovery.body.token_endpoint).pathname,
+      clientCredentials: discovery.body.grant_types_supported.includes('client_credentials'),
+    },
+    registered: registered.status,
+    token: { status: tokenResponse.status, type: token.token_type, scope: token.scope },
+    readWithToken: await withToken(),
+    // The token's scope reads only.
+    writeWithToken: await withToken({
+      method: 'POST',
+      body: JSON.stringify({ name: 'Nope', email: 'nope@example.com' }),
+    }),
+  };
+}
+
+/**
+ * The status of a WebSocket handshake offering only `protocol` (101 if the server upgrades). Over
+ * node:http, which every runtime here has: fetch on Node refuses to send an `upgrade` header.
+ */
+function handshake(url, protocol) {
+  return new Promise((resolve, reject) => {
+    const req = request(url, {
+      headers: {
+        upgrade: 'websocket',
+        connection: 'Upgrade',
+        'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==',
+        'sec-websocket-version': '13',
+        'sec-websocket-protocol': protocol,
+      },
+    });
+    req.on('response', (response) => {
+      response.resume();
+      response.on('end', () => resolve(response.statusCode));
+    });
+    req.on('upgrade', (response, socket) => {
+      socket.destroy();
+      resolve(response.statusCode);
+    });
+    req.on('error', reject);
+    req.end();
+  });
 }
