@@ -9,8 +9,7 @@ import type { Server } from 'node:http';
 import { pathToFileURL } from 'node:url';
 import express from 'express';
 import { createSwitchboard } from 'switchboard-kit';
-import { createRequestListener, graphqlWebSocketRoute } from 'switchboard-kit/node';
-import { WebSocketServer } from 'ws';
+import { attachWebSockets, createRequestListener, graphqlWebSocketRoute } from 'switchboard-kit/node';
 
 /** Options of {@link startExpressApp}. */
 export interface ExpressAppOptions {
@@ -66,27 +65,14 @@ export async function startExpressApp(options: ExpressAppOptions = {}): Promise<
 
   // #region websocket
   // GraphQL subscriptions over WebSocket (graphql-transport-ws on /graphql) on Express's server.
-  const route = graphqlWebSocketRoute(switchboard.graphqlWebSocket!);
-  const sockets = new WebSocketServer({
-    noServer: true,
-    maxPayload: 1024 * 1024,
-    handleProtocols: route.handleProtocols,
-  });
-  server.on('upgrade', (req, socket, head) => {
-    if (new URL(req.url ?? '/', 'http://localhost').pathname !== route.path) return socket.destroy();
-    sockets.handleUpgrade(req, socket, head, (ws) => {
-      // ws closes the socket on a protocol error (e.g. 1009); an unheard 'error' would crash the process.
-      ws.on('error', () => {});
-      route.onConnection(ws, req);
-    });
-  });
+  const sockets = attachWebSockets(server, [graphqlWebSocketRoute(switchboard.graphqlWebSocket!)]);
   // #endregion websocket
 
   const { port } = server.address() as { port: number };
   return {
     url: `http://${options.host ?? '127.0.0.1'}:${port}`,
     async close() {
-      for (const ws of sockets.clients) ws.terminate();
+      sockets.close();
       const closed = new Promise((resolve) => server.close(resolve));
       // Event streams (GraphQL over SSE) never end by themselves.
       server.closeAllConnections();

@@ -9,6 +9,13 @@
  * switchboard.start();
  * const server = await serve({ fetch: switchboard.fetch, onShutdown: switchboard.close });
  */
+
+export {
+  type AttachedWebSockets,
+  type AttachWebSocketsOptions,
+  attachWebSockets,
+  type WebSocketRoute,
+} from './attach-websockets.js';
 export { toWebRequest, writeWebResponse } from './convert.js';
 export {
   createRequestListener,
@@ -16,5 +23,5 @@ export {
   type RequestListenerOptions,
 } from './listener.js';
 export { resolveHost } from './resolve-host.js';
-export { type NodeServer, type ServeOptions, serve, type WebSocketRoute } from './serve.js';
+export { type NodeServer, type ServeOptions, serve } from './serve.js';
 export { type GraphQLWebSocketRouteOptions, graphqlWebSocketRoute } from './websocket.js';

@@ -1,19 +1,10 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Duplex } from 'node:stream';
-import { type WebSocket, WebSocketServer } from 'ws';
 import type { Logger } from '../core/runtime.js';
 import { silentLogger } from '../core/runtime.js';
+import { attachWebSockets, type WebSocketRoute } from './attach-websockets.js';
 import type { RequestListenerOptions } from './listener.js';
 import { createRequestListener, type RequestListener } from './listener.js';
-
-/** A WebSocket endpoint: connections upgraded on `path` are handed to `onConnection`. */
-export interface WebSocketRoute {
-  readonly path: string;
-  /** Chooses a sub-protocol from the client's offer (e.g. `graphql-transport-ws`); `false` refuses. */
-  readonly handleProtocols?: (protocols: Set<string>, request: IncomingMessage) => string | false;
-  readonly onConnection: (socket: WebSocket, request: IncomingMessage) => void;
-}
 
 /** Options of {@link serve}: the fetch handler, where to listen, WebSocket routes and how to shut down. */
 export interface ServeOptions {
@@ -79,35 +70,9 @@ export async function serve(options: ServeOptions): Promise<NodeServer> {
     });
   });
 
-  const routeOf = (req: IncomingMessage): WebSocketRoute | undefined => {
-    const path = new URL(req.url ?? '/', origin).pathname;
-    return options.websockets?.find((r) => r.path === path);
-  };
-  const sockets = new WebSocketServer({
-    noServer: true,
-    maxPayload: options.maxWebSocketMessageBytes ?? 1024 * 1024,
-    handleProtocols: (protocols, req) => {
-      const route = routeOf(req);
-      if (route?.handleProtocols) return route.handleProtocols(protocols, req);
-      return protocols.values().next().value ?? false;
-    },
-  });
-  // ws reports protocol violations (e.g. an oversized message, closed with 1009) as 'error' events;
-  // unheard, one would crash the process. One listener for all: made here, it holds no request.
-  const onSocketError = (error: Error): void =>
-    logger.log('warn', 'websocket closed on a protocol error', { error: String(error) });
-  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-    const route = routeOf(req);
-    if (!route || closing) {
-      socket.end(
-        `HTTP/1.1 ${closing ? '503 Service Unavailable' : '404 Not Found'}\r\nconnection: close\r\n\r\n`,
-      );
-      return;
-    }
-    sockets.handleUpgrade(req, socket, head, (ws) => {
-      ws.on('error', onSocketError);
-      route.onConnection(ws, req);
-    });
+  const sockets = attachWebSockets(server, options.websockets ?? [], {
+    maxMessageBytes: options.maxWebSocketMessageBytes,
+    logger,
   });
 
   await new Promise<void>((resolve, reject) => {
@@ -128,7 +93,7 @@ export async function serve(options: ServeOptions): Promise<NodeServer> {
   async function shutdown(): Promise<void> {
     server.close();
     server.closeIdleConnections();
-    for (const ws of sockets.clients) ws.close(1001, 'server shutting down');
+    sockets.close();
     // An event stream (GraphQL over SSE) never ends by itself: cut it now, its client reconnects.
     for (const res of inFlight) if (eventStreams.has(res)) res.socket?.destroy();
     if (inFlight.size > 0) {
@@ -141,7 +106,7 @@ export async function serve(options: ServeOptions): Promise<NodeServer> {
       });
     }
     server.closeAllConnections();
-    for (const ws of sockets.clients) ws.terminate();
+    sockets.terminate();
     await options.onShutdown?.();
   }
 

@@ -4,7 +4,7 @@ import type { WebSocket } from 'ws';
 import type { GraphQLWebSocketExtra, GraphQLWebSocketServer } from '../graphql/websocket/server.js';
 import { SLOW_SUBSCRIBER_CLOSE_CODE } from '../graphql/websocket/server.js';
 import { setClientAddress } from '../http/client-address.js';
-import type { WebSocketRoute } from './serve.js';
+import type { WebSocketRoute } from './attach-websockets.js';
 
 /** Options of {@link graphqlWebSocketRoute}: the path, keep-alive pings and message and buffer limits. */
 export interface GraphQLWebSocketRouteOptions {

@@ -1,4 +1,7 @@
-/** examples/frameworks/express.ts over real HTTP: Switchboard behind Express 5 and its `express.json()`. */
+/**
+ * examples/frameworks/express.ts over real HTTP: Switchboard behind Express 5 and its `express.json()`,
+ * and graphql-ws on Express's own server through `attachWebSockets`.
+ */
 import { createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
@@ -43,5 +46,22 @@ describe('Switchboard in Express 5', () => {
     } finally {
       await client.dispose();
     }
+  });
+
+  it('refuses a handshake without the GraphQL sub-protocol (400) and another path (404)', async () => {
+    const statusOf = (path: string, protocols: string[]) =>
+      new Promise<number>((resolve) => {
+        const socket = new WebSocket(`${app.url.replace(/^http/, 'ws')}${path}`, protocols);
+        socket.once('unexpected-response', (_request, response) => resolve(response.statusCode ?? 0));
+        socket.once('open', () => {
+          socket.close();
+          resolve(101);
+        });
+        socket.once('error', () => resolve(-1));
+      });
+    expect(await statusOf('/graphql', [])).toBe(400);
+    expect(await statusOf('/graphql', ['graphql-ws'])).toBe(400);
+    expect(await statusOf('/elsewhere', ['graphql-transport-ws'])).toBe(404);
+    expect(await statusOf('/graphql', ['graphql-transport-ws'])).toBe(101);
   });
 });
