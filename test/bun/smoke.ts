@@ -1,7 +1,8 @@
 // Runs on Bun (not Node): the shared smoke checks (test/runtimes/smoke-checks.mjs, as on Node and Deno)
 // on the built package served by Bun.serve with switchboard-kit/bun's server WebSockets, and a webhook
 // receiver in this same process. Prints its findings as one JSON line. Started by test/bun/bun.test.ts
-// after the package is built.
+// after the package is built. On memory storage, or on PostgreSQL (switchboard-kit/storage/postgres,
+// through `pg`) when SMOKE_DATABASE_URL names a database.
 import { type BunServer, type BunWebSocketHandler, bunGraphQLWebSocket } from '../../dist/bun/index.js';
 import { createSwitchboard } from '../../dist/index.js';
 import { smokeChecks } from '../runtimes/smoke-checks.mjs';
@@ -27,7 +28,17 @@ const receiver = Bun.serve({
   },
 });
 
+const databaseUrl = process.env.SMOKE_DATABASE_URL;
+// Imported only when asked for, so the memory run does not load `pg`.
+const storage = databaseUrl
+  ? (await import('../../dist/storage/postgres/index.js')).createPostgresStorage({
+      connectionString: databaseUrl,
+    })
+  : undefined;
+await storage?.migrate();
+
 const switchboard = createSwitchboard({
+  storage,
   oauth: { adminApiKey: KEY },
   relayIntervalMs: 20,
   webhooks: { outbound: { allowHttp: true, allowPrivateAddresses: true }, pollIntervalMs: 20 },
@@ -57,4 +68,6 @@ try {
   await server.stop(true);
   await receiver.stop(true);
   await switchboard.close();
+  // The switchboard leaves the storage open (the host owns it): end its pool so Bun exits at once.
+  await storage?.close();
 }

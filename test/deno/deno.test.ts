@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { withSmokeDatabase } from '../runtimes/smoke-database.js';
 import { expectSmokeFindings } from '../runtimes/smoke-findings.js';
 import { DENO_TIMEOUT_MS, root, runOnDeno } from '../support/deno.js';
 
@@ -17,5 +18,10 @@ describe('Deno runtime', () => {
     timeout: DENO_TIMEOUT_MS,
   }, async () => {
     expectSmokeFindings(await runOnDeno('test/deno/matrix-smoke.ts'), { runtime: 'deno' });
+  });
+
+  it('runs the runtime smoke suite on PostgreSQL storage', { timeout: DENO_TIMEOUT_MS }, async () => {
+    const findings = await withSmokeDatabase(() => runOnDeno('test/deno/matrix-smoke.ts'));
+    expectSmokeFindings(findings, { runtime: 'deno' });
   });
 });

@@ -1,6 +1,7 @@
 // Runs on Deno (not Node): the shared smoke checks (test/runtimes/smoke-checks.mjs, as on Node) on the
 // built package served by Deno.serve with acceptWebSocket for subscriptions. Prints its findings as one
-// JSON line. Started by test/deno/deno.test.ts after `npm run build`.
+// JSON line. Started by test/deno/deno.test.ts after `npm run build`. On memory storage, or on
+// PostgreSQL (switchboard-kit/storage/postgres, through `pg`) when SMOKE_DATABASE_URL names a database.
 
 import { acceptWebSocket } from '../../dist/graphql/index.js';
 import { createSwitchboard } from '../../dist/index.js';
@@ -11,6 +12,7 @@ declare const Deno: {
     options: { port: number; hostname: string; onListen?: (addr: { port: number }) => void },
     handler: (request: Request) => Response | Promise<Response>,
   ): { shutdown(): Promise<void> };
+  env: { get(name: string): string | undefined };
   upgradeWebSocket(
     request: Request,
     options: { protocol: string; idleTimeout: number },
@@ -38,7 +40,17 @@ const receiver = Deno.serve(
   },
 );
 
+const databaseUrl = Deno.env.get('SMOKE_DATABASE_URL');
+// Imported only when asked for, so the memory run does not load `pg`.
+const storage = databaseUrl
+  ? (await import('../../dist/storage/postgres/index.js')).createPostgresStorage({
+      connectionString: databaseUrl,
+    })
+  : undefined;
+await storage?.migrate();
+
 const switchboard = createSwitchboard({
+  storage,
   oauth: { adminApiKey: KEY },
   relayIntervalMs: 20,
   webhooks: { outbound: { allowHttp: true, allowPrivateAddresses: true }, pollIntervalMs: 20 },
@@ -74,3 +86,5 @@ console.log(JSON.stringify(findings));
 await switchboard.close();
 await server.shutdown();
 await receiver.shutdown();
+// The switchboard leaves the storage open (the host owns it): end its pool so Deno exits at once.
+await storage?.close();
