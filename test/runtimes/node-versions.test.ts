@@ -2,36 +2,21 @@
  * The built package on every Node it supports: the lowest that package.json's `engines` allows, and
  * the current LTS lines, 22 and 24. Each binary comes from the npm registry (`node-<platform>-<arch>`,
  * the packages the `node` package installs), kept in node_modules/.cache between runs. A version that
- * cannot be installed fails the test: a runtime that is not tested is not supported.
+ * cannot be installed fails the test: a runtime that is not tested is not supported. The whole suite
+ * runs on 22 and 24 as well: scripts/test-other-nodes.mjs, the last step of `npm test`.
  */
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { root } from '../support/deno.js';
+import { nodeBinary } from './node-binary.mjs';
 import { expectSmokeFindings } from './smoke-findings.js';
 
 const run = promisify(execFile);
 const engines = (JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as { engines: { node: string } })
   .engines;
 const lowest = /^>=\s*(\d+\.\d+\.\d+)$/.exec(engines.node)?.[1];
-
-async function nodeBinary(version: string): Promise<string> {
-  const dir = `${root}node_modules/.cache/node-versions/${version}`;
-  const binary = `${dir}/node_modules/node-${process.platform}-${process.arch}/bin/node`;
-  if (!existsSync(binary))
-    await run('npm', [
-      'install',
-      '--prefix',
-      dir,
-      '--no-save',
-      '--no-package-lock',
-      '--no-audit',
-      '--no-fund',
-      `node-${process.platform}-${process.arch}@${version}`,
-    ]);
-  return binary;
-}
 
 describe.each([lowest!, '22', '24'])('the built package on Node %s', (version) => {
   it('runs the runtime smoke suite: REST, GraphQL, a WebSocket subscription, OAuth and signed webhooks', {
