@@ -1,4 +1,4 @@
-import type { DeclaredResource } from '../core/resources/wire-types.js';
+import type { DeclaredResource } from '../core/resources/define.js';
 import { resourceClient } from './resource-client.js';
 import { createTransport, type TransportOptions } from './transport.js';
 import type { BuiltInResource, SwitchboardClient } from './types.js';

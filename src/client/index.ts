@@ -12,9 +12,9 @@
  * @packageDocumentation
  */
 
+export type { DeclaredResource } from '../core/resources/define.js';
 export type {
   DeclarationOf,
-  DeclaredResource,
   DeclaredShape,
   PluralOf,
   WireCreate,

@@ -6,9 +6,9 @@ import type {
   messages,
   orders,
 } from '../core/resources/built-ins/index.js';
+import type { DeclaredResource } from '../core/resources/define.js';
 import type {
   DeclarationOf,
-  DeclaredResource,
   DeclaredShape,
   PluralOf,
   WireCreate,

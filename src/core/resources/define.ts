@@ -13,7 +13,6 @@ import type {
   ResourceInput,
   ResourceVersion,
 } from './input.js';
-import type { DeclaredResource } from './wire-types.js';
 
 /** A resource as the interfaces use it: the declaration with everything derived from it. */
 export interface Resource {
@@ -64,6 +63,12 @@ export interface Resource {
   readonly versions: Readonly<Record<number, ResourceVersion>>;
   readonly graphql: ResourceGraphQLNames;
 }
+
+/**
+ * A resource with the declaration it was made from, kept as a type only: the typed client reads its
+ * wire shapes from it (see wire-types.ts).
+ */
+export type DeclaredResource<D = unknown> = Resource & { readonly '~declaration'?: D };
 
 const NAME = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
 

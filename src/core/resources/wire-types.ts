@@ -4,7 +4,6 @@
  * declaration, so its types cannot drift from the interface and need no generated code.
  */
 import type { z } from 'zod';
-import type { Resource } from './define.js';
 
 type Simplify<T> = { [K in keyof T]: T[K] } & {};
 type Fields = Readonly<Record<string, z.ZodType>>;
@@ -26,11 +25,6 @@ export interface DeclaredShape {
     Record<number, { readonly recordSchema: z.ZodType; readonly createInput: z.ZodType }>
   >;
 }
-
-/** A declared resource, as the typed client sees it: its declaration, kept as a type only. */
-export type DeclaredResource<D extends DeclaredShape = DeclaredShape> = Resource & {
-  readonly '~declaration'?: D;
-};
 
 /** The declaration a resource was made from. */
 export type DeclarationOf<R> = R extends { readonly '~declaration'?: infer D extends DeclaredShape }
