@@ -38,11 +38,15 @@ describe('a per-endpoint send rate', () => {
     for (let i = 0; i < 6; i++)
       await switchboard.domain.clients.create({ name: `C${i}`, email: `c${i}@example.com` });
     await until(() => arrivals.length === 6, 'six deliveries', 10_000);
-
-    const { items } = await switchboard.webhooks!.admin.listDeliveries(
-      { endpointId: endpoint.id },
-      { offset: 0, limit: 10 },
+    // The last arrival is recorded before its answer reaches the sender, which then writes the outcome.
+    const deliveries = () =>
+      switchboard.webhooks!.admin.listDeliveries({ endpointId: endpoint.id }, { offset: 0, limit: 10 });
+    await until(
+      async () => (await deliveries()).items.every((d) => d.status !== 'pending'),
+      'the outcomes written',
     );
+
+    const { items } = await deliveries();
     expect(items.map((d) => [d.status, d.attempts])).toEqual(Array(6).fill(['succeeded', 1]));
     // The sender's own record of when each attempt started: one every 500 ms at the earliest, so no
     // second holds more than two (arrival times may bunch on a busy machine; the starts do not).
