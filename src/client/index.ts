@@ -37,4 +37,6 @@ export type {
   Page,
   ResourceClient,
   SwitchboardClient,
+  WireTypes,
+  WireTypesOf,
 } from './types.js';

@@ -1,16 +1,12 @@
 /** The calls on one resource, under `/<plural>` of the version the client speaks. */
-import type { DeclaredShape } from '../core/resources/wire-types.js';
 import type { Call, Send } from './transport.js';
-import type { CallOptions, ChangeOptions, ListQuery, Page, ResourceClient } from './types.js';
+import type { CallOptions, ChangeOptions, Page, ResourceClient, WireTypes } from './types.js';
 
 /** What a list answers: the body plus the `next` link from the `Link` header. */
 type ListBody<T> = Omit<Page<T>, 'next'>;
 
-export function resourceClient<D extends DeclaredShape, V extends number>(
-  send: Send,
-  plural: string,
-): ResourceClient<D, V> {
-  type Item = Awaited<ReturnType<ResourceClient<D, V>['get']>>;
+export function resourceClient<T extends WireTypes>(send: Send, plural: string): ResourceClient<T> {
+  type Item = T['record'];
   const path = `/${plural}`;
   const one = (id: string) => `${path}/${encodeURIComponent(id)}`;
   const record = async (call: Call) => (await send(call)).body as Item;
@@ -21,9 +17,9 @@ export function resourceClient<D extends DeclaredShape, V extends number>(
     const answer = await send(call);
     return { ...(answer.body as ListBody<Item>), next: nextLink(answer.headers.get('link')) };
   };
-  const list = (query: ListQuery<D> = {} as ListQuery<D>, options?: CallOptions) =>
+  const list = (query?: T['query'], options?: CallOptions) =>
     page({ method: 'GET', path, query: query as Call['query'], signal: options?.signal });
-  async function* pages(query?: ListQuery<D>, options?: CallOptions) {
+  async function* pages(query?: T['query'], options?: CallOptions) {
     let current = await list(query, options);
     yield current;
     while (current.next) {

@@ -40,11 +40,35 @@ export interface Page<T> {
 }
 
 /** `page` and `limit`, the resource's filters, and `sort`. */
-export type ListQuery<D extends DeclaredShape> = WireFilters<D> & {
+export type ListQuery<D extends DeclaredShape> = D extends unknown
+  ? { [K in keyof Query<D>]: Query<D>[K] }
+  : never;
+type Query<D extends DeclaredShape> = WireFilters<D> & {
   readonly page?: number;
   readonly limit?: number;
   readonly sort?: WireSort<D>;
 };
+
+/** The wire shapes of one resource in one API version: what its calls take and answer. */
+export interface WireTypes {
+  readonly record: unknown;
+  readonly create: unknown;
+  readonly patch: unknown;
+  readonly replace: unknown;
+  readonly query: unknown;
+}
+
+/** The {@link WireTypes} of a declaration for API version `V`. */
+export type WireTypesOf<D extends DeclaredShape, V extends number> = D extends unknown
+  ? // A conditional, so editors show the shapes themselves rather than this name over the declaration.
+    {
+      record: WireRecord<D, V>;
+      create: WireCreate<D, V>;
+      patch: WirePatch<D>;
+      replace: WireReplace<D>;
+      query: ListQuery<D>;
+    }
+  : never;
 
 /** Per call: an abort signal. */
 export interface CallOptions {
@@ -61,25 +85,25 @@ export interface ChangeOptions extends CallOptions {
   readonly ifVersion?: number;
 }
 
-/** The calls on one resource, typed from its declaration for API version `V`. */
-export interface ResourceClient<D extends DeclaredShape, V extends number> {
+/** The calls on one resource, typed by its wire shapes ({@link WireTypesOf} its declaration). */
+export interface ResourceClient<T extends WireTypes> {
   /** One page (default the first, 20 records). */
-  list(query?: ListQuery<D>, options?: CallOptions): Promise<Page<WireRecord<D, V>>>;
+  list(query?: T['query'], options?: CallOptions): Promise<Page<T['record']>>;
   /** Every page in turn, following the server's `next` links. */
-  pages(query?: ListQuery<D>, options?: CallOptions): AsyncIterable<Page<WireRecord<D, V>>>;
+  pages(query?: T['query'], options?: CallOptions): AsyncIterable<Page<T['record']>>;
   /** Every matching record, a page at a time. */
-  all(query?: ListQuery<D>, options?: CallOptions): AsyncIterable<WireRecord<D, V>>;
+  all(query?: T['query'], options?: CallOptions): AsyncIterable<T['record']>;
   /** The record; a `SwitchboardApiError` with status 404 when there is none. */
-  get(id: string, options?: CallOptions): Promise<WireRecord<D, V>>;
-  create(input: WireCreate<D, V>, options?: CreateOptions): Promise<WireRecord<D, V>>;
+  get(id: string, options?: CallOptions): Promise<T['record']>;
+  create(input: T['create'], options?: CreateOptions): Promise<T['record']>;
   /** JSON Merge Patch: only the fields sent change; the life-cycle field moves the record. */
-  update(id: string, patch: WirePatch<D>, options?: ChangeOptions): Promise<WireRecord<D, V>>;
+  update(id: string, patch: T['patch'], options?: ChangeOptions): Promise<T['record']>;
   /** Every writable field; an optional one left out is cleared. */
-  replace(id: string, input: WireReplace<D>, options?: ChangeOptions): Promise<WireRecord<D, V>>;
+  replace(id: string, input: T['replace'], options?: ChangeOptions): Promise<T['record']>;
   delete(id: string, options?: ChangeOptions): Promise<void>;
 }
 
 /** The client: a {@link ResourceClient} under each resource's plural (`api.orders`, `api.returns`). */
 export type SwitchboardClient<R extends DeclaredResource, V extends number> = {
-  readonly [K in R as PluralOf<DeclarationOf<K>>]: ResourceClient<DeclarationOf<K>, V>;
+  readonly [K in R as PluralOf<DeclarationOf<K>>]: ResourceClient<WireTypesOf<DeclarationOf<K>, V>>;
 };
