@@ -4,8 +4,8 @@
 // after the package is built. On memory storage, or on PostgreSQL (switchboard-kit/storage/postgres,
 // through `pg`) when SMOKE_DATABASE_URL names a database.
 import { type BunServer, type BunWebSocketHandler, bunGraphQLWebSocket } from '../../dist/bun/index.js';
-import { createSwitchboard } from '../../dist/index.js';
 import { smokeChecks } from '../runtimes/smoke-checks.mjs';
+import { smokeSwitchboard } from '../runtimes/smoke-switchboard.mjs';
 
 declare const Bun: {
   serve(options: {
@@ -28,23 +28,10 @@ const receiver = Bun.serve({
   },
 });
 
-const databaseUrl = process.env.SMOKE_DATABASE_URL;
-// Imported only when asked for, so the memory run does not load `pg`.
-const storage = databaseUrl
-  ? (await import('../../dist/storage/postgres/index.js')).createPostgresStorage({
-      connectionString: databaseUrl,
-    })
-  : undefined;
-await storage?.migrate();
-
-const switchboard = createSwitchboard({
-  storage,
-  oauth: { adminApiKey: KEY },
-  relayIntervalMs: 20,
-  webhooks: { outbound: { allowHttp: true, allowPrivateAddresses: true }, pollIntervalMs: 20 },
+const { switchboard, close } = await smokeSwitchboard({
+  key: KEY,
+  databaseUrl: process.env.SMOKE_DATABASE_URL,
 });
-await switchboard.oauth!.ready;
-switchboard.start();
 const ws = bunGraphQLWebSocket(switchboard.graphqlWebSocket!);
 const server = Bun.serve({
   port: 0,
@@ -67,7 +54,5 @@ try {
 } finally {
   await server.stop(true);
   await receiver.stop(true);
-  await switchboard.close();
-  // The switchboard leaves the storage open (the host owns it): end its pool so Bun exits at once.
-  await storage?.close();
+  await close();
 }

@@ -7,11 +7,11 @@
  */
 
 import { existsSync } from 'node:fs';
-import { createServer, type IncomingMessage, request, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhook } from '../../src/webhooks/index.js';
-import { smokeChecks } from '../runtimes/smoke-checks.mjs';
+import { handshake, smokeChecks } from '../runtimes/smoke-checks.mjs';
 import { expectSmokeFindings } from '../runtimes/smoke-findings.js';
 import { until } from '../support/until.js';
 import {
@@ -137,7 +137,7 @@ describe.each(RUNTIMES)('Cloudflare Workers (workerd), $name', (runtime) => {
   }, 30_000);
 
   it('answers a WebSocket handshake with 501, pointing to subscriptions over SSE', async () => {
-    const refused = await handshake(`${workerd.url}/graphql`);
+    const refused = await handshake(`${workerd.url}/graphql`, 'graphql-transport-ws');
     expect(refused).toMatchObject({ status: 501, type: 'application/problem+json' });
     expect(JSON.parse(refused.body).detail).toContain('Accept: text/event-stream');
   });
@@ -200,32 +200,5 @@ function text(request: IncomingMessage): Promise<string> {
     request.on('data', (chunk: string) => (body += chunk));
     request.on('end', () => resolve(body));
     request.on('error', reject);
-  });
-}
-
-/** A WebSocket handshake offering graphql-transport-ws, over node:http (fetch refuses an `upgrade` header). */
-function handshake(url: string): Promise<{ status?: number; type?: string; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, {
-      headers: {
-        upgrade: 'websocket',
-        connection: 'Upgrade',
-        'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==',
-        'sec-websocket-version': '13',
-        'sec-websocket-protocol': 'graphql-transport-ws',
-      },
-    });
-    req.on('response', (response) =>
-      text(response).then(
-        (body) => resolve({ status: response.statusCode, type: response.headers['content-type'], body }),
-        reject,
-      ),
-    );
-    req.on('upgrade', (response, socket) => {
-      socket.destroy();
-      resolve({ status: response.statusCode, body: '' });
-    });
-    req.on('error', reject);
-    req.end();
   });
 }

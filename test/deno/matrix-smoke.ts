@@ -4,8 +4,8 @@
 // PostgreSQL (switchboard-kit/storage/postgres, through `pg`) when SMOKE_DATABASE_URL names a database.
 
 import { acceptWebSocket } from '../../dist/graphql/index.js';
-import { createSwitchboard } from '../../dist/index.js';
 import { smokeChecks } from '../runtimes/smoke-checks.mjs';
+import { smokeSwitchboard } from '../runtimes/smoke-switchboard.mjs';
 
 declare const Deno: {
   serve(
@@ -40,23 +40,10 @@ const receiver = Deno.serve(
   },
 );
 
-const databaseUrl = Deno.env.get('SMOKE_DATABASE_URL');
-// Imported only when asked for, so the memory run does not load `pg`.
-const storage = databaseUrl
-  ? (await import('../../dist/storage/postgres/index.js')).createPostgresStorage({
-      connectionString: databaseUrl,
-    })
-  : undefined;
-await storage?.migrate();
-
-const switchboard = createSwitchboard({
-  storage,
-  oauth: { adminApiKey: KEY },
-  relayIntervalMs: 20,
-  webhooks: { outbound: { allowHttp: true, allowPrivateAddresses: true }, pollIntervalMs: 20 },
+const { switchboard, close } = await smokeSwitchboard({
+  key: KEY,
+  databaseUrl: Deno.env.get('SMOKE_DATABASE_URL'),
 });
-await switchboard.oauth!.ready;
-switchboard.start();
 let port = 0;
 const server = Deno.serve(
   {
@@ -83,8 +70,6 @@ const findings = await smokeChecks({
   graphqlWebSocket: switchboard.graphqlWebSocket,
 });
 console.log(JSON.stringify(findings));
-await switchboard.close();
+await close();
 await server.shutdown();
 await receiver.shutdown();
-// The switchboard leaves the storage open (the host owns it): end its pool so Deno exits at once.
-await storage?.close();

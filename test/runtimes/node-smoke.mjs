@@ -3,9 +3,9 @@
 // findings as one JSON line. Started by test/runtimes/node-versions.test.ts.
 import { createServer } from 'node:http';
 import WebSocket from 'ws';
-import { createSwitchboard } from '../../dist/index.js';
 import { graphqlWebSocketRoute, serve } from '../../dist/node/index.js';
 import { smokeChecks } from './smoke-checks.mjs';
+import { smokeSwitchboard } from './smoke-switchboard.mjs';
 
 const key = 'sbk_node_versions_smoke_key_0123456789abcdefghij';
 
@@ -20,13 +20,7 @@ const receiver = createServer((req, res) => {
 });
 await new Promise((resolve) => receiver.listen(0, '127.0.0.1', resolve));
 
-const switchboard = createSwitchboard({
-  oauth: { adminApiKey: key },
-  relayIntervalMs: 20,
-  webhooks: { outbound: { allowHttp: true, allowPrivateAddresses: true }, pollIntervalMs: 20 },
-});
-await switchboard.oauth.ready;
-switchboard.start();
+const { switchboard, close } = await smokeSwitchboard({ key });
 const server = await serve({
   fetch: switchboard.fetch,
   port: 0,
@@ -45,5 +39,5 @@ const findings = await smokeChecks({
 });
 console.log(JSON.stringify({ node: process.version, ...findings }));
 await server.close();
-await switchboard.close();
+await close();
 receiver.close();

@@ -71,3 +71,9 @@ export interface SmokeCheckOptions {
 }
 
 export function smokeChecks(options: SmokeCheckOptions): Promise<SmokeFindings>;
+
+/** A WebSocket handshake offering only `protocol`: its status (101 if upgraded), content type and body. */
+export function handshake(
+  url: string,
+  protocol: string,
+): Promise<{ status?: number; type?: string; body: string }>;

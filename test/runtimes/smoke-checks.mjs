@@ -56,7 +56,7 @@ export async function smokeChecks(options) {
   );
 
   const subscription = await subscriptionChecks({ ...options, transport, json, graphql });
-  const handshakeWithoutSubProtocol = await handshake(`${base}/graphql`, 'graphql-ws');
+  const handshakeWithoutSubProtocol = (await handshake(`${base}/graphql`, 'graphql-ws')).status;
   const oauth = await oauthChecks({ base, json });
 
   // Webhooks: both creates arrive, signed; the same delivery with its body changed is refused.
@@ -190,10 +190,11 @@ async function oauthChecks({ base, json }) {
 }
 
 /**
- * The status of a WebSocket handshake offering only `protocol` (101 if the server upgrades). Over
- * node:http, which every runtime here has: fetch on Node refuses to send an `upgrade` header.
+ * A WebSocket handshake offering only `protocol`: its status (101 if the server upgrades), content
+ * type and body. Over node:http, which every runtime here has: fetch on Node refuses to send an
+ * `upgrade` header.
  */
-function handshake(url, protocol) {
+export function handshake(url, protocol) {
   return new Promise((resolve, reject) => {
     const req = request(url, {
       headers: {
@@ -205,12 +206,18 @@ function handshake(url, protocol) {
       },
     });
     req.on('response', (response) => {
-      response.resume();
-      response.on('end', () => resolve(response.statusCode));
+      let body = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk) => {
+        body += chunk;
+      });
+      response.on('end', () =>
+        resolve({ status: response.statusCode, type: response.headers['content-type'], body }),
+      );
     });
     req.on('upgrade', (response, socket) => {
       socket.destroy();
-      resolve(response.statusCode);
+      resolve({ status: response.statusCode, body: '' });
     });
     req.on('error', reject);
     req.end();
