@@ -9,9 +9,9 @@ import { smokeSwitchboard } from '../runtimes/smoke-switchboard.mjs';
 
 declare const Deno: {
   serve(
-    options: { port: number; hostname: string; onListen?: (addr: { port: number }) => void },
+    options: { port: number; hostname: string; onListen?: () => void },
     handler: (request: Request) => Response | Promise<Response>,
-  ): { shutdown(): Promise<void> };
+  ): { readonly addr: { readonly port: number }; shutdown(): Promise<void> };
   env: { get(name: string): string | undefined };
   upgradeWebSocket(
     request: Request,
@@ -25,45 +25,28 @@ declare const Deno: {
 const KEY = 'sbk_deno_matrix_smoke_key_0123456789abcdefghijk';
 
 const hooks: { headers: Headers; body: string }[] = [];
-let receiverPort = 0;
-const receiver = Deno.serve(
-  {
-    port: 0,
-    hostname: '127.0.0.1',
-    onListen: (a) => {
-      receiverPort = a.port;
-    },
-  },
-  async (request) => {
-    hooks.push({ headers: request.headers, body: await request.text() });
-    return new Response('ok');
-  },
-);
+/** On a free loopback port, without the default "Listening on" line on stdout (the findings go there). */
+const onLoopback = { port: 0, hostname: '127.0.0.1', onListen: () => {} };
+const receiver = Deno.serve(onLoopback, async (request) => {
+  hooks.push({ headers: request.headers, body: await request.text() });
+  return new Response('ok');
+});
 
 const { switchboard, close } = await smokeSwitchboard({
   key: KEY,
   databaseUrl: Deno.env.get('SMOKE_DATABASE_URL'),
 });
-let port = 0;
-const server = Deno.serve(
-  {
-    port: 0,
-    hostname: '127.0.0.1',
-    onListen: (a) => {
-      port = a.port;
-    },
-  },
-  (request) =>
-    request.headers.get('upgrade') === 'websocket'
-      ? acceptWebSocket(switchboard.graphqlWebSocket!, request, (protocol) =>
-          Deno.upgradeWebSocket(request, { protocol, idleTimeout: 12 }),
-        )
-      : switchboard.fetch(request),
+const server = Deno.serve(onLoopback, (request) =>
+  request.headers.get('upgrade') === 'websocket'
+    ? acceptWebSocket(switchboard.graphqlWebSocket!, request, (protocol) =>
+        Deno.upgradeWebSocket(request, { protocol, idleTimeout: 12 }),
+      )
+    : switchboard.fetch(request),
 );
 const findings = await smokeChecks({
-  base: `http://127.0.0.1:${port}`,
+  base: `http://127.0.0.1:${server.addr.port}`,
   key: KEY,
-  receiverUrl: `http://127.0.0.1:${receiverPort}/hooks`,
+  receiverUrl: `http://127.0.0.1:${receiver.addr.port}/hooks`,
   hooks,
   runtime: 'deno',
   WebSocket,
