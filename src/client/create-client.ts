@@ -3,7 +3,17 @@ import { resourceClient } from './resource-client.js';
 import { createTransport, type TransportOptions } from './transport.js';
 import type { BuiltInResource, SwitchboardClient } from './types.js';
 
-const BUILT_IN_PLURALS = ['clients', 'orders', 'conversations', 'messages', 'bookings'];
+/**
+ * The built-in resources' paths. The client does not load their declarations (nor zod) at run time;
+ * keyed by the plurals the types read from them, so a built-in added or renamed fails to compile here.
+ */
+const BUILT_IN_PLURALS = Object.keys({
+  clients: true,
+  orders: true,
+  conversations: true,
+  messages: true,
+  bookings: true,
+} satisfies Record<keyof SwitchboardClient<BuiltInResource, number>, true>);
 
 /** Where the interface is, how to sign in, and which version and resources it speaks. */
 export interface ClientOptions<V extends number, R extends DeclaredResource> extends TransportOptions {
