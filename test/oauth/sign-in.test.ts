@@ -12,7 +12,7 @@ import {
   type SignIn,
 } from '../../src/oauth/index.js';
 import { createMemoryStorage } from '../../src/storage/memory/index.js';
-import { createPostgresStorage, type PostgresStorage } from '../../src/storage/postgres/index.js';
+import type { PostgresStorage } from '../../src/storage/postgres/index.js';
 import { createTestDatabase, type TestDatabase } from '../setup/database.js';
 import { manualClock } from '../support/clock.js';
 import { until } from '../support/until.js';
@@ -235,16 +235,9 @@ describe('the sign-in lockout on two instances sharing one PostgreSQL', () => {
   const storages: PostgresStorage[] = [];
   beforeAll(async () => {
     db = await createTestDatabase();
-    for (let i = 0; i < 2; i++) {
-      const storage = createPostgresStorage({ connectionString: db.url });
-      await storage.migrate();
-      storages.push(storage);
-    }
+    storages.push(await db.storage(), await db.storage());
   });
-  afterAll(async () => {
-    await Promise.all(storages.map((s) => s.close()));
-    await db?.drop();
-  });
+  afterAll(() => db?.drop());
 
   it('counts wrong passwords on either instance against one lockout', async () => {
     let calls = 0;

@@ -6,23 +6,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSwitchboard, type Switchboard } from '../../src/index.js';
 import { type NodeServer, serve } from '../../src/node/index.js';
-import { createPostgresStorage, type PostgresStorage } from '../../src/storage/postgres/index.js';
 import { createTestDatabase, type TestDatabase } from '../setup/database.js';
 
 const ADMIN = 'sbk_console_pg_admin_key_0123456789abcdefghij';
 
 describe('the console on PostgreSQL, two instances', () => {
   let db: TestDatabase;
-  const storages: PostgresStorage[] = [];
   const instances: { switchboard: Switchboard; server: NodeServer }[] = [];
   beforeAll(async () => {
     db = await createTestDatabase();
     for (let i = 0; i < 2; i++) {
-      const storage = createPostgresStorage({ connectionString: db.url });
-      await storage.migrate();
-      storages.push(storage);
       const switchboard = createSwitchboard({
-        storage,
+        storage: await db.storage(),
         oauth: { adminApiKey: ADMIN },
         console: { secret: 'one secret for every instance' },
       });
@@ -35,7 +30,6 @@ describe('the console on PostgreSQL, two instances', () => {
   });
   afterAll(async () => {
     for (const { server } of instances) await server.close();
-    await Promise.all(storages.map((s) => s.close()));
     await db?.drop();
   });
 

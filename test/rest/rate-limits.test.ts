@@ -6,7 +6,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSwitchboard } from '../../src/index.js';
 import { serve } from '../../src/node/index.js';
-import { createPostgresStorage, type PostgresStorage } from '../../src/storage/postgres/index.js';
 import { createTestDatabase, type TestDatabase } from '../setup/database.js';
 
 const ADMIN = 'sbk_rate_limit_admin_key_0123456789abcdefghij';
@@ -123,20 +122,13 @@ describe('rate limits on REST (memory)', () => {
 
 describe('rate limits on two instances sharing one PostgreSQL', () => {
   let db: TestDatabase;
-  const storages: PostgresStorage[] = [];
   const apps: Awaited<ReturnType<typeof start>>[] = [];
   beforeAll(async () => {
     db = await createTestDatabase();
-    for (let i = 0; i < 2; i++) {
-      const storage = createPostgresStorage({ connectionString: db.url });
-      await storage.migrate();
-      storages.push(storage);
-      apps.push(await start({ storage }));
-    }
+    for (let i = 0; i < 2; i++) apps.push(await start({ storage: await db.storage() }));
   });
   afterAll(async () => {
     for (const app of apps) await app.server.close();
-    await Promise.all(storages.map((s) => s.close()));
     await db?.drop();
   });
 
@@ -150,22 +142,16 @@ describe('rate limits on two instances sharing one PostgreSQL', () => {
 
 describe('a larger budget on two instances sharing one PostgreSQL', () => {
   let db: TestDatabase;
-  const storages: PostgresStorage[] = [];
   const apps: Awaited<ReturnType<typeof start>>[] = [];
   // Ten minutes: the bucket refills one unit per two seconds while the test runs.
   const read = { limit: 300, windowMs: 600_000 };
   beforeAll(async () => {
     db = await createTestDatabase();
-    for (let i = 0; i < 2; i++) {
-      const storage = createPostgresStorage({ connectionString: db.url });
-      await storage.migrate();
-      storages.push(storage);
-      apps.push(await start({ storage, rateLimits: { rules: { read } } }));
-    }
+    for (let i = 0; i < 2; i++)
+      apps.push(await start({ storage: await db.storage(), rateLimits: { rules: { read } } }));
   });
   afterAll(async () => {
     for (const app of apps) await app.server.close();
-    await Promise.all(storages.map((s) => s.close()));
     await db?.drop();
   });
 

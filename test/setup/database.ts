@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { inject } from 'vitest';
+import { createPostgresStorage, type PostgresStorage } from '../../src/storage/postgres/index.js';
 
 export interface TestDatabase {
   readonly url: string;
@@ -13,6 +14,12 @@ export interface TestDatabase {
   readonly pool: pg.Pool;
   /** Empties every Switchboard table (keeps the schema and its migrations). */
   truncate(): Promise<void>;
+  /**
+   * A migrated PostgreSQL storage on this database with a pool of its own, as one instance of a
+   * deployment has; closed by `drop`.
+   */
+  storage(): Promise<PostgresStorage>;
+  /** Closes the storages made by `storage`, then drops the database. */
   drop(): Promise<void>;
 }
 
@@ -50,6 +57,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   url.pathname = `/${name}`;
   const pool = new pg.Pool({ connectionString: url.toString(), max: 20 });
   pool.on('error', () => {});
+  const storages: PostgresStorage[] = [];
   return {
     url: url.toString(),
     pool,
@@ -61,7 +69,14 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       if (rows.length)
         await pool.query(`TRUNCATE ${rows.map((r) => r.tablename).join(', ')} RESTART IDENTITY`);
     },
+    async storage() {
+      const storage = createPostgresStorage({ connectionString: url.toString() });
+      storages.push(storage);
+      await storage.migrate();
+      return storage;
+    },
     async drop() {
+      await Promise.all(storages.map((storage) => storage.close()));
       await pool.end();
       const client = new pg.Client({ connectionString: adminUrl });
       await client.connect();
