@@ -8,6 +8,7 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { z } from 'zod';
 import type { Scope } from '../core/auth.js';
+import { eventStream } from '../core/event-stream.js';
 import { SwitchboardError } from '../core/errors.js';
 import { assertMayCreate, canSee, sortOf, whereOf } from '../core/resources/access.js';
 import type { Resource } from '../core/resources/define.js';
@@ -17,7 +18,6 @@ import type { GraphQLContext } from './context.js';
 import type { CreateSchemaOptions } from './extension.js';
 import { selectsPlainField } from './look-ahead.js';
 import { type GraphQLResolvers, listRange, type Paging } from './resolvers.js';
-import { eventStream } from './subscriptions/event-stream.js';
 
 /** The schema extension of these resources; nothing when there are none. */
 export function resourceSchema(resources: readonly Resource[]): CreateSchemaOptions {

@@ -2,8 +2,8 @@ import { type ExecutionResult, GraphQLError, getOperationAST, OperationTypeNode 
 import { createHandler, type Request as SseRequest } from 'graphql-sse';
 import type { Principal } from '../../core/auth.js';
 import { readText } from '../../http/body.js';
+import { createCredentialWatch } from '../../http/credential-watch.js';
 import type { Engine } from '../engine.js';
-import { createCredentialWatch } from '../subscriptions/credential-watch.js';
 import { createSubscriptionGroups, type Subscription } from '../subscriptions/groups.js';
 
 /** GraphQL over Server-Sent Events on the GraphQL path, for clients without WebSockets. */

@@ -9,9 +9,9 @@ import {
 import { CloseCode, type Context, makeServer, type Server } from 'graphql-ws';
 import type { Principal } from '../../core/auth.js';
 import { isSwitchboardError } from '../../core/errors.js';
+import { createCredentialWatch, type Watched } from '../../http/credential-watch.js';
 import { createEngine, type Engine, type GraphQLOptions } from '../engine.js';
 import type { GraphQLLimits } from '../limits.js';
-import { createCredentialWatch, type Watched } from '../subscriptions/credential-watch.js';
 import {
   createSubscriptionGroups,
   type Subscriber,

@@ -1,6 +1,6 @@
-import type { Authenticate } from '../../core/auth.js';
-import { isSwitchboardError } from '../../core/errors.js';
-import type { Logger } from '../../core/runtime.js';
+import type { Authenticate } from '../core/auth.js';
+import { isSwitchboardError } from '../core/errors.js';
+import type { Logger } from '../core/runtime.js';
 
 /** A long-lived connection whose credentials are watched. */
 export interface Watched {
