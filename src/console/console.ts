@@ -7,6 +7,7 @@ import { type Authenticate, anonymousPrincipal, type Principal, SCOPES } from '.
 import { isSwitchboardError } from '../core/errors.js';
 import type { EventBus } from '../core/event-bus.js';
 import { type Clock, type Logger, silentLogger, systemClock } from '../core/runtime.js';
+import { readText } from '../http/body.js';
 import type { RateLimiter } from '../http/rate-limit.js';
 import type { OAuthAdmin } from '../oauth/admin-service.js';
 import type { SignIn } from '../oauth/server-options.js';
@@ -75,6 +76,9 @@ const CSP = [
 ].join('; ');
 
 const ADMIN_SCOPES = ['admin.webhooks.read', 'admin.webhooks.write', 'admin.oauth.write'];
+
+/** The largest form any page posts, with room to spare; a bigger body is refused (413) unread. */
+const MAX_FORM_BYTES = 64 * 1024;
 
 /**
  * Creates the console.
@@ -145,8 +149,8 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
     // Another site may not sign a browser in (to an account of its choosing).
     const origin = request.headers.get('origin');
     if (origin && origin !== new URL(request.url).origin) return html(403, signInPage(view));
-    const form = await request.formData().catch(() => undefined);
-    const text = (name: string) => String(form?.get(name) ?? '').trim();
+    const form = await readForm(request);
+    const text = (name: string) => (form.get(name) ?? '').trim();
     const started = async (data: { apiKey?: string; userId?: string }) => {
       const nonce = encodeNonce(crypto.getRandomValues(new Uint8Array(16)));
       const sealed = await sessions.seal({ ...data, expiresAt: clock.now() + ttl, nonce });
@@ -154,12 +158,9 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
     };
     try {
       await options.rateLimit?.take(request, anonymousPrincipal, 'sign-in');
-      if (form?.has('email') && withAccounts) {
+      if (form.has('email') && withAccounts) {
         // The same check the authorization server's sign-in page makes, behind the same lockout.
-        const userId = await options.signIn!.verifyPassword!(
-          text('email'),
-          String(form.get('password') ?? ''),
-        );
+        const userId = await options.signIn!.verifyPassword!(text('email'), form.get('password') ?? '');
         if (userId) return started({ userId });
         logger.log('info', 'console account sign-in refused');
         return html(401, signInPage({ ...view, error: 'That e-mail and password do not match an account.' }));
@@ -194,15 +195,14 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
     }
     const { session, principal } = who;
     const csrf = await sessions.csrfToken(session);
-    let form: FormData | undefined;
+    let form: URLSearchParams | undefined;
     if (request.method === 'POST') {
       // A change needs the session's token, and (when the browser says) a page of this origin.
       const origin = request.headers.get('origin');
-      form = await request.formData().catch(() => undefined);
-      const token = form?.get('_csrf');
+      form = await readForm(request);
       if (
         (origin && origin !== url.origin) ||
-        !(await sessions.checkCsrf(session, token ? String(token) : undefined))
+        !(await sessions.checkCsrf(session, form.get('_csrf') ?? undefined))
       )
         return html(
           403,
@@ -322,6 +322,12 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
     try {
       return await handle(request);
     } catch (error) {
+      // A request refused as it was sent (a form over the limit) says why; anything else is ours.
+      if (isSwitchboardError(error) && error.status < 500)
+        return html(
+          error.status,
+          page({ base, title: 'Not done', assets }, `<p>${esc(error.message)} Go back and try again.</p>`),
+        );
       logger.log('error', 'console request failed', { error: String(error) });
       return html(
         500,
@@ -338,6 +344,11 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
 /** Whether a principal holds an admin scope, which is what operating the console takes. */
 function isOperator(principal: Principal): boolean {
   return ADMIN_SCOPES.some((s) => principal.scopes.has(s));
+}
+
+/** A posted form, read within {@link MAX_FORM_BYTES}: `payload_too_large` as soon as it is over. */
+async function readForm(request: Request): Promise<URLSearchParams> {
+  return new URLSearchParams(await readText(request, MAX_FORM_BYTES));
 }
 
 function encodeNonce(bytes: Uint8Array): string {

@@ -8,8 +8,8 @@ export interface PageContext {
   readonly principal: Principal;
   /** The token forms that change something carry. */
   readonly csrf: string;
-  /** The posted form, already checked for its CSRF token. */
-  readonly form: FormData | undefined;
+  /** The posted form (URL-encoded, as every page posts it), already checked for its CSRF token. */
+  readonly form: URLSearchParams | undefined;
   /** Named groups of the route's pattern. */
   readonly params: Readonly<Record<string, string>>;
   readonly now: number;
@@ -37,13 +37,12 @@ export interface ConsoleRoute {
 
 /** A form field as text ('' when absent). */
 export function field(ctx: PageContext, name: string): string {
-  const value = ctx.form?.get(name);
-  return typeof value === 'string' ? value.trim() : '';
+  return (ctx.form?.get(name) ?? '').trim();
 }
 
 /** Every value of a repeated form field (checkboxes). */
 export function fields(ctx: PageContext, name: string): string[] {
-  return (ctx.form?.getAll(name) ?? []).filter((v): v is string => typeof v === 'string');
+  return ctx.form?.getAll(name) ?? [];
 }
 
 /** The notice a redirect asked the page to show. */
