@@ -13,10 +13,19 @@ import { clientAddressOf } from './client-address.js';
 
 /**
  * The classes of operation budgets are kept for: REST reads and writes, GraphQL by field selections,
- * token requests, GraphQL subscriptions started over WebSocket, password sign-ins per address, and
- * messages per WebSocket (counted in the process that holds the socket).
+ * token requests, GraphQL subscriptions started over WebSocket, password sign-ins per address, messages
+ * per WebSocket (counted in the process that holds the socket), and failed client authentications per
+ * address (token, introspection and revocation endpoints).
  */
-export type RateClass = 'read' | 'write' | 'graphql' | 'token' | 'subscribe' | 'sign-in' | 'message';
+export type RateClass =
+  | 'read'
+  | 'write'
+  | 'graphql'
+  | 'token'
+  | 'subscribe'
+  | 'sign-in'
+  | 'message'
+  | 'failed-auth';
 
 /** Options of {@link createRateLimiter}. */
 export interface RateLimitOptions {
@@ -27,7 +36,9 @@ export interface RateLimitOptions {
    * selects, fragments expanded, over HTTP and WebSocket alike); token requests 60 a minute per client;
    * `subscribe` 60 subscriptions started over WebSocket a minute per caller; `sign-in` 20 password
    * sign-ins a minute per address (authorization page and console); `message` 600 WebSocket messages a
-   * minute per socket (beyond it the socket is closed with 1008).
+   * minute per socket (beyond it the socket is closed with 1008); `failed-auth` 20 failed client
+   * authentications a minute per address, one budget for the token, introspection and revocation
+   * endpoints.
    */
   readonly rules?: Partial<Record<RateClass, RateRule>>;
   /**
@@ -48,6 +59,7 @@ const NOUNS: Readonly<Record<RateClass, string>> = {
   subscribe: 'subscriptions',
   'sign-in': 'sign-in attempts',
   message: 'messages',
+  'failed-auth': 'failed client authentications',
 };
 
 /**
@@ -55,7 +67,8 @@ const NOUNS: Readonly<Record<RateClass, string>> = {
  * (100 reads and 25 writes a second, as large APIs allow) while stopping a loop or a leaked key from
  * taking the service: REST reads 1,000 and writes 250 per 10 s, GraphQL 50,000 field selections per
  * 10 s, 60 token requests a minute per client, 60 WebSocket subscriptions a minute per caller, 20
- * password sign-ins a minute per address, 600 messages a minute per WebSocket.
+ * password sign-ins a minute per address, 600 messages a minute per WebSocket, 20 failed client
+ * authentications a minute per address.
  */
 export const DEFAULT_RATE_RULES: Readonly<Record<RateClass, RateRule>> = {
   read: { limit: 1_000, windowMs: 10_000 },
@@ -65,6 +78,7 @@ export const DEFAULT_RATE_RULES: Readonly<Record<RateClass, RateRule>> = {
   subscribe: { limit: 60, windowMs: 60_000 },
   'sign-in': { limit: 20, windowMs: 60_000 },
   message: { limit: 600, windowMs: 60_000 },
+  'failed-auth': { limit: 20, windowMs: 60_000 },
 };
 
 /**
@@ -113,9 +127,11 @@ export function createRateLimiter(options: RateLimitOptions): RateLimiter {
     const rule = rules[cls];
     const key = `${cls}:${caller}`;
     const now = clock.now();
-    const decision = leases
-      ? await leases.take(key, rule, cost, now)
-      : await options.store.take(key, rule, cost, now);
+    // Units given back (a negative cost) go to the store itself: a lease would give them up.
+    const decision =
+      leases && cost > 0 && rule.windowMs <= MAX_LEASED_WINDOW_MS
+        ? await leases.take(key, rule, cost, now)
+        : await options.store.take(key, rule, cost, now);
     const headers = rateHeaders(cls, rule, decision);
     if (decision.allowed) return headers;
     rateLimitRefusals.add(1, { 'switchboard.rate_limit.class': cls });
@@ -143,6 +159,11 @@ export function describeLimit(cls: RateClass, rule: RateRule): string {
 
 /** How long units taken in a batch may be spent in process; those left then are given up. */
 const LEASE_MS = 1_000;
+/**
+ * Batches only for windows that refill a batch (1% of the budget) within a lease, so the units given up
+ * when a lease ends never outrun the refill: an hour's budget of rare events is taken unit by unit.
+ */
+const MAX_LEASED_WINDOW_MS = 100 * LEASE_MS;
 const PRUNE_EVERY = 1024;
 
 /**
@@ -208,11 +229,18 @@ export function callerOf(request: Request, principal: Principal, trustedProxies:
 /** The two RateLimit fields, by lower-case name: a plain object, cheaper than `Headers` on every answer. */
 export type RateHeaders = Readonly<Record<'ratelimit-policy' | 'ratelimit', string>>;
 
-/** `RateLimit-Policy: "read";q=1000;w=10` and `RateLimit: "read";r=999;t=1`. */
-export function rateHeaders(cls: RateClass, rule: RateRule, decision: RateDecision): RateHeaders {
+/**
+ * `RateLimit-Policy: "read";q=1000;w=10` and `RateLimit: "read";r=999;t=1`: a class's budget, or another
+ * policy kept in the rate-limit store (the sign-in lockout's).
+ */
+export function rateHeaders(
+  policy: RateClass | 'sign-in-lockout',
+  rule: RateRule,
+  decision: RateDecision,
+): RateHeaders {
   return {
-    'ratelimit-policy': `"${cls}";q=${rule.limit};w=${Math.ceil(rule.windowMs / 1000)}`,
-    ratelimit: `"${cls}";r=${decision.remaining};t=${Math.ceil(decision.resetMs / 1000)}`,
+    'ratelimit-policy': `"${policy}";q=${rule.limit};w=${Math.ceil(rule.windowMs / 1000)}`,
+    ratelimit: `"${policy}";r=${decision.remaining};t=${Math.ceil(decision.resetMs / 1000)}`,
   };
 }
 
