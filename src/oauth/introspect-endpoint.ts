@@ -11,9 +11,10 @@ import { readTokenRequest } from './token-request.js';
 export function introspectEndpoint(ctx: ServerContext): (request: Request) => Promise<Response> {
   return async (request) => {
     try {
-      const { client, tokenHash: hash } = await readTokenRequest(ctx, request);
+      const { client, tokenHash: hash, limits } = await readTokenRequest(ctx, request);
       const now = ctx.clock.now();
-      const inactive = jsonResponse(200, { active: false }, { 'cache-control': 'no-store' });
+      const headers = { 'cache-control': 'no-store', ...limits };
+      const inactive = jsonResponse(200, { active: false }, headers);
       const live = (grant: GrantRecord | null): grant is GrantRecord =>
         grant !== null && grant.revokedAt === null && grant.expiresAt > now && grant.clientId === client.id;
 
@@ -36,7 +37,7 @@ export function introspectEndpoint(ctx: ServerContext): (request: Request) => Pr
           iss: ctx.issuerFor(request),
           ...(grant.userId === null ? {} : { sub: grant.userId }),
         },
-        { 'cache-control': 'no-store' },
+        headers,
       );
     } catch (error) {
       return oauthErrorResponse(error);

@@ -10,7 +10,7 @@ import { readTokenRequest } from './token-request.js';
 export function revokeEndpoint(ctx: ServerContext): (request: Request) => Promise<Response> {
   return async (request) => {
     try {
-      const { client, tokenHash: hash } = await readTokenRequest(ctx, request);
+      const { client, tokenHash: hash, limits } = await readTokenRequest(ctx, request);
       const now = ctx.clock.now();
       const access = await ctx.storage.oauth.accessTokens.get(hash);
       if (access) {
@@ -20,7 +20,7 @@ export function revokeEndpoint(ctx: ServerContext): (request: Request) => Promis
         const grant = refresh ? await ctx.storage.oauth.grants.get(refresh.grantId) : null;
         if (grant && grant.clientId === client.id) await ctx.storage.oauth.grants.revoke(grant.id, now);
       }
-      return new Response(null, { status: 200, headers: { 'cache-control': 'no-store' } });
+      return new Response(null, { status: 200, headers: { 'cache-control': 'no-store', ...limits } });
     } catch (error) {
       return oauthErrorResponse(error);
     }

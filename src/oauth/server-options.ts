@@ -71,9 +71,11 @@ export interface OAuthOptions {
   /** Largest accepted form body (default 16 KiB). */
   readonly maxBodyBytes?: number;
   /**
-   * Budgets of the token endpoint, per client (per address for requests that name none): over budget
-   * is 429 with `error: "temporarily_unavailable"` and `Retry-After`; and of password sign-ins on the
-   * authorization page, per address (class `sign-in`). Off when omitted.
+   * Budgets: failed client authentications at the token, introspection and revocation endpoints, per
+   * address (class `failed-auth`); token requests per client once it has authenticated (a public
+   * client's per address too); over either, 429 with `error: "temporarily_unavailable"` and
+   * `Retry-After`. Password sign-ins on the authorization page, per address (class `sign-in`). The
+   * admin routes' reads and writes (classes `read`, `write`). Off when omitted.
    */
   readonly rateLimit?: RateLimiter;
 }

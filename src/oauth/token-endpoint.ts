@@ -1,10 +1,9 @@
-import { anonymousPrincipal } from '../core/auth.js';
-import { isSwitchboardError, SwitchboardError } from '../core/errors.js';
+import { SwitchboardError } from '../core/errors.js';
 import type { GrantRecord, OAuthClientRecord } from '../core/storage/index.js';
 import { jsonResponse } from '../http/json.js';
-import { type RateHeaders, type RateLimiter, rateHeadersOf } from '../http/rate-limit.js';
+import type { RateHeaders } from '../http/rate-limit.js';
 import { textEquals } from '../internal/text-equals.js';
-import { authenticateClient, decodeBasic } from './client-auth.js';
+import { authenticateWithinBudget, takeTokenBudget, withRateHeaders } from './budgets.js';
 import { parseScopes, readForm, single } from './form.js';
 import { issueTokens, type TokenResponse } from './issue-tokens.js';
 import { oauthError, oauthErrorResponse } from './oauth-error.js';
@@ -24,14 +23,15 @@ const RETENTION_MS = 60 * 60_000;
 export function tokenEndpoint(ctx: ServerContext): (request: Request) => Promise<Response> {
   let nextCleanup = 0;
   return async (request) => {
+    let limits: RateHeaders | undefined;
     try {
       if (request.method !== 'POST') throw new SwitchboardError('method_not_allowed', 'Use POST.');
       if (new URL(request.url).search)
         throw oauthError('invalid_request', 'Send parameters in the body, not the URL.');
       const params = await readForm(request, ctx.maxBodyBytes);
-      // Before the secret is checked: guessing a client's secret spends that client's budget.
-      const limits = ctx.rateLimit ? await takeTokenBudget(ctx.rateLimit, request, params) : undefined;
-      const client = await authenticateClient(ctx, request, params);
+      // A failure is charged to the address; the client's budget only once it has authenticated.
+      const { client } = await authenticateWithinBudget(ctx, request, params);
+      if (ctx.rateLimit) limits = await takeTokenBudget(ctx.rateLimit, request, client);
       const issuer = ctx.issuerFor(request);
       const grantType = single(params, 'grant_type');
       let body: TokenResponse;
@@ -52,37 +52,9 @@ export function tokenEndpoint(ctx: ServerContext): (request: Request) => Promise
       if (!(error instanceof SwitchboardError)) {
         ctx.logger.log('error', 'token endpoint failed', { error: String(error) });
       }
-      return oauthErrorResponse(error);
+      return oauthErrorResponse(withRateHeaders(error, limits));
     }
   };
-}
-
-/** The token budget of the client the request names (by `client_id` or HTTP Basic), or of its address. */
-async function takeTokenBudget(
-  limiter: RateLimiter,
-  request: Request,
-  params: URLSearchParams,
-): Promise<RateHeaders> {
-  const clientId = params.get('client_id') ?? basicClientId(request);
-  const caller = clientId
-    ? { kind: 'service' as const, subject: `client:${clientId}`, scopes: new Set<string>() }
-    : anonymousPrincipal;
-  try {
-    return await limiter.take(request, caller, 'token');
-  } catch (error) {
-    if (!isSwitchboardError(error) || error.code !== 'rate_limited') throw error;
-    // OAuth's error format (RFC 6749 §5.2), with the wait and the RateLimit fields.
-    const refusal = new SwitchboardError('rate_limited', error.message, {
-      retryAfter: error.retryAfter ?? 1,
-      details: [{ field: 'error', code: 'temporarily_unavailable', message: error.message }],
-    });
-    throw Object.assign(refusal, { rateHeaders: rateHeadersOf(error) });
-  }
-}
-
-function basicClientId(request: Request): string | undefined {
-  const basic = /^Basic +([A-Za-z0-9+/=]+) *$/i.exec(request.headers.get('authorization') ?? '');
-  return (basic && decodeBasic(basic[1]!)?.[0]) || undefined;
 }
 
 async function exchangeCode(

@@ -1,6 +1,7 @@
 import { SwitchboardError } from '../core/errors.js';
 import type { OAuthClientRecord } from '../core/storage/index.js';
-import { authenticateClient } from './client-auth.js';
+import type { RateHeaders } from '../http/rate-limit.js';
+import { authenticateWithinBudget, withRateHeaders } from './budgets.js';
 import { readForm, single } from './form.js';
 import { oauthError } from './oauth-error.js';
 import { hashSecret } from './secrets.js';
@@ -11,6 +12,8 @@ export interface TokenRequest {
   readonly client: OAuthClientRecord;
   /** The hash of the `token` parameter: tokens are looked up by hash, never stored in plain. */
   readonly tokenHash: string;
+  /** The RateLimit fields of the caller's failed-authentication budget, with rate limits. */
+  readonly limits: RateHeaders | undefined;
 }
 
 /**
@@ -20,8 +23,8 @@ export interface TokenRequest {
 export async function readTokenRequest(ctx: ServerContext, request: Request): Promise<TokenRequest> {
   if (request.method !== 'POST') throw new SwitchboardError('method_not_allowed', 'Use POST.');
   const params = await readForm(request, ctx.maxBodyBytes);
-  const client = await authenticateClient(ctx, request, params);
+  const { client, limits } = await authenticateWithinBudget(ctx, request, params);
   const token = single(params, 'token');
-  if (!token) throw oauthError('invalid_request', 'The token is missing.');
-  return { client, tokenHash: hashSecret(token) };
+  if (!token) throw withRateHeaders(oauthError('invalid_request', 'The token is missing.'), limits);
+  return { client, tokenHash: hashSecret(token), limits };
 }

@@ -116,8 +116,9 @@ export interface SwitchboardOptions {
   /**
    * Request budgets per caller: REST reads and writes apart (default 1,000 and 250 per 10 s), GraphQL
    * queries and mutations by the fields they select (50,000 per 10 s, over HTTP and WebSocket), token
-   * requests (60 a minute per client), WebSocket subscriptions (60 a minute) and password sign-ins (20
-   * a minute per address), shared by every instance on the storage; over budget is 429 with
+   * requests (60 a minute per client), failed client authentications (20 a minute per address),
+   * WebSocket subscriptions (60 a minute) and password sign-ins (20 a minute per address), shared by
+   * every instance on the storage; over budget is 429 with
    * `Retry-After`, and every answer carries the IETF RateLimit fields. Each WebSocket also has a budget
    * of messages (600 a minute), beyond which it is closed with 1008. On by default; `rules` tunes a
    * class, `trustedProxies` tells callers apart behind a proxy, `false` turns them off (e.g. behind a

@@ -102,8 +102,11 @@ describe('rate limits on REST (memory)', () => {
           client_secret: secret,
         }),
       });
-    // A wrong secret spends the client's budget too: guessing is not free.
-    expect((await token('wrong')).status).toBe(401);
+    // A wrong secret is charged to the caller's address, not to the client it names.
+    const wrong = await token('wrong');
+    expect(wrong.status).toBe(401);
+    expect(wrong.headers.get('ratelimit')).toMatch(/^"failed-auth";r=19;t=\d+$/);
+    expect((await token()).headers.get('ratelimit')).toMatch(/^"token";r=1;t=\d+$/);
     const granted = await token();
     expect(granted.status).toBe(200);
     expect(granted.headers.get('ratelimit')).toMatch(/^"token";r=0;t=\d+$/);
