@@ -1,85 +1,200 @@
-import { type Authenticate, requireScope } from '../core/auth.js';
-import { SwitchboardError } from '../core/errors.js';
+import { z } from 'zod';
 import { readJson } from '../http/body.js';
-import { jsonResponse } from '../http/json.js';
+import { created, json, noContent } from '../http/responses.js';
+import { type AnyRoute, defineRoute } from '../http/route.js';
+import { ProblemSchema } from '../http/schemas.js';
+import { apiKeyFields, clientChanges, clientRegistration } from './admin-schemas.js';
 import type { OAuthAdmin } from './admin-service.js';
 
 /** The scope every admin route needs. */
 export const ADMIN_SCOPE = 'admin.oauth.write';
 
+/** Secrets and keys are in some answers: no cache keeps any of them. */
 const NO_STORE = { 'cache-control': 'no-store' };
+const tags = ['OAuth administration'];
+const problem = (description: string) => ({ description, schema: ProblemSchema, name: 'Problem' });
+const idParams = z.object({ id: z.string().min(1).meta({ description: 'Id', example: 'oac_1' }) });
+// An empty parameter (a blank filter field of a form) filters nothing.
+const grantQuery = z.object({
+  user_id: z.string().optional().meta({ description: 'Only the grants of this user' }),
+  client_id: z.string().optional().meta({ description: 'Only the grants to this client' }),
+});
+
+/** What the admin routes are checked against: the scopes that exist, and the largest body. */
+export interface OAuthAdminRouteOptions {
+  readonly knownScopes: Readonly<Record<string, string>>;
+  readonly maxBodyBytes: number;
+}
 
 /**
- * Admin REST routes over the {@link OAuthAdmin} service, for holders of `admin.oauth.write` (an admin
- * API key): `GET|POST /oauth/clients`, `GET|PATCH|DELETE /oauth/clients/{id}`,
- * `POST /oauth/clients/{id}/secret` (rotate, with an overlap), `GET|POST /oauth/api-keys`,
- * `DELETE /oauth/api-keys/{id}`, `GET /oauth/grants?user_id=&client_id=` (live grants) and
- * `DELETE /oauth/grants/{id}`. Secrets and keys appear once, in the response that creates them.
+ * The admin routes of the authorization server, relative to `/oauth`, for holders of
+ * `admin.oauth.write` (an admin API key): `GET|POST /clients`, `GET|PATCH|DELETE /clients/{id}`,
+ * `POST /clients/{id}/secret` (rotate, with an overlap), `GET|POST /api-keys`, `DELETE /api-keys/{id}`,
+ * `GET /grants?user_id=&client_id=` (live grants) and `DELETE /grants/{id}`. Served with the REST
+ * conventions (budgets, problem+json, ETags) over the {@link OAuthAdmin} service. Secrets and keys
+ * appear once, in the answer that creates them.
  */
-export function adminRoutes(
-  admin: OAuthAdmin,
-  authenticate: Authenticate,
-  options: { readonly maxBodyBytes: number },
-): (request: Request, path: string) => Promise<Response | null> {
-  const body = (request: Request): Promise<unknown> => readJson(request, options.maxBodyBytes);
-
-  return async (request, path) => {
-    const match = /^\/oauth\/(clients|api-keys|grants)(?:\/([^/]+)(\/secret)?)?$/.exec(path);
-    if (!match) return null;
-    const [, kind, id, secretPath] = match;
-    if (secretPath && kind !== 'clients') return null;
-    requireScope(await authenticate(request), ADMIN_SCOPE);
-    const { method } = request;
-
-    if (kind === 'clients' && secretPath) {
-      if (method !== 'POST')
-        throw new SwitchboardError('method_not_allowed', `${method} is not allowed on ${path}.`);
-      const input = request.headers.get('content-length') === '0' ? {} : await body(request);
-      const { client, ...rotated } = await admin.rotateClientSecret(id!, input);
-      return jsonResponse(200, { ...client, ...rotated }, NO_STORE);
-    }
-    if (kind === 'clients') {
-      if (id === undefined && method === 'GET')
-        return jsonResponse(200, { items: await admin.listClients() }, NO_STORE);
-      if (id === undefined && method === 'POST') {
-        const { client, secret } = await admin.registerClient(await body(request));
-        return jsonResponse(201, { ...client, secret }, { ...NO_STORE, location: `${path}/${client.id}` });
-      }
-      if (id !== undefined && method === 'GET') return jsonResponse(200, await admin.getClient(id), NO_STORE);
-      if (id !== undefined && method === 'PATCH')
-        return jsonResponse(200, await admin.updateClient(id, await body(request)), NO_STORE);
-      if (id !== undefined && method === 'DELETE') {
-        await admin.deleteClient(id);
-        return new Response(null, { status: 204 });
-      }
-    } else if (kind === 'api-keys') {
-      if (id === undefined && method === 'GET')
-        return jsonResponse(200, { items: await admin.listApiKeys() }, NO_STORE);
-      if (id === undefined && method === 'POST') {
-        const { apiKey, key } = await admin.createApiKey(await body(request));
-        return jsonResponse(201, { ...apiKey, key }, { ...NO_STORE, location: `${path}/${apiKey.id}` });
-      }
-      if (id !== undefined && method === 'DELETE') {
-        await admin.revokeApiKey(id);
-        return new Response(null, { status: 204 });
-      }
-    } else {
-      if (id === undefined && method === 'GET') {
-        const query = new URL(request.url).searchParams;
-        // An empty parameter (a blank filter field of a form) filters nothing.
-        const userId = query.get('user_id') || undefined;
-        const clientId = query.get('client_id') || undefined;
+export function oauthAdminRoutes(admin: OAuthAdmin, options: OAuthAdminRouteOptions): AnyRoute[] {
+  const { knownScopes, maxBodyBytes } = options;
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/clients',
+      operationId: 'listOAuthClients',
+      summary: 'List OAuth clients',
+      tags,
+      scope: ADMIN_SCOPE,
+      responses: { 200: { description: 'Every client, oldest first, as `{ items }`' } },
+      handle: async () => json({ items: await admin.listClients() }, { headers: NO_STORE }),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/clients',
+      operationId: 'registerOAuthClient',
+      summary: 'Register an OAuth client',
+      description: 'Answers the secret of a confidential client once; it is stored only hashed.',
+      tags,
+      scope: ADMIN_SCOPE,
+      body: { schema: clientRegistration(knownScopes), name: 'OAuthClientRegistration' },
+      responses: { 201: { description: 'The client and its secret, shown this once' } },
+      async handle({ body, basePath }) {
+        const { client, secret } = await admin.registerClient(body);
+        return created({ ...client, secret }, `${basePath}/clients/${client.id}`, { headers: NO_STORE });
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/clients/{id}',
+      operationId: 'getOAuthClient',
+      summary: 'Read an OAuth client',
+      tags,
+      scope: ADMIN_SCOPE,
+      params: idParams,
+      responses: { 200: { description: 'The client, never its secret' }, 404: problem('No such client') },
+      handle: async ({ params }) => json(await admin.getClient(params.id), { headers: NO_STORE }),
+    }),
+    defineRoute({
+      method: 'PATCH',
+      path: '/clients/{id}',
+      operationId: 'updateOAuthClient',
+      summary: 'Change an OAuth client',
+      description: 'Any of `name`, `redirectUris`, `scopes`, checked by the rules registration applies.',
+      tags,
+      scope: ADMIN_SCOPE,
+      params: idParams,
+      body: { schema: clientChanges(knownScopes), name: 'OAuthClientChanges' },
+      responses: { 200: { description: 'The changed client' }, 404: problem('No such client') },
+      handle: async ({ params, body }) =>
+        json(await admin.updateClient(params.id, body), { headers: NO_STORE }),
+    }),
+    defineRoute({
+      method: 'DELETE',
+      path: '/clients/{id}',
+      operationId: 'deleteOAuthClient',
+      summary: 'Remove an OAuth client',
+      description: 'Its grants are revoked, so its tokens stop working at once.',
+      tags,
+      scope: ADMIN_SCOPE,
+      params: idParams,
+      responses: { 204: { description: 'Removed (or there was none)' } },
+      async handle({ params }) {
+        await admin.deleteClient(params.id);
+        return noContent();
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/clients/{id}/secret',
+      operationId: 'rotateOAuthClientSecret',
+      summary: "Rotate a client's secret",
+      description:
+        'A JSON body `{ "overlapSeconds": 3600 }` (default 86,400, at most 604,800), or none: the previous secret works that much longer. The new one is answered once.',
+      tags,
+      scope: ADMIN_SCOPE,
+      params: idParams,
+      responses: {
+        200: { description: 'The client, its new secret and `previousSecretValidUntil`' },
+        404: problem('No such client'),
+        409: problem('A public client has no secret'),
+      },
+      async handle({ params, request }) {
+        // Declared without a body: a rotation with the default overlap sends none.
+        const input =
+          request.headers.get('content-length') === '0' ? {} : await readJson(request, maxBodyBytes);
+        const { client, ...rotated } = await admin.rotateClientSecret(params.id, input);
+        return json({ ...client, ...rotated }, { headers: NO_STORE });
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api-keys',
+      operationId: 'listApiKeys',
+      summary: 'List API keys',
+      tags,
+      scope: ADMIN_SCOPE,
+      responses: { 200: { description: 'Every key, revoked ones too, oldest first, as `{ items }`' } },
+      handle: async () => json({ items: await admin.listApiKeys() }, { headers: NO_STORE }),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api-keys',
+      operationId: 'createApiKey',
+      summary: 'Create an API key',
+      tags,
+      scope: ADMIN_SCOPE,
+      body: { schema: apiKeyFields(knownScopes), name: 'ApiKeyCreate' },
+      responses: { 201: { description: 'The key, shown this once' } },
+      async handle({ body, basePath }) {
+        const { apiKey, key } = await admin.createApiKey(body);
+        return created({ ...apiKey, key }, `${basePath}/api-keys/${apiKey.id}`, { headers: NO_STORE });
+      },
+    }),
+    defineRoute({
+      method: 'DELETE',
+      path: '/api-keys/{id}',
+      operationId: 'revokeApiKey',
+      summary: 'Revoke an API key',
+      tags,
+      scope: ADMIN_SCOPE,
+      params: idParams,
+      responses: { 204: { description: 'Revoked (or there was none)' } },
+      async handle({ params }) {
+        await admin.revokeApiKey(params.id);
+        return noContent();
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/grants',
+      operationId: 'listGrants',
+      summary: 'List live grants',
+      description: 'Newest first, at most 500, with the name of each client.',
+      tags,
+      scope: ADMIN_SCOPE,
+      query: grantQuery,
+      responses: { 200: { description: 'The live grants that match, as `{ items }`' } },
+      async handle({ query }) {
         const items = await admin.listGrants({
-          ...(userId === undefined ? {} : { userId }),
-          ...(clientId === undefined ? {} : { clientId }),
+          ...(query.user_id ? { userId: query.user_id } : {}),
+          ...(query.client_id ? { clientId: query.client_id } : {}),
         });
-        return jsonResponse(200, { items }, NO_STORE);
-      }
-      if (id !== undefined && method === 'DELETE') {
-        await admin.revokeGrant(id);
-        return new Response(null, { status: 204 });
-      }
-    }
-    throw new SwitchboardError('method_not_allowed', `${method} is not allowed on ${path}.`);
-  };
+        return json({ items }, { headers: NO_STORE });
+      },
+    }),
+    defineRoute({
+      method: 'DELETE',
+      path: '/grants/{id}',
+      operationId: 'revokeGrant',
+      summary: 'Revoke a grant',
+      description: 'Its access and refresh tokens stop working at once.',
+      tags,
+      scope: ADMIN_SCOPE,
+      params: idParams,
+      responses: { 204: { description: 'Revoked (or there was none)' } },
+      async handle({ params }) {
+        await admin.revokeGrant(params.id);
+        return noContent();
+      },
+    }),
+  ];
 }

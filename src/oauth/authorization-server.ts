@@ -4,7 +4,8 @@ import type { ApiKeyRecord, OAuthClientRecord } from '../core/storage/index.js';
 import { authErrorResponse } from '../http/challenge.js';
 import { jsonResponse } from '../http/json.js';
 import { noteRoute } from '../http/request-telemetry.js';
-import { adminRoutes } from './admin-routes.js';
+import { createRouteHandler } from '../http/route-handler.js';
+import { oauthAdminRoutes } from './admin-routes.js';
 import { createOAuthAdmin, type OAuthAdmin } from './admin-service.js';
 import { type CreateApiKeyInput, type CreatedApiKey, createApiKey, ensureApiKey } from './api-keys.js';
 import { authorizeEndpoint } from './authorize-endpoint.js';
@@ -146,7 +147,22 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
       jsonResponse(200, await keys.jwks(), { 'cache-control': 'public, max-age=300' });
   }
   const admin = createOAuthAdmin(ctx);
-  const adminRoute = adminRoutes(admin, authenticate, { maxBodyBytes: ctx.maxBodyBytes });
+  // On the route table every REST route is served from: budgets, problem+json, ETags, and 404 or 405
+  // for whatever else is asked of /oauth and /.well-known.
+  const adminRoutes = createRouteHandler({
+    routes: oauthAdminRoutes(admin, { knownScopes: ctx.scopes, maxBodyBytes: ctx.maxBodyBytes }),
+    authenticate,
+    basePath: '/oauth',
+    clock: ctx.clock,
+    logger: ctx.logger,
+    limits: { maxBodyBytes: ctx.maxBodyBytes },
+    info: {
+      title: 'Switchboard OAuth administration',
+      version: '1',
+      description: 'Clients, API keys and grants.',
+    },
+    ...(ctx.rateLimit ? { rateLimit: ctx.rateLimit } : {}),
+  });
 
   async function fetch(request: Request): Promise<Response> {
     const path = new URL(request.url).pathname;
@@ -161,12 +177,10 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
         return response;
       }
       if (route) return await route(request);
-      const response = await adminRoute(request, path);
-      if (response) return response;
-      throw new SwitchboardError('not_found', `Nothing is served at ${path}.`);
+      return await adminRoutes(request);
     } catch (error) {
       if (!(error instanceof SwitchboardError)) {
-        ctx.logger.log('error', 'oauth admin route failed', { error: String(error) });
+        ctx.logger.log('error', 'oauth endpoint failed', { error: String(error) });
       }
       return authErrorResponse(error);
     }
