@@ -1,6 +1,7 @@
 import { anonymousPrincipal } from '../core/auth.js';
 import { isSwitchboardError, SwitchboardError } from '../core/errors.js';
 import type { OAuthClientRecord } from '../core/storage/index.js';
+import { type RateHeaders, rateHeadersOf } from '../http/rate-limit.js';
 import {
   type ConsentView,
   type ErrorPageApp,
@@ -200,6 +201,8 @@ interface PageOptions {
   readonly status?: number;
   /** Seconds, for `Retry-After` (a sign-in refused for too many attempts). */
   readonly retryAfter?: number;
+  /** The RateLimit fields of the budget that refused the sign-in. */
+  readonly rateHeaders?: RateHeaders | undefined;
   /** The e-mail typed on the sign-in step, kept when it comes back with an error. */
   readonly username?: string;
   /** Set after a sign-in: the consent step, carrying the proof. */
@@ -244,6 +247,7 @@ async function page(
   };
   const headers = new Headers(PAGE_HEADERS);
   if (options.retryAfter !== undefined) headers.set('retry-after', String(options.retryAfter));
+  for (const [name, value] of Object.entries(options.rateHeaders ?? {})) headers.set(name, value);
   if (isNew) {
     headers.append(
       'set-cookie',
@@ -319,9 +323,14 @@ async function checkPassword(
 }
 
 /** The sign-in step again, saying when to try again (429), for a sign-in refused for too many attempts. */
-function refusedSignIn(error: unknown): Pick<PageOptions, 'error' | 'status' | 'retryAfter'> {
+function refusedSignIn(error: unknown): Pick<PageOptions, 'error' | 'status' | 'retryAfter' | 'rateHeaders'> {
   if (!isSwitchboardError(error) || error.code !== 'rate_limited') throw error;
-  return { error: error.message, status: 429, retryAfter: error.retryAfter ?? 1 };
+  return {
+    error: error.message,
+    status: 429,
+    retryAfter: error.retryAfter ?? 1,
+    rateHeaders: rateHeadersOf(error),
+  };
 }
 
 function bindingOf(steps: Steps, request: Request, authorization: AuthorizationRequest) {

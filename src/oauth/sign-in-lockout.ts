@@ -4,7 +4,8 @@
  */
 import { SwitchboardError } from '../core/errors.js';
 import type { Clock } from '../core/runtime.js';
-import type { RateLimitStore, RateRule } from '../core/storage/index.js';
+import type { RateDecision, RateLimitStore, RateRule } from '../core/storage/index.js';
+import { rateHeaders } from '../http/rate-limit.js';
 import { hashSecret } from './secrets.js';
 import type { SignIn } from './sign-in.js';
 
@@ -47,7 +48,7 @@ export function lockSignIn(
     async verifyPassword(username, password) {
       const key = `sign-in-lockout:${hashSecret(username.trim().toLowerCase())}`;
       const attempt = await store.take(key, rule, 1, clock.now());
-      if (!attempt.allowed) throw lockedOut(attempt.retryAfterMs);
+      if (!attempt.allowed) throw lockedOut(rule, attempt);
       let userId: string | null;
       try {
         userId = await verify(username, password);
@@ -64,11 +65,14 @@ export function lockSignIn(
   return locked;
 }
 
-function lockedOut(retryAfterMs: number): SwitchboardError {
+/** The refusal, with the lockout's RateLimit fields (`"sign-in-lockout";r=0;t=…`) for the page's 429. */
+function lockedOut(rule: RateRule, decision: RateDecision): SwitchboardError {
+  const { retryAfterMs } = decision;
   const minutes = Math.max(1, Math.ceil(retryAfterMs / 60_000));
-  return new SwitchboardError(
+  const error = new SwitchboardError(
     'rate_limited',
     `Too many wrong passwords for this account. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
     { retryAfter: Math.max(1, Math.ceil(retryAfterMs / 1000)) },
   );
+  return Object.assign(error, { rateHeaders: rateHeaders('sign-in-lockout', rule, decision) });
 }
