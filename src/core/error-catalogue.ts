@@ -218,8 +218,14 @@ const FIELD_TEXTS = {
     action: 'Send without the reference to start a new one, or reopen it first where that is allowed.',
   },
   unknown_reference: {
-    meaning: 'A field that refers to another record names one that does not exist.',
+    meaning:
+      'A field that refers to another record names one that does not exist (or, for a signed-in user, one of another client).',
     action: 'Send the id of an existing record, e.g. a client id from `GET /clients`.',
+  },
+  not_owner: {
+    meaning:
+      "A signed-in user's write would make the record another client's, or put it in another client's record (a message into their conversation).",
+    action: "Write your own client's records only: name your own client id, or leave the owner out.",
   },
   invalid_range: {
     meaning: 'The end of the time range is not after its start.',

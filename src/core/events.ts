@@ -32,6 +32,11 @@ export interface DomainEvent {
   /** The resource's detail fields, e.g. an order with its customer's e-mail. */
   readonly data: Readonly<Record<string, unknown>>;
   /**
+   * The client whose record the event is about, followed through relations (a message's conversation's
+   * client), when one is: a signed-in user receives only their own client's events.
+   */
+  readonly owner?: string;
+  /**
    * The W3C `traceparent` of the span that made the change, when tracing was on: its webhooks carry it
    * on, so a receiver joins the trace of the request that caused the event.
    */

@@ -1,6 +1,5 @@
 import type { Principal } from '../core/auth.js';
 import type { Domain } from '../core/domain/index.js';
-import { whereOf } from '../core/resources/access.js';
 import type { ResourceQuery, ResourceRecord } from '../core/storage/index.js';
 
 type Where = ResourceQuery['where'];
@@ -52,10 +51,11 @@ export function createRecordsLoader(domain: Domain, principal: Principal): Recor
     where && Object.keys(where).length ? `${resource} ${JSON.stringify(where)}` : resource;
 
   async function read(resource: string, key: string, ids: readonly string[], where: Where = {}) {
-    const service = domain.resources[resource]!;
+    // Acting for the caller: a user's loads stay within their own client, decided by the service.
+    const service = domain.resources[resource]!.for(principal);
     const field = service.resource.owner!;
     const query = (clients: string | readonly string[]) => ({
-      where: whereOf(service.resource, principal, {}, { ...where, [field]: clients }),
+      where: { ...where, [field]: clients },
       range: { offset: 0, limit: READ_LIMIT },
     });
     const into = within(loaded, key) as Map<string, ResourceRecord[]>;

@@ -9,9 +9,8 @@ import type { GraphQLResolveInfo } from 'graphql';
 import { z } from 'zod';
 import type { Scope } from '../core/auth.js';
 import { eventStream } from '../core/event-stream.js';
-import { SwitchboardError } from '../core/errors.js';
-import { assertMayCreate, canSee, sortOf, whereOf } from '../core/resources/access.js';
 import type { Resource } from '../core/resources/define.js';
+import { sortOf, whereOf } from '../core/resources/query.js';
 import type { ResourceService } from '../core/resources/service.js';
 import type { ResourceRecord } from '../core/storage/index.js';
 import type { GraphQLContext } from './context.js';
@@ -144,13 +143,9 @@ ${
 function resolversOf(resource: Resource): GraphQLResolvers {
   const { typeName, lifecycle } = resource;
   const names = namesOf(resource);
-  const service = (ctx: GraphQLContext): ResourceService => ctx.domain.resources[resource.name]!;
-  const findVisible = async (ctx: GraphQLContext, id: string): Promise<ResourceRecord> => {
-    const record = await service(ctx).find(id);
-    if (!record || !canSee(resource, ctx.principal, record))
-      throw new SwitchboardError('not_found', `No ${resource.name} with id "${id}".`);
-    return record;
-  };
+  // The service acting for the caller decides what they may reach; resolvers only render its answer.
+  const service = (ctx: GraphQLContext): ResourceService =>
+    ctx.domain.resources[resource.name]!.for(ctx.principal);
   // Records a client owns, read for every client of the list at once when they are selected.
   const prefetchOwned = async (
     clients: readonly ResourceRecord[],
@@ -169,10 +164,7 @@ function resolversOf(resource: Resource): GraphQLResolvers {
 
   const resolvers: Record<string, Record<string, unknown>> = {
     Query: {
-      [names.one]: async (_: unknown, args: { id: string }, ctx: GraphQLContext) => {
-        const record = await service(ctx).find(args.id);
-        return record && canSee(resource, ctx.principal, record) ? record : null;
-      },
+      [names.one]: (_: unknown, args: { id: string }, ctx: GraphQLContext) => service(ctx).find(args.id),
       [names.plural]: async (
         _: unknown,
         args: Paging & Record<string, unknown>,
@@ -181,7 +173,7 @@ function resolversOf(resource: Resource): GraphQLResolvers {
       ) => {
         const range = listRange(args, ctx);
         const { items } = await service(ctx).list({
-          where: whereOf(resource, ctx.principal, args, pick(args, Object.keys(resource.groupedBy))),
+          where: whereOf(resource, args, pick(args, Object.keys(resource.groupedBy))),
           sort: sortOf(resource, args.sort),
           range,
         });
@@ -190,43 +182,42 @@ function resolversOf(resource: Resource): GraphQLResolvers {
       },
     },
     Mutation: {
-      [names.create]: async (_: unknown, args: { input: Record<string, unknown> }, ctx: GraphQLContext) => {
-        assertMayCreate(resource, ctx.principal, args.input);
-        return service(ctx).create(args.input);
-      },
+      [names.create]: (_: unknown, args: { input: Record<string, unknown> }, ctx: GraphQLContext) =>
+        service(ctx).create(args.input),
     },
     Subscription: {
       [names.change]: {
-        subscribe: (_: unknown, args: Record<string, string | undefined>, ctx: GraphQLContext) =>
-          eventStream(ctx.bus, {
+        subscribe: (_: unknown, args: Record<string, string | undefined>, ctx: GraphQLContext) => {
+          const access = service(ctx);
+          return eventStream(ctx.bus, {
             types: resource.eventTypes,
             maxQueue: ctx.limits.maxSubscriberQueue,
             ...(ctx.dropSlowSubscriber ? { onOverflow: ctx.dropSlowSubscriber } : {}),
             pick: (event) => {
               const record = recordOf(event.data);
-              if (!canSee(resource, ctx.principal, record) || !matches(resource, record, args))
-                return undefined;
+              if (!access.sees(event) || !matches(resource, record, args)) return undefined;
               return { event: event.type, [names.one]: record };
             },
-          }),
+          });
+        },
         resolve: (change: unknown) => change,
       },
     },
   };
   if (names.created)
     resolvers.Subscription![names.created] = {
-      subscribe: (_: unknown, args: Record<string, string | undefined>, ctx: GraphQLContext) =>
-        eventStream(ctx.bus, {
+      subscribe: (_: unknown, args: Record<string, string | undefined>, ctx: GraphQLContext) => {
+        const access = service(ctx);
+        return eventStream(ctx.bus, {
           types: [resource.events.created],
           maxQueue: ctx.limits.maxSubscriberQueue,
           ...(ctx.dropSlowSubscriber ? { onOverflow: ctx.dropSlowSubscriber } : {}),
           pick: (event) => {
             const record = recordOf(event.data);
-            return canSee(resource, ctx.principal, record) && matches(resource, record, args)
-              ? record
-              : undefined;
+            return access.sees(event) && matches(resource, record, args) ? record : undefined;
           },
-        }),
+        });
+      },
       resolve: (record: unknown) => record,
     };
   if (names.update)
@@ -234,25 +225,15 @@ function resolversOf(resource: Resource): GraphQLResolvers {
       _: unknown,
       args: { id: string; input: Record<string, unknown> },
       ctx: GraphQLContext,
-    ) => {
-      await findVisible(ctx, args.id);
-      return service(ctx).update(args.id, args.input);
-    };
+    ) => service(ctx).update(args.id, args.input);
   if (names.remove)
     resolvers.Mutation![names.remove] = async (_: unknown, args: { id: string }, ctx: GraphQLContext) => {
-      await findVisible(ctx, args.id);
       await service(ctx).delete(args.id);
       return true;
     };
   if (names.move)
-    resolvers.Mutation![names.move] = async (
-      _: unknown,
-      args: Record<string, string>,
-      ctx: GraphQLContext,
-    ) => {
-      await findVisible(ctx, args.id!);
-      return service(ctx).update(args.id!, { [lifecycle!.field]: args[lifecycle!.field] });
-    };
+    resolvers.Mutation![names.move] = async (_: unknown, args: Record<string, string>, ctx: GraphQLContext) =>
+      service(ctx).update(args.id!, { [lifecycle!.field]: args[lifecycle!.field] });
   if (lifecycle)
     // States travel as the enum's values (`WITH_AGENT`) and are kept as declared (`with_agent`).
     resolvers[names.stateType] = Object.fromEntries(Object.keys(lifecycle.states).map((s) => [upper(s), s]));

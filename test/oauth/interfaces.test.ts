@@ -97,6 +97,13 @@ describe('scopes on GraphQL and WebSocket', () => {
 
   it('delivers a subscription to a token with the scope', async () => {
     const tokens = await tokensFor(demo, demo.ada, { scope: 'chat.messages.read' });
+    // A user receives the messages of their own conversations only.
+    await demo.switchboard.domain.resources.conversation!.create({
+      chatbotId: 'bot-1',
+      visitorId: 'v1',
+      channel: 'web',
+      clientId: demo.ada.id,
+    });
     demo.switchboard.start();
     const pending = subscribe(tokens.access_token);
     // The subscription needs a moment to register; keep sending until one message arrives.

@@ -26,8 +26,15 @@ export interface WriteOptions {
   readonly ifVersion?: number;
 }
 
-export function newEvent(ctx: DomainContext, type: string, data: Record<string, unknown>): DomainEvent {
-  const event = { id: ctx.ids('evt'), type, occurredAt: isoAt(ctx.clock.now()), data };
+/** An event of now, in the current trace, about a record `owner` (a client id) owns when given. */
+export function newEvent(
+  ctx: DomainContext,
+  type: string,
+  data: Record<string, unknown>,
+  owner?: string,
+): DomainEvent {
+  const made = { id: ctx.ids('evt'), type, occurredAt: isoAt(ctx.clock.now()), data };
+  const event = owner === undefined ? made : { ...made, owner };
   // The trace of the request that caused it, when one records: its webhooks join that trace.
   const traceparent = currentTraceparent();
   return traceparent ? { ...event, traceparent } : event;

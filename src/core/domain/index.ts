@@ -1,5 +1,6 @@
 import { CORE_RESOURCES } from '../resources/built-ins/index.js';
 import type { Resource } from '../resources/define.js';
+import { ownerPaths } from '../resources/ownership.js';
 import { type InternalService, type ResourceService, resourceService } from '../resources/service.js';
 import { type Clock, type IdGenerator, sortableIds, systemClock } from '../runtime.js';
 import type { Storage } from '../storage/index.js';
@@ -48,9 +49,11 @@ export function createDomain(options: DomainOptions): Domain {
     onCommit: options.onCommit ?? (() => {}),
   };
   const registry = new Map<string, InternalService>();
-  for (const resource of [...CORE_RESOURCES, ...(options.resources ?? [])]) {
+  const all = [...CORE_RESOURCES, ...(options.resources ?? [])];
+  const owners = ownerPaths(all);
+  for (const resource of all) {
     if (registry.has(resource.name)) throw new Error(`Two resources are named "${resource.name}".`);
-    registry.set(resource.name, resourceService(ctx, resource, registry));
+    registry.set(resource.name, resourceService(ctx, resource, registry, owners.get(resource.name)));
   }
   const resources: Record<string, ResourceService> = Object.fromEntries(registry);
   return {

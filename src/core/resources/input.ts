@@ -84,7 +84,8 @@ export interface ResourceInput<F extends Record<string, z.ZodType>> {
   readonly relations?: Readonly<Partial<Record<keyof F & string, string>>>;
   /**
    * The relation that says whose record it is: a signed-in user sees only their own client's, and
-   * the records go when their client does. `id` for the client itself.
+   * the records go when their owner does. `id` for the client itself. It may name a record that is
+   * owned in turn: a message's `conversationId` makes it its conversation's client's.
    */
   readonly owner?: (keyof F & string) | 'id';
   /** Fields a list filters on by equality (`?status=approved`); relations always can. */

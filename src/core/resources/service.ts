@@ -1,8 +1,11 @@
 /**
  * The domain service of a resource: validated writes, each with its event in the same transaction,
  * compare-and-set on `version`, references and unique fields checked, life-cycle moves enforced,
- * owned records deleted with their owner. Built-in and declared resources alike.
+ * owned records deleted with their owner. Built-in and declared resources alike. Access is decided
+ * here and only here: `service.for(principal)` checks scopes and keeps a signed-in user to their own
+ * client's records, through relations, inside the write's transaction.
  */
+import { type Principal, requireScope } from '../auth.js';
 import {
   assertMove,
   type CreateOptions,
@@ -15,12 +18,14 @@ import {
   withRetry,
 } from '../domain/context.js';
 import { SwitchboardError } from '../errors.js';
+import type { DomainEvent } from '../events.js';
 import type { Page } from '../records.js';
 import { isoAt } from '../runtime.js';
 import type { Range, ResourceQuery, ResourceRecord, Stores } from '../storage/index.js';
 import { validate } from '../validation.js';
 import type { Resource } from './define.js';
 import type { Related } from './input.js';
+import { bothOf, type OwnerPath, ownedWhere, ownerOf } from './ownership.js';
 
 /** What a list asks a resource service for; every part optional but the range. */
 export interface ResourceListQuery {
@@ -32,6 +37,22 @@ export interface ResourceListQuery {
 /** Reads and writes the records of one resource. */
 export interface ResourceService {
   readonly resource: Resource;
+  /** The way from a record to the client that owns it; undefined when no client owns these records. */
+  readonly ownerPath: OwnerPath | undefined;
+  /**
+   * The same service acting for a caller: it refuses what the caller's scopes do not allow, and a
+   * signed-in user reads, receives, creates into and changes only their own client's records (a
+   * message through its conversation), meeting the same 404 an absent record gets. Every interface
+   * calls through it; none decides access itself.
+   */
+  for(principal: Principal): ResourceService;
+  /** Whether the caller may receive this event of the resource: always, unless a user's and not theirs. */
+  sees(event: DomainEvent): boolean;
+  /**
+   * Whether the record exists and is the caller's to reach, whatever their scopes for it: for paths
+   * under a parent record (`/clients/{id}/orders` needs the orders scope, not the clients one).
+   */
+  exists(id: string): Promise<boolean>;
   /** Validates and creates a record in the initial state; publishes the created event. */
   create(input: unknown, options?: CreateOptions<ResourceRecord>): Promise<ResourceRecord>;
   /** The record, or a `not_found` error. */
@@ -51,8 +72,8 @@ export type ResourceRegistry = ReadonlyMap<string, InternalService>;
 
 /** A service plus what other services call inside their own transaction. */
 export interface InternalService extends ResourceService {
-  /** Creates from validated fields inside `tx` (a message starting its conversation). */
-  createIn(tx: Stores, fields: Record<string, unknown>): Promise<ResourceRecord>;
+  /** Creates from validated fields inside `tx` (a message starting its conversation), for `userId` when set. */
+  createIn(tx: Stores, fields: Record<string, unknown>, userId?: string): Promise<ResourceRecord>;
 }
 
 /** The largest batch one cascade step or rule reads at once. */
@@ -62,11 +83,14 @@ export function resourceService(
   ctx: DomainContext,
   resource: Resource,
   registry: ResourceRegistry,
+  ownerPath: OwnerPath | undefined,
 ): InternalService {
-  const { name, lifecycle } = resource;
+  const { name, plural, lifecycle } = resource;
   const fieldNames = Object.keys(resource.fields);
   const stateField = lifecycle?.field;
   const previousOfState = stateField && `previous${stateField[0]!.toUpperCase()}${stateField.slice(1)}`;
+  // The field a user's own client id goes in, when the owner is named directly (an order's clientId).
+  const ownerField = ownerPath?.length === 1 ? ownerPath[0]!.field : undefined;
 
   /** Every declared field present (optional ones `null`): a record has one shape everywhere. */
   const complete = (fields: Record<string, unknown>): Record<string, unknown> =>
@@ -83,10 +107,56 @@ export function resourceService(
 
   const announce = async (tx: Stores, type: string, record: ResourceRecord, extra = {}) => {
     const data = resource.eventData ? await resource.eventData(record, relatedIn(tx, registry)) : {};
-    await tx.outbox.append(newEvent(ctx, type, { ...view(record), ...extra, ...data }));
+    const owner = ownerPath && (await ownerOf(ownerPath, record, getIn(tx)));
+    await tx.outbox.append(newEvent(ctx, type, { ...view(record), ...extra, ...data }, owner ?? undefined));
   };
 
-  const createIn = async (tx: Stores, fields: Record<string, unknown>): Promise<ResourceRecord> => {
+  /** Whether `userId` (a signed-in user; undefined: any caller) owns the record. */
+  const owns = async (tx: Stores, userId: string | undefined, record: Readonly<Record<string, unknown>>) =>
+    userId === undefined || !ownerPath || (await ownerOf(ownerPath, record, getIn(tx))) === userId;
+
+  /**
+   * What a user writes stays theirs: the direct owner field is their own client (filled in when left
+   * out); another client there is refused, never silently replaced.
+   */
+  const claim = (fields: Record<string, unknown>, userId: string | undefined) => {
+    if (userId === undefined || !ownerPath) return fields;
+    if (ownerPath.length === 0)
+      throw new SwitchboardError('forbidden', `A signed-in user cannot create other ${plural}.`);
+    if (!ownerField) return fields;
+    const named = fields[ownerField];
+    if (named === undefined || named === null) return { ...fields, [ownerField]: userId };
+    if (named !== userId)
+      throw new SwitchboardError(
+        'forbidden',
+        `A signed-in user may write ${plural} of their own client only: ${ownerField} must be ${userId}.`,
+        {
+          details: [{ field: ownerField, code: 'not_owner', message: 'Only your own client may be named.' }],
+        },
+      );
+    return fields;
+  };
+
+  /** Refuses a record that, once written, would not be the user's (joined to someone else's conversation). */
+  const assertOwned = async (tx: Stores, userId: string | undefined, record: ResourceRecord) => {
+    if (!(await owns(tx, userId, record)))
+      throw new SwitchboardError(
+        'forbidden',
+        `A signed-in user may write ${plural} of their own client only.`,
+        {
+          details: [
+            { field: ownerPath![0]?.field ?? 'id', code: 'not_owner', message: 'This is not yours.' },
+          ],
+        },
+      );
+  };
+
+  const createIn = async (
+    tx: Stores,
+    input: Record<string, unknown>,
+    userId?: string,
+  ): Promise<ResourceRecord> => {
+    const fields = claim(input, userId);
     const now = isoAt(ctx.clock.now());
     let record: ResourceRecord = {
       id: ctx.ids(resource.idPrefix),
@@ -96,8 +166,9 @@ export function resourceService(
       updatedAt: now,
       version: 1,
     };
-    await checkReferences(tx, resource, fields);
-    if (resource.prepare) record = await resource.prepare(record, relatedIn(tx, registry));
+    await checkReferences(tx, registry, resource, fields, userId);
+    if (resource.prepare) record = await resource.prepare(record, relatedIn(tx, registry, userId));
+    await assertOwned(tx, userId, record);
     await checkUnique(tx, resource, record, fields);
     await checkRule(tx, resource, record);
     await tx.resources.insert(name, record);
@@ -105,17 +176,25 @@ export function resourceService(
     return view(record);
   };
 
+  /** The stored record, if there is one and the user (when one) may see it. */
+  const visibleIn = async (tx: Stores, userId: string | undefined, id: string) => {
+    const record = await tx.resources.get(name, id);
+    return record && (await owns(tx, userId, record)) ? record : null;
+  };
+
   const change = (
     id: string,
-    fields: Record<string, unknown>,
+    input: Record<string, unknown>,
     options: WriteOptions,
     replace: boolean,
+    userId: string | undefined,
   ): Promise<ResourceRecord> =>
     withRetry(options, () =>
       commit(ctx, async (tx) => {
-        const current = await tx.resources.get(name, id);
+        const current = await visibleIn(tx, userId, id);
         if (!current) throw notFound(name, id);
         checkVersion(options, current.version);
+        const fields = ownerField && resource.writable.includes(ownerField) ? claim(input, userId) : input;
         // A replace writes every writable field (absent ones cleared); immutable fields and the state stay.
         const written = replace
           ? Object.fromEntries(resource.writable.map((f) => [f, fields[f] ?? null]))
@@ -123,12 +202,13 @@ export function resourceService(
         const next: Record<string, unknown> = { ...current, ...written };
         const moved = lifecycle ? moveOf(resource, current, next) : undefined;
         if (!moved && fieldNames.every((f) => same(current[f], next[f]))) return current;
-        await checkReferences(tx, resource, fields);
+        await checkReferences(tx, registry, resource, fields, userId);
         const updated = {
           ...next,
           updatedAt: isoAt(ctx.clock.now()),
           version: current.version + 1,
         } as ResourceRecord;
+        await assertOwned(tx, userId, updated);
         await checkUnique(tx, resource, updated, fields);
         await checkRule(tx, resource, updated);
         if (!(await tx.resources.update(name, updated, current.version))) return null;
@@ -138,52 +218,95 @@ export function resourceService(
       }),
     );
 
-  return {
-    resource,
-    createIn,
-    async create(input, options = {}) {
-      const fields = validate(resource.createInput, input);
-      return commit(ctx, async (tx) => {
-        const record = await createIn(tx, fields);
-        await options.within?.(tx, record);
-        return record;
+  /** The ids of a resource's records that meet `where`, all of them (a user's conversations). */
+  const idsOf = async (target: string, where: ResourceQuery['where']): Promise<string[]> => {
+    const ids: string[] = [];
+    for (let offset = 0; ; offset += BATCH) {
+      const page = await ctx.storage.resources.list(target, {
+        where,
+        sort: { field: 'createdAt', descending: false },
+        range: { offset, limit: BATCH },
       });
-    },
-    async get(id) {
-      const record = await ctx.storage.resources.get(name, id);
-      if (!record) throw notFound(name, id);
-      return view(record);
-    },
-    async find(id) {
-      const record = await ctx.storage.resources.get(name, id);
-      return record && view(record);
-    },
-    async list(query) {
-      const page = await ctx.storage.resources.list(name, {
-        where: query.where ?? {},
-        sort: storedSort(query.sort ?? { field: resource.createdField, descending: false }),
-        range: query.range,
-      });
-      return resource.versioned ? page : { items: page.items.map(view), total: page.total };
-    },
-    replace: async (id, input, options = {}) =>
-      change(id, validate(resource.replaceInput, input), options, true),
-    update: async (id, patch, options = {}) =>
-      change(id, validate(resource.patchInput, patch), options, false),
-    async delete(id, options = {}) {
-      await withRetry(options, () =>
-        commit(ctx, async (tx) => {
-          const current = await tx.resources.get(name, id);
-          if (!current) throw notFound(name, id);
-          checkVersion(options, current.version);
-          if (!(await tx.resources.delete(name, id, current.version))) return null;
-          await deleteOwned(tx, registry, name, id);
-          await announce(tx, resource.events.deleted, current);
-          return true;
-        }),
-      );
-    },
+      for (const record of page.items) ids.push(record.id);
+      if (page.items.length < BATCH) return ids;
+    }
   };
+
+  const acting = (principal: Principal | undefined): ResourceService => {
+    const userId = principal?.userId;
+    const may = (scope: string) => {
+      if (principal) requireScope(principal, scope);
+    };
+    const read = () => may(resource.scopes.read);
+    const write = () => may(resource.scopes.write);
+    const find = async (id: string) => {
+      read();
+      const record = await visibleIn(ctx.storage, userId, id);
+      return record && view(record);
+    };
+    return {
+      resource,
+      ownerPath,
+      for: (caller) => acting(caller),
+      sees: (event) => userId === undefined || !ownerPath || event.owner === userId,
+      exists: async (id) => (await visibleIn(ctx.storage, userId, id)) !== null,
+      async create(input, options = {}) {
+        write();
+        const fields = validate(resource.createInput, input);
+        return commit(ctx, async (tx) => {
+          const record = await createIn(tx, fields, userId);
+          await options.within?.(tx, record);
+          return record;
+        });
+      },
+      async get(id) {
+        const record = await find(id);
+        if (!record) throw notFound(name, id);
+        return record;
+      },
+      find,
+      async list(query) {
+        read();
+        let where = query.where ?? {};
+        if (userId !== undefined && ownerPath) {
+          const [field, owned] = await ownedWhere(ownerPath, userId, idsOf);
+          const both = bothOf(where[field], owned);
+          if (both === null) return { items: [], total: 0 };
+          where = { ...where, [field]: both };
+        }
+        const page = await ctx.storage.resources.list(name, {
+          where,
+          sort: storedSort(query.sort ?? { field: resource.createdField, descending: false }),
+          range: query.range,
+        });
+        return resource.versioned ? page : { items: page.items.map(view), total: page.total };
+      },
+      async replace(id, input, options = {}) {
+        write();
+        return change(id, validate(resource.replaceInput, input), options, true, userId);
+      },
+      async update(id, patch, options = {}) {
+        write();
+        return change(id, validate(resource.patchInput, patch), options, false, userId);
+      },
+      async delete(id, options = {}) {
+        write();
+        await withRetry(options, () =>
+          commit(ctx, async (tx) => {
+            const current = await visibleIn(tx, userId, id);
+            if (!current) throw notFound(name, id);
+            checkVersion(options, current.version);
+            if (!(await tx.resources.delete(name, id, current.version))) return null;
+            await deleteOwned(tx, registry, name, id);
+            await announce(tx, resource.events.deleted, current);
+            return true;
+          }),
+        );
+      },
+    };
+  };
+
+  return { ...acting(undefined), createIn };
 }
 
 /** Records owned by a deleted one go with it (a client's orders, bookings, conversations). */
@@ -206,8 +329,16 @@ async function deleteOwned(tx: Stores, registry: ResourceRegistry, owner: string
   }
 }
 
-/** What a definition's hooks see of other records, inside the transaction at hand. */
-function relatedIn(tx: Stores, registry: ResourceRegistry): Related {
+/** Reads records inside the transaction at hand. */
+function getIn(tx: Stores): (resource: string, id: string) => Promise<ResourceRecord | null> {
+  return (resource, id) => tx.resources.get(resource, id);
+}
+
+/**
+ * What a definition's hooks see of other records, inside the transaction at hand. What they create
+ * for a signed-in user is that user's (the conversation a user's first message starts).
+ */
+function relatedIn(tx: Stores, registry: ResourceRegistry, userId?: string): Related {
   return {
     get: (resource, id) => tx.resources.get(resource, id),
     async find(resource, where) {
@@ -221,7 +352,7 @@ function relatedIn(tx: Stores, registry: ResourceRegistry): Related {
     async create(resource, input) {
       const service = registry.get(resource);
       if (!service) throw new Error(`No resource named "${resource}".`);
-      return service.createIn(tx, validate(service.resource.createInput, input));
+      return service.createIn(tx, validate(service.resource.createInput, input), userId);
     },
   };
 }
@@ -240,15 +371,24 @@ function moveOf(
   return lifecycle.states[to]!.event ?? `${resource.name}.${to}`;
 }
 
-/** Every reference written must name an existing record: a dangling id is refused, not stored. */
+/**
+ * Every reference written must name an existing record: a dangling id is refused, not stored. For a
+ * signed-in user a record of another client is as absent, so its id cannot be probed.
+ */
 async function checkReferences(
   tx: Stores,
+  registry: ResourceRegistry,
   resource: Resource,
   fields: Record<string, unknown>,
+  userId: string | undefined,
 ): Promise<void> {
   for (const [field, target] of Object.entries(resource.relations)) {
     const id = fields[field];
-    if (typeof id !== 'string' || (await tx.resources.get(target, id))) continue;
+    if (typeof id !== 'string') continue;
+    const found = await tx.resources.get(target, id);
+    const path = registry.get(target)?.ownerPath;
+    if (found && (userId === undefined || !path || (await ownerOf(path, found, getIn(tx))) === userId))
+      continue;
     const message = `${field} names no ${target}: "${id}".`;
     throw new SwitchboardError('validation_failed', `The input is not valid: ${message}`, {
       details: [{ field, code: 'unknown_reference', message }],

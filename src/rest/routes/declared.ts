@@ -9,8 +9,8 @@ import { z } from 'zod';
 import type { Principal } from '../../core/auth.js';
 import type { CreateOptions } from '../../core/domain/index.js';
 import { SwitchboardError } from '../../core/errors.js';
-import { assertMayCreate, canSee, sortOf, sortSchemaOf, whereOf } from '../../core/resources/access.js';
 import type { Resource } from '../../core/resources/define.js';
+import { sortOf, sortSchemaOf, whereOf } from '../../core/resources/query.js';
 import type { ResourceService } from '../../core/resources/service.js';
 import type { ResourceRecord } from '../../core/storage/index.js';
 import { ifMatch } from '../../http/conditional.js';
@@ -18,7 +18,7 @@ import { PAGE_HEADERS, pageQuery, paginated, rangeOf } from '../../http/paginati
 import { created, json, noContent } from '../../http/responses.js';
 import { type AnyRoute, defineRoute } from '../../http/route.js';
 import { ProblemSchema, pageOf } from '../../http/schemas.js';
-import { assertVisible, type ResourceRouteOptions } from './context.js';
+import type { ResourceRouteOptions } from './context.js';
 
 const problem = (description: string) => ({ description, schema: ProblemSchema, name: 'Problem' });
 const capital = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1);
@@ -43,19 +43,14 @@ export function declaredRoutes(service: ResourceService, options: ResourceRouteO
     : undefined;
   const record = { schema: wire.recordSchema, name: typeName, ...(etagged ? { headers: etagged } : {}) };
   const listQuery = listQueryOf(resource, options);
-  const currentVersion = (id: string) => async () => (await service.find(id))?.version ?? null;
+  // Every call goes through the service acting for the caller: it alone decides what they may reach.
+  const currentVersion = (principal: Principal, id: string) => async () =>
+    (await service.for(principal).find(id))?.version ?? null;
   const tagOf = (r: ResourceRecord) => (resource.versioned ? { version: r.version } : {});
 
-  /** The record, unless it belongs to another user's client: then the same 404 as an absent one. */
-  const visible = async (principal: Principal, id: string): Promise<ResourceRecord> => {
-    const found = await service.get(id);
-    if (!canSee(resource, principal, found))
-      throw new SwitchboardError('not_found', `No ${name} with id "${id}".`);
-    return found;
-  };
   const list = async (principal: Principal, query: z.output<typeof listQuery>, url: URL, fixed = {}) => {
-    const page = await service.list({
-      where: whereOf(resource, principal, query, fixed),
+    const page = await service.for(principal).list({
+      where: whereOf(resource, query, fixed),
       sort: sortOf(resource, query.sort),
       range: rangeOf(query),
     });
@@ -67,10 +62,9 @@ export function declaredRoutes(service: ResourceService, options: ResourceRouteO
     context: { principal: Principal; basePath: string; idempotent: IdempotentOf },
   ) => {
     const input = { ...wire.accept(body), ...fixed };
-    assertMayCreate(resource, context.principal, input);
     const respond = (r: ResourceRecord) =>
       created(wire.present(r), `${context.basePath}${path}/${encodeURIComponent(r.id)}`, tagOf(r));
-    return respond(await service.create(input, context.idempotent(respond)));
+    return respond(await service.for(context.principal).create(input, context.idempotent(respond)));
   };
   const listResponses = {
     200: {
@@ -133,7 +127,7 @@ export function declaredRoutes(service: ResourceService, options: ResourceRouteO
         404: problem(`No such ${name}`),
       },
       async handle({ params, principal }) {
-        const found = await visible(principal, params.id);
+        const found = await service.for(principal).get(params.id);
         return json(wire.present(found), tagOf(found));
       },
     }),
@@ -159,9 +153,8 @@ export function declaredRoutes(service: ResourceService, options: ResourceRouteO
           422: problem('A field is missing or not valid'),
         },
         async handle({ params, principal, body, request }) {
-          await visible(principal, params.id);
-          const write = await ifMatch(request, currentVersion(params.id));
-          const updated = await service.replace(params.id, body, write);
+          const write = await ifMatch(request, currentVersion(principal, params.id));
+          const updated = await service.for(principal).replace(params.id, body, write);
           return json(wire.present(updated), tagOf(updated));
         },
       }),
@@ -193,9 +186,8 @@ export function declaredRoutes(service: ResourceService, options: ResourceRouteO
           422: problem('A field is not valid'),
         },
         async handle({ params, principal, body, request }) {
-          await visible(principal, params.id);
-          const write = await ifMatch(request, currentVersion(params.id));
-          const updated = await service.update(params.id, body, write);
+          const write = await ifMatch(request, currentVersion(principal, params.id));
+          const updated = await service.for(principal).update(params.id, body, write);
           return json(wire.present(updated), tagOf(updated));
         },
       }),
@@ -217,8 +209,8 @@ export function declaredRoutes(service: ResourceService, options: ResourceRouteO
           412: problem('If-Match names a version that is no longer current'),
         },
         async handle({ params, principal, request }) {
-          await visible(principal, params.id);
-          await service.delete(params.id, await ifMatch(request, currentVersion(params.id)));
+          const write = await ifMatch(request, currentVersion(principal, params.id));
+          await service.for(principal).delete(params.id, write);
           return noContent();
         },
       }),
@@ -227,8 +219,10 @@ export function declaredRoutes(service: ResourceService, options: ResourceRouteO
   // Under the client that owns the records: /clients/{id}/orders, and /users/{user_id}/orders.
   if (owner && owner !== 'id' && resource.relations[owner] === 'client') {
     const clientParams = z.object({ id: z.string().min(1).meta({ description: 'Client id' }) });
-    const clientExists = async (id: string, kind = 'client') => {
-      if (!(await options.domain.clients.find(id)))
+    const owners = options.domain.resources[resource.relations[owner]!]!;
+    // The client must exist and be the caller's to reach: else the same 404 either way.
+    const clientExists = async (principal: Principal, id: string, kind = 'client') => {
+      if (!(await owners.for(principal).exists(id)))
         throw new SwitchboardError('not_found', `No ${kind} with id "${id}".`);
     };
     routes.push(
@@ -243,8 +237,7 @@ export function declaredRoutes(service: ResourceService, options: ResourceRouteO
         query: listQuery,
         responses: { ...listResponses, 404: problem('No such client') },
         async handle({ params, query, principal, url }) {
-          assertVisible(principal, params.id);
-          await clientExists(params.id);
+          await clientExists(principal, params.id);
           return list(principal, query, url, { [owner]: params.id });
         },
       }),
@@ -268,8 +261,7 @@ export function declaredRoutes(service: ResourceService, options: ResourceRouteO
           422: problem('A field is not valid, or a reference names no record'),
         },
         async handle({ params, body, principal, basePath, idempotent }) {
-          assertVisible(principal, params.id);
-          await clientExists(params.id);
+          await clientExists(principal, params.id);
           return create(
             body as Record<string, unknown>,
             { [owner]: params.id },
@@ -295,8 +287,7 @@ export function declaredRoutes(service: ResourceService, options: ResourceRouteO
               'not_found',
               'The caller is not a signed-in user, so "me" names nobody.',
             );
-          assertVisible(principal, userId, 'user');
-          await clientExists(userId, 'user');
+          await clientExists(principal, userId, 'user');
           return list(principal, query, url, { [owner]: userId });
         },
       }),

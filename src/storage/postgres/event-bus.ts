@@ -4,6 +4,7 @@ import type { DomainEvent } from '../../core/events.js';
 import { type Clock, type Logger, silentLogger, systemClock } from '../../core/runtime.js';
 import { connect, type PostgresConnectionOptions } from './connection.js';
 import { translate } from './database.js';
+import { toEvent } from './outbox.js';
 
 /** Options of {@link createPostgresEventBus}: the connection, the NOTIFY channel, retention, reconnects. */
 export type PostgresEventBusOptions = PostgresConnectionOptions & {
@@ -30,6 +31,7 @@ interface BusRow {
   type: string;
   occurred_at: string;
   data: Record<string, unknown>;
+  owner: string | null;
 }
 
 const SWEEP_EVERY_MS = 60_000;
@@ -88,7 +90,7 @@ export function createPostgresEventBus(options: PostgresEventBusOptions): Postgr
   async function deliver(rows: BusRow[]): Promise<void> {
     for (const row of rows) {
       if (!remember(Number(row.seq))) continue;
-      await local.publish({ id: row.id, type: row.type, occurredAt: row.occurred_at, data: row.data });
+      await local.publish(toEvent(row));
     }
   }
 
@@ -100,7 +102,7 @@ export function createPostgresEventBus(options: PostgresEventBusOptions): Postgr
           const batch = pending;
           pending = [];
           const { rows } = await pool.query<BusRow>(
-            'SELECT seq, id, type, occurred_at, data FROM switchboard_bus_events WHERE seq = ANY($1) ORDER BY seq',
+            'SELECT seq, id, type, occurred_at, data, owner FROM switchboard_bus_events WHERE seq = ANY($1) ORDER BY seq',
             [batch],
           );
           await deliver(rows);
@@ -116,7 +118,7 @@ export function createPostgresEventBus(options: PostgresEventBusOptions): Postgr
 
   async function catchUp(): Promise<void> {
     const { rows } = await pool.query<BusRow>(
-      `SELECT seq, id, type, occurred_at, data FROM switchboard_bus_events
+      `SELECT seq, id, type, occurred_at, data, owner FROM switchboard_bus_events
        WHERE seq > $1 AND origin <> $2 ORDER BY seq`,
       [highest, origin],
     );
@@ -211,9 +213,10 @@ export function createPostgresEventBus(options: PostgresEventBusOptions): Postgr
     try {
       await pool.query(
         `WITH stored AS (
-           INSERT INTO switchboard_bus_events (id, origin, type, occurred_at, data, published_ms)
-           SELECT e.id, $1, e.type, e.occurred_at, e.data::json, $2
-           FROM unnest($3::text[], $4::text[], $5::text[], $6::text[]) AS e(id, type, occurred_at, data)
+           INSERT INTO switchboard_bus_events (id, origin, type, occurred_at, data, owner, published_ms)
+           SELECT e.id, $1, e.type, e.occurred_at, e.data::json, e.owner, $2
+           FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $8::text[])
+             AS e(id, type, occurred_at, data, owner)
            ON CONFLICT (id) DO NOTHING RETURNING seq
          )
          SELECT pg_notify($7, $1 || ':' || seq) FROM stored`,
@@ -225,6 +228,7 @@ export function createPostgresEventBus(options: PostgresEventBusOptions): Postgr
           events.map((e) => e.occurredAt),
           events.map((e) => JSON.stringify(e.data)),
           channel,
+          events.map((e) => e.owner ?? null),
         ],
       );
       if (now >= nextSweep) {

@@ -331,4 +331,12 @@ export const MIGRATIONS: readonly Migration[] = [
     sql: `ALTER TABLE switchboard_outbox ADD COLUMN traceparent text;
           ALTER TABLE switchboard_webhook_deliveries ADD COLUMN traceparent text;`,
   },
+  {
+    version: 14,
+    name: 'owner of events',
+    // The client an event's record belongs to (through relations): a user's subscriptions on any
+    // instance receive only their own. Null for records no client owns.
+    sql: `ALTER TABLE switchboard_outbox ADD COLUMN owner text;
+          ALTER TABLE switchboard_bus_events ADD COLUMN owner text;`,
+  },
 ];

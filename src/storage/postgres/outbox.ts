@@ -8,11 +8,19 @@ interface EventRow {
   occurred_at: string;
   data: Record<string, unknown>;
   traceparent?: string | null;
+  owner?: string | null;
 }
 
 export function toEvent(row: EventRow): DomainEvent {
-  const event = { id: row.id, type: row.type, occurredAt: row.occurred_at, data: row.data };
-  return row.traceparent ? { ...event, traceparent: row.traceparent } : event;
+  const event: { -readonly [K in keyof DomainEvent]: DomainEvent[K] } = {
+    id: row.id,
+    type: row.type,
+    occurredAt: row.occurred_at,
+    data: row.data,
+  };
+  if (row.owner) event.owner = row.owner;
+  if (row.traceparent) event.traceparent = row.traceparent;
+  return event;
 }
 
 /**
@@ -25,8 +33,16 @@ export function postgresOutboxStore(db: Database): OutboxStore {
     async append(event) {
       // `json`, not `jsonb`: the data comes back with its keys in the order they were written.
       await db.rows(
-        'INSERT INTO switchboard_outbox (id, type, occurred_at, data, traceparent) VALUES ($1, $2, $3, $4, $5)',
-        [event.id, event.type, event.occurredAt, JSON.stringify(event.data), event.traceparent ?? null],
+        `INSERT INTO switchboard_outbox (id, type, occurred_at, data, traceparent, owner)
+         VALUES ($1, $2, $3, $4, $5, $6)`,
+        [
+          event.id,
+          event.type,
+          event.occurredAt,
+          JSON.stringify(event.data),
+          event.traceparent ?? null,
+          event.owner ?? null,
+        ],
       );
     },
 
@@ -37,7 +53,7 @@ export function postgresOutboxStore(db: Database): OutboxStore {
            ORDER BY seq LIMIT $2 FOR UPDATE SKIP LOCKED
          )
          UPDATE switchboard_outbox o SET lease_until = $3 FROM free WHERE o.seq = free.seq
-         RETURNING o.seq, o.id, o.type, o.occurred_at, o.data, o.traceparent`,
+         RETURNING o.seq, o.id, o.type, o.occurred_at, o.data, o.traceparent, o.owner`,
         [now, limit, now + leaseMs],
       );
       // UPDATE … RETURNING does not keep the CTE's order.

@@ -20,6 +20,8 @@ export const messages = defineResource({
   },
   changes: false,
   relations: { conversationId: 'conversation' },
+  // Whose message it is: its conversation's client's (a signed-in user sees only their own).
+  owner: 'conversationId',
   groupedBy: { chatbotId: 'chatbots' },
   filters: ['visitorId'],
   scopes: { read: 'chat.messages.read', write: 'chat.messages.write' },

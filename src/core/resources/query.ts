@@ -1,41 +1,19 @@
 /**
- * What every interface of a declared resource applies alike, so REST and GraphQL cannot drift: who
- * sees which records, who may create them, and how a list's filters and sort are read.
+ * How every interface reads a list's filters and sort alike, so REST and GraphQL cannot drift. Who
+ * may see which records is not decided here but in the service (service.ts, ownership.ts).
  */
 import { z } from 'zod';
-import { canSeeClient, type Principal } from '../auth.js';
-import { SwitchboardError } from '../errors.js';
 import type { ResourceQuery } from '../storage/index.js';
 import { validate } from '../validation.js';
 import type { Resource } from './define.js';
 
-type Record_ = { readonly [field: string]: unknown };
-
-/** Whether the principal may see the record: a signed-in user only their own client's. */
-export function canSee(resource: Resource, principal: Principal, record: Record_): boolean {
-  return !resource.owner || canSeeClient(principal, String(record[resource.owner]));
-}
-
-/** Refuses a signed-in user who creates a record for another client (or, of clients, any). */
-export function assertMayCreate(resource: Resource, principal: Principal, input: Record_): void {
-  if (!resource.owner || principal.userId === undefined) return;
-  if (resource.owner === 'id')
-    throw new SwitchboardError('forbidden', `A signed-in user cannot create other ${resource.plural}.`);
-  if (input[resource.owner] !== principal.userId)
-    throw new SwitchboardError(
-      'forbidden',
-      `A signed-in user may create ${resource.plural} for their own client only.`,
-    );
-}
-
 /**
  * The `where` of a list: the filters given (as text, read as the field would be written, so that
- * `quantity=2` finds the number 2 and an e-mail matches lower-cased), the searches, `fixed`
- * conditions, and for a signed-in user their own client.
+ * `quantity=2` finds the number 2 and an e-mail matches lower-cased), the searches and `fixed`
+ * conditions.
  */
 export function whereOf(
   resource: Resource,
-  principal: Principal,
   filters: Readonly<Record<string, unknown>>,
   fixed: ResourceQuery['where'] = {},
 ): Record<string, ResourceQuery['where'][string]> {
@@ -48,7 +26,6 @@ export function whereOf(
     const raw = filters[parameter];
     if (typeof raw === 'string' && raw !== '') where[field] = { contains: raw };
   }
-  if (resource.owner && principal.userId !== undefined) where[resource.owner] = principal.userId;
   return where;
 }
 
