@@ -71,7 +71,12 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     options.adaptiveConcurrency === false
       ? undefined
       : createEndpointLimits({ initial: maxPerEndpoint, max: Math.floor((concurrency * 3) / 4) });
-  const stopping = new AbortController();
+  // Stopping is a flag, and an AbortController per attempt in flight made by the attempt: workerd builds
+  // before September 2026 refuse one in a module's global scope, where the switchboard (and so this
+  // dispatcher) is often made, and tie it to the request that made it, while a Worker's dispatcher
+  // works after many.
+  let stopped = false;
+  const attempting = new Set<AbortController>();
   const inFlight = new Map<string, Promise<void>>();
   let filling: Promise<number> | null = null;
   let timer: ReturnType<typeof setInterval> | undefined;
@@ -151,7 +156,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       if (!result.ok)
         span.setStatus({ code: SpanStatusCode.ERROR, message: result.error ?? `HTTP ${result.statusCode}` });
       if (!refused) limits?.observe(endpoint.id, result);
-      if (stopping.signal.aborted && result.statusCode === null && !refused) {
+      if (stopped && result.statusCode === null && !refused) {
         await storage.webhooks.deliveries.release(delivery.id, workerIdOf());
         return;
       }
@@ -181,17 +186,23 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     headers['user-agent'] = 'switchboard-webhooks/1';
     // The receiver joins the trace of the request that caused the event (W3C Trace Context).
     if (traceparent) headers.traceparent = traceparent;
-    return sendAttempt({
-      url: endpoint.url,
-      address,
-      headers,
-      body: delivery.payload,
-      poster,
-      timeoutMs,
-      signal: stopping.signal,
-      burstRetries: options.burstRetries ?? 2,
-      now: () => clock.now(),
-    });
+    const stopping = new AbortController();
+    attempting.add(stopping);
+    try {
+      return await sendAttempt({
+        url: endpoint.url,
+        address,
+        headers,
+        body: delivery.payload,
+        poster,
+        timeoutMs,
+        signal: stopping.signal,
+        burstRetries: options.burstRetries ?? 2,
+        now: () => clock.now(),
+      });
+    } finally {
+      attempting.delete(stopping);
+    }
   }
 
   async function record(
@@ -263,7 +274,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       return filling;
     }
     const free = concurrency - inFlight.size;
-    if (free <= 0 || stopping.signal.aborted) return Promise.resolve(0);
+    if (free <= 0 || stopped) return Promise.resolve(0);
     // `.finally` runs after this assignment, so a claim that settles at once cannot leave `filling` stuck.
     const claiming = claimAndLaunch(free).finally(() => {
       filling = null;
@@ -327,7 +338,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     },
     kick,
     start() {
-      if (timer !== undefined || stopping.signal.aborted) return;
+      if (timer !== undefined || stopped) return;
       timer = setInterval(kick, options.pollIntervalMs ?? 1_000);
       kick();
     },
@@ -343,7 +354,8 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
         await Promise.race([Promise.all(inFlight.values()), grace]);
         clearTimeout(graceTimer);
       }
-      stopping.abort();
+      stopped = true;
+      for (const stopping of attempting) stopping.abort();
       poster.stop();
       await Promise.all(inFlight.values());
     },

@@ -60,12 +60,17 @@ export function createPoster(doFetch?: typeof fetch): Poster {
 
 /** Redirects are not followed (a 3xx is a failed attempt), so a receiver cannot bounce the request. */
 export function fetchPoster(doFetch: typeof fetch): Poster {
-  let stopping = new AbortController();
+  // One AbortController per post, made by the post: workerd builds before September 2026 refuse one in a
+  // module's global scope, where the dispatcher (and so this poster) is often made, and tie it to the
+  // request that made it, while a Worker's poster posts after many.
+  const inFlight = new Set<AbortController>();
   return {
     async post({ url, headers, body, timeoutMs }) {
       const timeout = AbortSignal.timeout(timeoutMs);
+      const stopping = new AbortController();
       const stopped = stopping.signal;
       const signal = AbortSignal.any([timeout, stopped]);
+      inFlight.add(stopping);
       try {
         const response = await doFetch(url, { method: 'POST', headers, body, redirect: 'manual', signal });
         return {
@@ -78,11 +83,12 @@ export function fetchPoster(doFetch: typeof fetch): Poster {
         if (timeout.aborted) throw new PostTimeout(timeoutMs);
         if (stopped.aborted) throw new PostStopped();
         throw error;
+      } finally {
+        inFlight.delete(stopping);
       }
     },
     stop() {
-      stopping.abort();
-      stopping = new AbortController();
+      for (const stopping of inFlight) stopping.abort();
     },
   };
 }
@@ -149,7 +155,8 @@ interface NativeAgent {
 }
 interface NativeRequest {
   on(event: 'error', listener: (error: Error) => void): NativeRequest;
-  end(body: Uint8Array): void;
+  write(body: Uint8Array): void;
+  end(): void;
   destroy(error?: Error): void;
 }
 interface NativeResponse {
@@ -250,7 +257,9 @@ function nativePoster({ http, https }: NativeHttp): Poster {
         request.on('error', (error) => {
           if (settle()) reject(error);
         });
-        request.end(bytes);
+        // Not `end(bytes)`: workerd 1.20250917's node:http sends such a body twice.
+        request.write(bytes);
+        request.end();
       });
     },
     stop() {

@@ -1,39 +1,92 @@
 /**
- * Cloudflare Workers refuse random values, timers and I/O in a module's global scope ("Disallowed
+ * Cloudflare Workers refuse random values, timers, I/O and more in a module's global scope ("Disallowed
  * operation called within global scope"), and that is where docs/architecture.md makes the switchboard.
- * Here the same refusals are set up around `createSwitchboard`: constructing must need none of them,
- * and the first request (where a Worker allows them) must work.
+ * Here the same refusals (test/runtimes/global-scope.ts, each checked against workerd by the workerd
+ * smoke suite) are set up around `createSwitchboard`: constructing must need none of them, and the
+ * first request (where a Worker allows them) must work.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSwitchboard } from '../../src/index.js';
+import { REFUSED_IN_GLOBAL_SCOPE, type RefusedOperation, refusedOf } from './global-scope.js';
 
 const ADMIN = 'sbk_module_scope_admin_key_0123456789abcdefgh';
-const refused = ['getRandomValues', 'randomUUID'] as const;
-const originals = {
-  getRandomValues: crypto.getRandomValues.bind(crypto),
-  randomUUID: crypto.randomUUID.bind(crypto),
-  setTimeout: globalThis.setTimeout,
-  setInterval: globalThis.setInterval,
+const originalSetTimeout = globalThis.setTimeout;
+const undo: (() => void)[] = [];
+
+const refusal = (what: string): Error =>
+  new Error(`Disallowed operation called within global scope: ${what}`);
+const disallowed = (what: string) => (): never => {
+  throw refusal(what);
+};
+/** workerd rejects the promise of an asynchronous operation rather than throwing. */
+const rejected = (what: string) => (): Promise<never> => Promise.reject(refusal(what));
+
+/** Puts `value` in place of `owner[key]` until `restore`. */
+function replace(owner: object, key: string, value: unknown): void {
+  const original = Object.getOwnPropertyDescriptor(owner, key);
+  Object.defineProperty(owner, key, { value, configurable: true, writable: true });
+  undo.push(() => {
+    if (original) Object.defineProperty(owner, key, original);
+    else delete (owner as Record<string, unknown>)[key];
+  });
+}
+
+/** The class, except that constructing it (when `when` says so) is refused. */
+function refuseConstructing<T extends abstract new (...args: never[]) => unknown>(
+  what: string,
+  type: T,
+  when: (args: readonly unknown[]) => boolean = () => true,
+): T {
+  return new Proxy(type, {
+    construct: (target, args, newTarget) =>
+      when(args) ? disallowed(what)() : Reflect.construct(target, args, newTarget),
+  });
+}
+
+/** How each refusal is made in Node: one per operation of the list, so none can be left out. */
+const REFUSE: Record<RefusedOperation, (name: string) => void> = {
+  setTimeout: (name) => replace(globalThis, 'setTimeout', disallowed(name)),
+  setInterval: (name) => replace(globalThis, 'setInterval', disallowed(name)),
+  'crypto.getRandomValues': (name) => replace(crypto, 'getRandomValues', disallowed(name)),
+  'crypto.randomUUID': (name) => replace(crypto, 'randomUUID', disallowed(name)),
+  'crypto.subtle.generateKey': (name) => replace(crypto.subtle, 'generateKey', rejected(name)),
+  fetch: (name) => replace(globalThis, 'fetch', rejected(name)),
+  'new AbortController': (name) =>
+    replace(globalThis, 'AbortController', refuseConstructing(name, AbortController)),
+  'AbortSignal.abort': (name) => replace(AbortSignal, 'abort', disallowed(name)),
+  'AbortSignal.any': (name) => replace(AbortSignal, 'any', disallowed(name)),
+  'AbortSignal.timeout': (name) => replace(AbortSignal, 'timeout', disallowed(name)),
+  'new Response': (name) => replace(globalThis, 'Response', refuseConstructing(name, Response)),
+  'Response.json': (name) => replace(Response, 'json', disallowed(name)),
+  'Response.redirect': (name) => replace(Response, 'redirect', disallowed(name)),
+  'new Request with a body': (name) =>
+    replace(
+      globalThis,
+      'Request',
+      refuseConstructing(name, Request, ([, init]) => (init as RequestInit | undefined)?.body != null),
+    ),
+  'new TransformStream': (name) =>
+    replace(globalThis, 'TransformStream', refuseConstructing(name, TransformStream)),
+  'new WritableStream': (name) =>
+    replace(globalThis, 'WritableStream', refuseConstructing(name, WritableStream)),
+  'new TextEncoderStream': (name) =>
+    replace(globalThis, 'TextEncoderStream', refuseConstructing(name, TextEncoderStream)),
+  'new CompressionStream': (name) =>
+    replace(globalThis, 'CompressionStream', refuseConstructing(name, CompressionStream)),
 };
 
 /**
- * Runs `work` as a Worker's global scope would: random values and timers throw, also in the promise
- * jobs `work` leaves behind, which a Worker runs before the scope ends (workerd refused the admin key's
- * id there, after the constructor had returned).
+ * Runs `work` as a Worker's global scope would: every operation of the list throws (or rejects), also
+ * in the promise jobs `work` leaves behind, which a Worker runs before the scope ends (workerd refused
+ * the admin key's id there, after the constructor had returned).
  */
 async function inGlobalScope<T>(work: () => T): Promise<T> {
-  const disallowed = (what: string) => () => {
-    throw new Error(`Disallowed operation called within global scope: ${what}`);
-  };
-  for (const name of refused)
-    Object.defineProperty(crypto, name, { value: disallowed(name), configurable: true });
-  globalThis.setTimeout = disallowed('setTimeout') as unknown as typeof setTimeout;
-  globalThis.setInterval = disallowed('setInterval') as unknown as typeof setInterval;
+  for (const [name, refuse] of Object.entries(REFUSE)) refuse(name);
   try {
     const made = work();
     // Work the constructor left behind runs under the refusals too, however long it takes in a Worker;
     // 100 ms covers Web Crypto's thread-pool jobs, which one task (setTimeout 0) did not on Node 24.
-    await new Promise((resolve) => originals.setTimeout(resolve, 100));
+    await new Promise((resolve) => originalSetTimeout(resolve, 100));
     return made;
   } finally {
     restore();
@@ -41,15 +94,24 @@ async function inGlobalScope<T>(work: () => T): Promise<T> {
 }
 
 function restore(): void {
-  for (const name of refused)
-    Object.defineProperty(crypto, name, { value: originals[name], configurable: true });
-  globalThis.setTimeout = originals.setTimeout;
-  globalThis.setInterval = originals.setInterval;
+  for (let step = undo.pop(); step; step = undo.pop()) step();
 }
 
 afterEach(restore);
 
-describe('createSwitchboard in a module scope that refuses random values and timers', () => {
+describe('a module scope that refuses what a Worker refuses', () => {
+  it('refuses every operation of the list, and nothing once it has ended', async () => {
+    let refused: Promise<string[]> | undefined;
+    await inGlobalScope(() => {
+      refused = refusedOf(REFUSED_IN_GLOBAL_SCOPE);
+    });
+    expect((await refused)?.sort()).toEqual(Object.keys(REFUSED_IN_GLOBAL_SCOPE).sort());
+    const { fetch: _io, ...local } = REFUSED_IN_GLOBAL_SCOPE;
+    expect(await refusedOf(local)).toEqual([]);
+  });
+});
+
+describe('createSwitchboard in a module scope that refuses what a Worker refuses', () => {
   it('constructs, then serves REST, GraphQL, OAuth discovery and the token endpoint', async () => {
     const switchboard = await inGlobalScope(() =>
       createSwitchboard({ oauth: { adminApiKey: ADMIN, idTokens: {} }, console: { secret: undefined } }),
