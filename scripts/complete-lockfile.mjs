@@ -40,18 +40,40 @@ function platformOf(name) {
   return entry;
 }
 
+/** Where Node looks for `name` from the package at `location`, nearest first, the top-level one last. */
+function lookups(location, name) {
+  const paths = [];
+  for (let at = location; ; at = at.slice(0, Math.max(0, at.lastIndexOf('/node_modules/')))) {
+    paths.push(`${at ? `${at}/` : ''}node_modules/${name}`);
+    if (!at) return paths;
+  }
+}
+
+/**
+ * Where npm puts `name@version` for the package at `location`: nowhere if the one it finds is that
+ * version; at the top if none is found; else just inside the one found, whose version differs (a
+ * second workerd under an alias, the oldest the docs support, wants builds of its own version).
+ */
+function placeOf(location, name, version) {
+  const paths = lookups(location, name);
+  const found = paths.findIndex((path) => packages[path]);
+  if (found === -1) return paths.at(-1);
+  if (packages[paths[found]].version === version || found === 0) return undefined;
+  return paths[found - 1];
+}
+
 let added = 0;
 for (const [location, pkg] of Object.entries(packages)) {
   for (const [name, version] of Object.entries(pkg.optionalDependencies ?? {})) {
-    const nested = `${location ? `${location}/` : ''}node_modules/${name}`;
-    if (packages[nested] || packages[`node_modules/${name}`]) continue;
+    const place = placeOf(location, name, version);
+    if (!place) continue;
     const platform = platformOf(name);
     if (!platform.os && !platform.cpu) continue; // not a platform build: npm must resolve it for real
     if (!/^\d+\.\d+\.\d+(-[\w.]+)?$/.test(version)) {
       console.warn(`skipped ${name}@${version}: not an exact version`);
       continue;
     }
-    packages[`node_modules/${name}`] = {
+    packages[place] = {
       version,
       ...(pkg.dev ? { dev: true } : {}),
       optional: true,

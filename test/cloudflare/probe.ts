@@ -1,7 +1,12 @@
 // A second Worker in the smoke suite's workerd process, for what the test cannot do over HTTP alone:
 // fire the app Worker's cron handler (workerd runs `scheduled()` on a service binding, as its own cron
-// triggers do) and sign and verify a webhook with workerd's Web Crypto.
+// triggers do), sign and verify a webhook with workerd's Web Crypto, and say what its global scope
+// refused.
 import { generateWebhookSecret, signWebhook, verifyWebhook } from '../../dist/webhooks/index.js';
+import { ALLOWED_IN_GLOBAL_SCOPE, REFUSED_IN_GLOBAL_SCOPE, refusedOf } from '../runtimes/global-scope.js';
+
+// Tried here, in the global scope, as workerd loads the Worker.
+const refusedInGlobalScope = refusedOf({ ...REFUSED_IN_GLOBAL_SCOPE, ...ALLOWED_IN_GLOBAL_SCOPE });
 
 interface ProbeEnv {
   /** The app Worker; `scheduled` needs the `service_binding_extra_handlers` compatibility flag. */
@@ -17,6 +22,7 @@ export default {
   async fetch(request: Request, env: ProbeEnv): Promise<Response> {
     const { pathname } = new URL(request.url);
     if (pathname === '/scheduled') return Response.json(await env.APP.scheduled({ cron: '* * * * *' }));
+    if (pathname === '/global-scope') return Response.json({ refused: await refusedInGlobalScope });
     if (pathname === '/signature') {
       const secret = generateWebhookSecret();
       const body = JSON.stringify({ event: 'smoke.test', data: {} });

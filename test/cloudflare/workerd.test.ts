@@ -11,6 +11,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhook } from '../../src/webhooks/index.js';
+import { ALLOWED_IN_GLOBAL_SCOPE } from '../runtimes/global-scope.js';
 import { handshake, smokeChecks } from '../runtimes/smoke-checks.mjs';
 import { expectSmokeFindings } from '../runtimes/smoke-findings.js';
 import { until } from '../support/until.js';
@@ -20,6 +21,7 @@ import {
   WORKERD_ADMIN_KEY,
   type Workerd,
   type WorkerdOptions,
+  workerdBinary,
 } from '../support/workerd.js';
 
 interface Delivery {
@@ -39,12 +41,20 @@ interface Received {
 /**
  * Where the package runs: the newest compatibility date with no flag, and the oldest with
  * `nodejs_compat`, which gives `process` (a default from 2026-08-04), whose `versions`
- * fast-json-stringify reads as it loads (graphql-jit imports it).
+ * fast-json-stringify reads as it loads (graphql-jit imports it); both on the newest workerd, and the
+ * oldest on the oldest workerd that knows that date (devDependency `workerd-oldest`, the build wrangler
+ * 4.38.0 ships), which refuses more in a global scope (an AbortController, a stream's write side).
  */
 const RUNTIMES: readonly (WorkerdOptions & { readonly name: string })[] = [
   { name: 'the newest compatibility date, no flag' },
   {
     name: '2025-09-15 with nodejs_compat',
+    compatibilityDate: '2025-09-15',
+    compatibilityFlags: ['nodejs_compat'],
+  },
+  {
+    name: `the oldest workerd, ${workerdBinary('workerd-oldest').version}: 2025-09-15 with nodejs_compat`,
+    workerd: 'workerd-oldest',
     compatibilityDate: '2025-09-15',
     compatibilityFlags: ['nodejs_compat'],
   },
@@ -140,6 +150,15 @@ describe.each(RUNTIMES)('Cloudflare Workers (workerd), $name', (runtime) => {
     const refused = await handshake(`${workerd.url}/graphql`, 'graphql-transport-ws');
     expect(refused).toMatchObject({ status: 501, type: 'application/problem+json' });
     expect(JSON.parse(refused.body).detail).toContain('Accept: text/event-stream');
+  });
+
+  it('refuses in a global scope nothing that test/runtimes/global-scope.ts allows', async () => {
+    // The module-scope test refuses the rest around createSwitchboard, so a Worker can make it there.
+    const { refused } = (await (await fetch(`${workerd.probeUrl}/global-scope`)).json()) as {
+      refused: string[];
+    };
+    expect(refused).toEqual(expect.arrayContaining(['setTimeout', 'crypto.getRandomValues', 'fetch']));
+    expect(refused.filter((name) => name in ALLOWED_IN_GLOBAL_SCOPE)).toEqual([]);
   });
 
   it("signs and verifies webhooks with workerd's Web Crypto", async () => {

@@ -24,24 +24,32 @@ export interface Workerd {
   stop(): Promise<void>;
 }
 
+/** The devDependencies that install a workerd: the newest, and the oldest build the docs support. */
+export type WorkerdPackage = 'workerd' | 'workerd-oldest';
+
 /**
- * Where the workerd binary is: `WORKERD_BINARY`, else the one the `workerd` devDependency installs.
- * Throws when there is none, so a runtime missing from the matrix fails rather than being skipped.
+ * Where the workerd binary is: the one the devDependency installs (for `workerd`, `WORKERD_BINARY` if
+ * set), with its version. Throws when there is none, so a runtime missing from the matrix fails rather
+ * than being skipped.
  */
-export function workerdBinary(): { path: string; compatibilityDate: string } {
-  let found: { path: string; compatibilityDate: string };
+export function workerdBinary(pkg: WorkerdPackage = 'workerd'): {
+  path: string;
+  compatibilityDate: string;
+  version: string;
+} {
+  let found: { path: string; compatibilityDate: string; version: string };
   try {
     // The package's main module finds the binary of this platform's package, or throws saying which.
-    const workerd = createRequire(import.meta.url)('workerd') as {
-      default: string;
-      compatibilityDate: string;
-    };
+    const require = createRequire(import.meta.url);
+    const workerd = require(pkg) as { default: string; compatibilityDate: string };
+    const override = pkg === 'workerd' ? process.env.WORKERD_BINARY : undefined;
     found = {
-      path: process.env.WORKERD_BINARY ?? workerd.default,
+      path: override ?? workerd.default,
       compatibilityDate: workerd.compatibilityDate,
+      version: (require(`${pkg}/package.json`) as { version: string }).version,
     };
   } catch (error) {
-    throw new Error(`No workerd: run \`npm install\` (devDependency workerd). ${String(error)}`);
+    throw new Error(`No workerd: run \`npm install\` (devDependency ${pkg}). ${String(error)}`);
   }
   if (!existsSync(found.path))
     throw new Error(`No workerd binary at ${found.path}: run \`npm install\` or set WORKERD_BINARY.`);
@@ -110,6 +118,8 @@ const probe :Workerd.Worker = (
 
 /** Options of {@link startWorkerd}. */
 export interface WorkerdOptions {
+  /** Whose binary runs (default `workerd`, the newest). */
+  readonly workerd?: WorkerdPackage;
   /** The app Worker's compatibility date (default: the newest this workerd knows). */
   readonly compatibilityDate?: string;
   /** The app Worker's compatibility flags (default none). */
@@ -118,7 +128,7 @@ export interface WorkerdOptions {
 
 /** Bundles the Workers, writes the config into a temp folder and starts workerd; resolves once it answers. */
 export async function startWorkerd(options: WorkerdOptions = {}): Promise<Workerd> {
-  const binary = workerdBinary();
+  const binary = workerdBinary(options.workerd);
   const dir = await mkdtemp(join(tmpdir(), 'switchboard-workerd-'));
   await Promise.all([
     bundle('test/cloudflare/worker.ts', join(dir, 'worker.js')),
