@@ -67,15 +67,54 @@ describe('GraphQL over SSE', () => {
     expect(results).toEqual([{ data: { __typename: 'Query' } }]);
   });
 
-  it('applies scopes and limits: an error result, masked like every other', async () => {
-    const refused: unknown[] = [];
-    for await (const result of client('scopes:crm.clients.read').iterate({ query: onNewMessage('bot-sse') }))
-      refused.push(result);
-    expect(JSON.stringify(refused)).toContain('"code":"forbidden"');
+  it('applies limits: an error result, masked like every other', async () => {
     const deep: unknown[] = [];
     for await (const result of client().iterate({ query: '{ clients { orders { id } } }' }))
       deep.push(result);
     expect(JSON.stringify(deep)).toContain('"code":"query_too_deep"');
+  });
+
+  const subscribe = (headers: Record<string, string>) =>
+    fetch(server.url, {
+      method: 'POST',
+      headers: { accept: 'text/event-stream', 'content-type': 'application/json', ...headers },
+      body: JSON.stringify({ query: onNewMessage('bot-refused') }),
+    });
+
+  it('refuses a subscription without credentials with 401 and the Bearer challenge, opening no stream', async () => {
+    const response = await subscribe({});
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toBe(
+      'Bearer realm="switchboard", scope="chat.messages.read"',
+    );
+    expect(response.headers.get('content-type')).not.toMatch(/event-stream/);
+    expect((await response.json()).errors[0].extensions.code).toBe('unauthorized');
+    await observed.none();
+    // graphql-sse's client reports the refusal as such, with the response to read the challenge from.
+    const refused = await client(null)
+      .iterate({ query: onNewMessage('bot-refused') })
+      .next()
+      .catch((error: { response?: Response }) => error.response);
+    expect(refused).toMatchObject({ status: 401 });
+    expect((refused as Response).headers.get('www-authenticate')).toContain('Bearer realm="switchboard"');
+  });
+
+  it('refuses a subscription without its scope with 403 and insufficient_scope, opening no stream', async () => {
+    const response = await subscribe({ authorization: 'Bearer scopes:crm.clients.read' });
+    expect(response.status).toBe(403);
+    expect(response.headers.get('www-authenticate')).toMatch(
+      /^Bearer realm="switchboard", error="insufficient_scope", .*scope="chat.messages.read"$/,
+    );
+    expect((await response.json()).errors[0].extensions.code).toBe('forbidden');
+    await observed.none();
+  });
+
+  it('refuses bad credentials with 401 and invalid_token', async () => {
+    const response = await subscribe({ authorization: 'Bearer nonsense' });
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toMatch(
+      /^Bearer realm="switchboard", error="invalid_token"/,
+    );
   });
 
   it('ends the stream of credentials that stop being accepted', async () => {

@@ -1,6 +1,7 @@
 import { type ExecutionResult, GraphQLError, getOperationAST, OperationTypeNode } from 'graphql';
 import { createHandler, type Request as SseRequest } from 'graphql-sse';
 import type { Principal } from '../../core/auth.js';
+import { isSwitchboardError, type SwitchboardError } from '../../core/errors.js';
 import { readText } from '../../http/body.js';
 import { createCredentialWatch } from '../../http/credential-watch.js';
 import type { Engine } from '../engine.js';
@@ -49,6 +50,14 @@ async function* once(result: ExecutionResult): AsyncGenerator<ExecutionResult> {
 const failure = (code: string, message: string): AsyncGenerator<ExecutionResult> =>
   once({ errors: [new GraphQLError(message, { extensions: { code } })] });
 
+/** The first authentication (401) or authorization (403) failure among the errors, as it was thrown. */
+function deniedBy(errors: readonly GraphQLError[] | undefined): SwitchboardError | undefined {
+  for (const { originalError } of errors ?? [])
+    if (isSwitchboardError(originalError) && (originalError.status === 401 || originalError.status === 403))
+      return originalError;
+  return undefined;
+}
+
 /**
  * The graphql-sse protocol's "distinct connections" mode (one stream per operation, `event: next` per
  * result, then `event: complete`) through the graphql-sse package, with the HTTP endpoint's
@@ -89,6 +98,10 @@ export function createEventStreams(engine: Engine, options: EventStreamOptions =
           { maxQueue: engine.limits.maxSubscriberQueue, onOverflow: () => req.context.end() },
         );
         req.context.subscription = subscription;
+        // Refused at the start for want of credentials or a scope: answered 401 or 403 with the Bearer
+        // challenge before a stream opens, as any request is (graphql-sse's client reports it so).
+        const denied = deniedBy(await subscription.refusal);
+        if (denied) throw denied;
         return subscription;
       }
       if (request.method === 'GET' && operation.operation === OperationTypeNode.MUTATION)

@@ -40,6 +40,12 @@ export interface Subscriber {
 
 /** One subscriber's view of its group: the results for it, and a way to end it from the transport. */
 export interface Subscription extends AsyncIterableIterator<ExecutionResult> {
+  /**
+   * Settles once the execution has started: with the errors it was refused with at the start (scope,
+   * variables, a throwing subscribe resolver) as graphql-js raised them, so a transport can answer
+   * before it opens a stream, or with undefined.
+   */
+  readonly refusal: Promise<readonly GraphQLError[] | undefined>;
   /** Leaves the group: the subscriber ended it. */
   return(): Promise<IteratorResult<ExecutionResult>>;
   /** Ends this subscriber's subscription (it leaves its group), after one last result when given. */
@@ -95,6 +101,7 @@ export function createSubscriptionGroups(options: SubscriptionGroupsOptions): Su
         variableValues: operation.variables,
         contextValue: operation.context(),
       });
+      group.settle(Symbol.asyncIterator in outcome ? undefined : outcome.errors);
       if (!(Symbol.asyncIterator in outcome)) {
         // Refused at start (scope, variables, a throwing subscribe resolver): everyone gets the errors.
         const result = formatted(outcome);
@@ -122,6 +129,7 @@ export function createSubscriptionGroups(options: SubscriptionGroupsOptions): Su
     } catch (error) {
       for (const member of group.members) member.fail(error);
     } finally {
+      group.settle(undefined);
       group.stopped = true;
       subscribers -= group.members.size;
       group.members.clear();
@@ -150,7 +158,9 @@ export function createSubscriptionGroups(options: SubscriptionGroupsOptions): Su
       let group = groups.get(key);
       const starting = !group;
       if (!group) {
-        group = { key, members: new Set(), stopped: false };
+        let settle!: Group['settle'];
+        const refusal = new Promise<readonly GraphQLError[] | undefined>((resolve) => (settle = resolve));
+        group = { key, members: new Set(), stopped: false, refusal, settle };
         groups.set(key, group);
       }
       const member = new Member(subscriber, group, leave);
@@ -168,6 +178,9 @@ interface Group {
   readonly members: Set<Member>;
   source?: AsyncIterator<ExecutionResult>;
   stopped: boolean;
+  /** See {@link Subscription.refusal}; one for the group, settled by `settle`. */
+  readonly refusal: Promise<readonly GraphQLError[] | undefined>;
+  readonly settle: (errors: readonly GraphQLError[] | undefined) => void;
 }
 
 /**
@@ -189,6 +202,10 @@ class Member implements Subscription {
     readonly group: Group,
     readonly leave: (group: Group, member: Member) => void,
   ) {}
+
+  get refusal(): Promise<readonly GraphQLError[] | undefined> {
+    return this.group.refusal;
+  }
 
   push(result: ExecutionResult): void {
     if (this.#done) return;
