@@ -9,6 +9,7 @@ import {
 } from '../../src/index.js';
 import { createMemoryStorage } from '../../src/storage/memory/index.js';
 import { createPostgresStorage, type PostgresStorage } from '../../src/storage/postgres/index.js';
+import { MIGRATIONS } from '../../src/storage/postgres/migrations.js';
 import { createTestDatabase, type TestDatabase } from '../setup/database.js';
 
 let db: TestDatabase;
@@ -21,20 +22,24 @@ beforeAll(async () => {
 afterAll(() => db?.drop());
 
 describe('PostgreSQL migrations', () => {
+  // Every step of the list, which is kept in the order the steps apply.
+  const VERSIONS = MIGRATIONS.map((m) => m.version);
+  const LATEST = VERSIONS.at(-1);
+
   it('apply every step once, even when many instances start at the same time', async () => {
     const instances = Array.from({ length: 6 }, () => createPostgresStorage({ connectionString: db.url }));
     const results = await Promise.all(instances.map((s) => s.migrate()));
     await Promise.all(instances.map((s) => s.close()));
     const appliers = results.filter((r) => r.applied.length > 0);
     expect(appliers).toHaveLength(1);
-    expect(appliers[0]?.applied).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
-    expect(new Set(results.map((r) => r.version))).toEqual(new Set([13]));
+    expect(appliers[0]?.applied).toEqual(VERSIONS);
+    expect(new Set(results.map((r) => r.version))).toEqual(new Set([LATEST]));
     const { rows } = await db.pool.query('SELECT version FROM switchboard_migrations ORDER BY version');
-    expect(rows).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13].map((version) => ({ version })));
+    expect(rows).toEqual(VERSIONS.map((version) => ({ version })));
   });
 
   it('do nothing when the schema is current', async () => {
-    expect(await storage.migrate()).toEqual({ applied: [], version: 13 });
+    expect(await storage.migrate()).toEqual({ applied: [], version: LATEST });
   });
 
   it('create an index for every query path, and one per filtered field of every resource', async () => {
@@ -64,6 +69,8 @@ describe('PostgreSQL migrations', () => {
       'switchboard_oauth_codes_expires_idx',
       'switchboard_oauth_grants_user_idx',
       'switchboard_oauth_grants_created_idx',
+      'switchboard_console_sessions_user_idx',
+      'switchboard_console_sessions_expires_idx',
     ]) {
       expect(names).toContain(expected);
     }
@@ -189,7 +196,7 @@ describe('PostgreSQL storage', () => {
     ).toBeUndefined();
   });
 
-  it('sweeps expired idempotency keys, OAuth records, old finished deliveries and full rate-limit buckets', async () => {
+  it('sweeps expired idempotency keys, OAuth records, console sessions, old finished deliveries and full rate-limit buckets', async () => {
     const now = Date.UTC(2030, 0, 1);
     await storage.idempotency.claim('sweep:done', { now, lockMs: 1000 });
     await storage.idempotency.complete('sweep:done', 'x', now + 10);
@@ -206,7 +213,14 @@ describe('PostgreSQL storage', () => {
     // A bucket full again by then (its row can go) and one still draining.
     await storage.rateLimits.take('sweep:full', { limit: 1000, windowMs: 1000 }, 1, now);
     await storage.rateLimits.take('sweep:draining', { limit: 1, windowMs: 60_000 }, 1, now);
+    await storage.consoleSessions.insert({
+      idHash: 'c'.repeat(64),
+      userId: null,
+      createdAt: now - 100,
+      expiresAt: now,
+    });
     const swept = await storage.sweep({ now: now + 10 });
+    expect(swept.consoleSessions).toBe(1);
     expect(swept.rateLimits).toBeGreaterThanOrEqual(1);
     expect(
       (await storage.rateLimits.take('sweep:draining', { limit: 1, windowMs: 60_000 }, 1, now + 10)).allowed,

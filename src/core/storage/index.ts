@@ -1,4 +1,5 @@
 import type { ApiKeyStore } from './api-keys.js';
+import type { ConsoleSessionStore } from './console-sessions.js';
 import type { IdempotencyStore } from './idempotency.js';
 import type { OAuthStores } from './oauth.js';
 import type { OutboxStore } from './outbox.js';
@@ -7,6 +8,7 @@ import type { ResourceStore } from './resources.js';
 import type { WebhookStores } from './webhooks.js';
 
 export type { ApiKeyRecord, ApiKeyStore } from './api-keys.js';
+export type { ConsoleSessionRecord, ConsoleSessionStore } from './console-sessions.js';
 export type { IdempotencyClaim, IdempotencyClaimOptions, IdempotencyStore } from './idempotency.js';
 export type {
   AccessTokenRecord,
@@ -64,6 +66,8 @@ export interface Stores {
   readonly resources: ResourceStore;
   /** Request budgets (rate limits), shared by every instance on this storage. */
   readonly rateLimits: RateLimitStore;
+  /** Who is signed in to the operator console, so a sign-out ends the session on every instance. */
+  readonly consoleSessions: ConsoleSessionStore;
 }
 
 /**
@@ -79,8 +83,8 @@ export interface Storage extends Stores {
   /** Resolves when the storage can serve requests; rejects otherwise (for `/readyz`). */
   ping(): Promise<void>;
   /**
-   * Deletes what has expired (idempotency keys, used codes, old tokens). Optional: an adapter that
-   * cleans up as it goes (the memory one) leaves it out. `createSwitchboard` calls it periodically.
+   * Deletes what has expired (idempotency keys, used codes, old tokens, console sessions). Optional:
+   * an adapter that cleans up as it goes leaves it out. `createSwitchboard` calls it periodically.
    */
   sweep?(options: { readonly now: number }): Promise<unknown>;
   /**

@@ -10,6 +10,7 @@ import { isoAt } from '../../core/runtime.js';
 import type { Storage, Stores } from '../../core/storage/index.js';
 import { DEFAULT_DELIVERY_RETENTION_MS } from '../../core/storage/webhooks.js';
 import { createApiKeyState, memoryApiKeyStore } from './api-keys.js';
+import { type ConsoleSessionState, memoryConsoleSessionStore } from './console-sessions.js';
 import { createIdempotencyState, memoryIdempotencyStore } from './idempotency.js';
 import { type Journal, Mutex, noJournal } from './journal.js';
 import { createOAuthState, memoryOAuthStores } from './oauth.js';
@@ -33,6 +34,7 @@ export function createMemoryStorage(options: MemoryStorageOptions = {}): Storage
   const webhooks = createWebhookState();
   const resources = createResourceState();
   const rateLimits: RateLimitState = new Map();
+  const consoleSessions: ConsoleSessionState = new Map();
   const mutex = new Mutex();
 
   const stores = (journal: Journal): Stores => ({
@@ -43,6 +45,7 @@ export function createMemoryStorage(options: MemoryStorageOptions = {}): Storage
     webhooks: memoryWebhookStores(webhooks, journal),
     resources: memoryResourceStore(resources, journal),
     rateLimits: memoryRateLimitStore(rateLimits),
+    consoleSessions: memoryConsoleSessionStore(consoleSessions, journal),
   });
 
   // The stores outside any transaction: writes are final at once.
@@ -62,12 +65,16 @@ export function createMemoryStorage(options: MemoryStorageOptions = {}): Storage
       });
     },
     async ping() {},
-    /** Expired OAuth records and old finished webhook deliveries; idempotency keys sweep themselves. */
+    /**
+     * Expired OAuth records and console sessions, old finished webhook deliveries; idempotency keys
+     * sweep themselves.
+     */
     async sweep({ now }) {
       const oauthRecords = await outside.oauth.deleteExpired(now);
       const retention = options.deliveryRetentionMs ?? DEFAULT_DELIVERY_RETENTION_MS;
       const webhookDeliveries = await outside.webhooks.deliveries.prune(isoAt(now - retention));
-      return { oauthRecords, webhookDeliveries };
+      const consoleSessions = await outside.consoleSessions.deleteExpired(now);
+      return { oauthRecords, webhookDeliveries, consoleSessions };
     },
     async close() {},
   };

@@ -339,4 +339,18 @@ export const MIGRATIONS: readonly Migration[] = [
     sql: `ALTER TABLE switchboard_outbox ADD COLUMN owner text;
           ALTER TABLE switchboard_bus_events ADD COLUMN owner text;`,
   },
+  {
+    version: 15,
+    name: 'console sessions',
+    // Kept by the server so a sign-out ends a session on every instance (the cookie alone opens nothing).
+    sql: `CREATE TABLE switchboard_console_sessions (
+            id_hash text COLLATE "C" PRIMARY KEY,
+            user_id text COLLATE "C",
+            created_at bigint NOT NULL,
+            expires_at bigint NOT NULL
+          );
+          CREATE INDEX switchboard_console_sessions_user_idx ON switchboard_console_sessions (user_id)
+            WHERE user_id IS NOT NULL;
+          CREATE INDEX switchboard_console_sessions_expires_idx ON switchboard_console_sessions (expires_at);`,
+  },
 ];

@@ -4,6 +4,7 @@ import type { Storage, Stores } from '../../core/storage/index.js';
 import { DEFAULT_DELIVERY_RETENTION_MS } from '../../core/storage/webhooks.js';
 import { postgresApiKeyStore } from './api-keys.js';
 import { type Connection, connect, type PostgresConnectionOptions } from './connection.js';
+import { postgresConsoleSessionStore } from './console-sessions.js';
 import { type Database, database, translate } from './database.js';
 import { postgresIdempotencyStore, type SweepSchedule } from './idempotency.js';
 import { type MigrationResult, runMigrations } from './migrate.js';
@@ -94,6 +95,7 @@ function view(
     webhooks: postgresWebhookStores(db),
     resources: postgresResourceStore(db),
     rateLimits: postgresRateLimitStore(db),
+    consoleSessions: postgresConsoleSessionStore(db),
   });
   async function inTransaction<T>(work: (db: Database) => Promise<T>): Promise<T> {
     const client = await checkout(pool);

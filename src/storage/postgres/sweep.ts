@@ -1,4 +1,5 @@
 import { isoAt } from '../../core/runtime.js';
+import { postgresConsoleSessionStore } from './console-sessions.js';
 import type { Database } from './database.js';
 import { postgresOAuthStores } from './oauth.js';
 import { postgresWebhookDeliveryStore } from './webhook-deliveries.js';
@@ -12,6 +13,8 @@ export interface SweepResult {
   readonly webhookDeliveries: number;
   /** Rate-limit buckets that are full again (a full bucket needs no row). */
   readonly rateLimits: number;
+  /** Console sessions past their end (signed-out ones are deleted at sign-out). */
+  readonly consoleSessions: number;
 }
 
 /**
@@ -27,5 +30,12 @@ export async function sweepExpired(
   const oauthRecords = await postgresOAuthStores(db).deleteExpired(now);
   const webhookDeliveries = await postgresWebhookDeliveryStore(db).prune(isoAt(now - deliveryRetentionMs));
   const buckets = await db.rows('DELETE FROM switchboard_rate_limits WHERE tat <= $1 RETURNING 1', [now]);
-  return { idempotencyKeys: keys.length, oauthRecords, webhookDeliveries, rateLimits: buckets.length };
+  const consoleSessions = await postgresConsoleSessionStore(db).deleteExpired(now);
+  return {
+    idempotencyKeys: keys.length,
+    oauthRecords,
+    webhookDeliveries,
+    rateLimits: buckets.length,
+    consoleSessions,
+  };
 }

@@ -10,6 +10,7 @@
 import { afterEach, beforeEach, describe } from 'vitest';
 import type { Storage } from '../../core/storage/index.js';
 import { apiKeyContract } from './api-keys.js';
+import { consoleSessionContract } from './console-sessions.js';
 import type { StorageFactory } from './fixtures.js';
 import { idempotencyContract } from './idempotency.js';
 import { oauthContract } from './oauth.js';
@@ -45,6 +46,7 @@ export function describeStorageContract(name: string, factory: StorageFactory): 
     describe('oauth', () => oauthContract(storage));
     describe('api keys', () => apiKeyContract(storage));
     describe('rate limits', () => rateLimitContract(storage));
+    describe('console sessions', () => consoleSessionContract(storage));
     describe('resources', () => {
       resourceContract(storage);
       resourceLockContract(storage);
