@@ -10,6 +10,7 @@ import { z } from 'zod';
 import type { Scope } from '../core/auth.js';
 import { eventStream } from '../core/event-stream.js';
 import type { Resource } from '../core/resources/define.js';
+import { capital } from '../core/resources/names.js';
 import { sortOf, whereOf } from '../core/resources/query.js';
 import type { ResourceService } from '../core/resources/service.js';
 import type { ResourceRecord } from '../core/storage/index.js';
@@ -32,8 +33,8 @@ export function resourceSchema(resources: readonly Resource[]): CreateSchemaOpti
 function namesOf(resource: Resource) {
   const { typeName, lifecycle, graphql } = resource;
   return {
-    one: camel(resource.name),
-    plural: camel(resource.plural),
+    one: resource.names.field,
+    plural: resource.names.pluralField,
     stateType: `${typeName}${capital(lifecycle?.field ?? 'state')}`,
     create: graphql.create ?? `create${typeName}`,
     createInput: graphql.createInput ?? `Create${typeName}Input`,
@@ -43,13 +44,11 @@ function namesOf(resource: Resource) {
     change: `on${typeName}Change`,
     created: graphql.onCreated,
     /** The field under `Client` for records a client owns. */
-    ofClient: ownedByClient(resource) ? camel(resource.plural) : undefined,
+    ofClient: ownedByClient(resource) ? resource.names.pluralField : undefined,
   };
 }
 
 const upper = (state: string): string => state.toUpperCase().replace(/-/g, '_');
-const capital = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1);
-const camel = (text: string): string => text.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 const ownedByClient = (r: Resource): boolean =>
   r.owner !== undefined && r.owner !== 'id' && r.relations[r.owner] === 'client';
 
@@ -155,7 +154,7 @@ function resolversOf(resource: Resource): GraphQLResolvers {
     if (clients.length < 2) return;
     let ids: string[] | undefined;
     for (const other of ownedOf(ctx)) {
-      if (!ctx.principal.scopes.has(other.scopes.read) || !selectsPlainField(info, camel(other.plural)))
+      if (!ctx.principal.scopes.has(other.scopes.read) || !selectsPlainField(info, other.names.pluralField))
         continue;
       ids ??= clients.map((c) => c.id);
       await ctx.records.prefetch(other.name, ids);

@@ -116,16 +116,14 @@ export function createEventExamples(resources: readonly Resource[]): EventExampl
       return { ...view(record), ...extra };
     const changed = { ...record, updatedAt: UPDATED_AT, version: 2 };
     const lifecycle = resource.lifecycle;
-    const state = Object.entries(lifecycle?.states ?? {}).find(
-      ([name, s]) => (s.event ?? `${resource.name}.${name}`) === type,
-    )?.[0];
+    const state = Object.entries(resource.moveEvents).find(([, event]) => event === type)?.[0];
     if (!lifecycle || state === undefined || type === resource.events.updated)
       return { ...view(changed), previous: record, ...extra };
     const from =
       Object.entries(lifecycle.states).find(([, s]) => s.to.includes(state))?.[0] ?? lifecycle.initial;
     const field = lifecycle.field;
     const before = { ...record, [field]: from };
-    const previousField = `previous${field[0]!.toUpperCase()}${field.slice(1)}`;
+    const previousField = resource.previousStateField!;
     return { ...view({ ...changed, [field]: state }), [previousField]: from, previous: before, ...extra };
   }
 }

@@ -13,6 +13,7 @@ import type {
   ResourceInput,
   ResourceVersion,
 } from './input.js';
+import { capital, namesOf, type ResourceNames } from './names.js';
 
 /** A resource as the interfaces use it: the declaration with everything derived from it. */
 export interface Resource {
@@ -20,6 +21,8 @@ export interface Resource {
   readonly plural: string;
   /** PascalCase of the name: the GraphQL type and the OpenAPI schema. */
   readonly typeName: string;
+  /** The name and plural in every case the interfaces use. */
+  readonly names: ResourceNames;
   readonly idPrefix: string;
   readonly description: string;
   readonly fields: Readonly<Record<string, z.ZodType>>;
@@ -44,6 +47,10 @@ export interface Resource {
   readonly groupedBy: Readonly<Record<string, string>>;
   readonly lifecycle: LifecycleInput | undefined;
   readonly events: { readonly created: string; readonly updated: string; readonly deleted: string };
+  /** The event a move into each state publishes: `<name>.<state>`, or the state's declared `event`. */
+  readonly moveEvents: Readonly<Record<string, string>>;
+  /** Where a move's event carries the state before it (`previousStatus`); none without a life cycle. */
+  readonly previousStateField: string | undefined;
   readonly scopes: { readonly read: string; readonly write: string };
   /** Create: the fields (the life-cycle field is set to its initial state). */
   readonly createInput: z.ZodType<Record<string, unknown>>;
@@ -115,7 +122,8 @@ export function defineResource<F extends Record<string, z.ZodType>, const D exte
   );
   if (lifecycle && stateSchema) patchShape[lifecycle.field] = stateSchema.optional();
 
-  const typeName = pascal(input.name);
+  const names = namesOf(input.name, plural);
+  const typeName = names.type;
   const recordShape: Record<string, z.ZodType> = {
     id: z.string().meta({ description: 'Assigned by the service on creation' }),
   };
@@ -141,21 +149,25 @@ export function defineResource<F extends Record<string, z.ZodType>, const D exte
     updated: input.events?.updated ?? `${input.name}.updated`,
     deleted: input.events?.deleted ?? `${input.name}.deleted`,
   };
+  const moveEvents = Object.fromEntries(
+    Object.entries(lifecycle?.states ?? {}).map(([state, s]) => [state, s.event ?? `${input.name}.${state}`]),
+  );
   // A move into a state no state leads to (the initial one, usually) never happens.
   const reachable = new Set(Object.values(lifecycle?.states ?? {}).flatMap((s) => s.to));
-  const moveEvents = Object.entries(lifecycle?.states ?? {})
+  const moves = Object.entries(moveEvents)
     .filter(([state]) => reachable.has(state))
-    .map(([state, s]) => s.event ?? `${input.name}.${state}`);
+    .map(([, event]) => event);
   const eventTypes = [
     events.created,
     ...((changes.replace || changes.update) && Object.keys(writable).length ? [events.updated] : []),
     ...(changes.delete ? [events.deleted] : []),
-    ...(changes.update ? moveEvents : []),
+    ...(changes.update ? moves : []),
   ];
   return {
     name: input.name,
     plural,
     typeName,
+    names,
     idPrefix: input.idPrefix,
     description: input.description ?? `A ${input.name}.`,
     fields,
@@ -179,6 +191,8 @@ export function defineResource<F extends Record<string, z.ZodType>, const D exte
     groupedBy: { ...(input.groupedBy as Record<string, string> | undefined) },
     lifecycle,
     events,
+    moveEvents,
+    previousStateField: lifecycle && `previous${capital(lifecycle.field)}`,
     scopes: input.scopes,
     // A nullable field may be left out of a create (it starts null); a replace must send it.
     createInput: z.strictObject(
@@ -218,8 +232,4 @@ function checkLifecycle(name: string, lifecycle: LifecycleInput, fields: Record<
   for (const [state, { to }] of Object.entries(lifecycle.states))
     for (const next of to)
       if (!states.includes(next)) throw new Error(`${name}: ${state} moves to unknown state ${next}.`);
-}
-
-function pascal(name: string): string {
-  return name.replace(/(^|-)([a-z0-9])/g, (_, _dash, c: string) => c.toUpperCase());
 }

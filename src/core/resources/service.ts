@@ -88,7 +88,7 @@ export function resourceService(
   const { name, plural, lifecycle } = resource;
   const fieldNames = Object.keys(resource.fields);
   const stateField = lifecycle?.field;
-  const previousOfState = stateField && `previous${stateField[0]!.toUpperCase()}${stateField.slice(1)}`;
+  const previousOfState = resource.previousStateField;
   // The field a user's own client id goes in, when the owner is named directly (an order's clientId).
   const ownerField = ownerPath?.length === 1 ? ownerPath[0]!.field : undefined;
 
@@ -368,7 +368,7 @@ function moveOf(
   const to = next[lifecycle.field] as string;
   if (from === to) return undefined;
   assertMove(resource.name, lifecycle.field, from, to, lifecycle.states[from]?.to ?? []);
-  return lifecycle.states[to]!.event ?? `${resource.name}.${to}`;
+  return resource.moveEvents[to]!;
 }
 
 /**

@@ -10,6 +10,7 @@ import type { Principal } from '../../core/auth.js';
 import type { CreateOptions } from '../../core/domain/index.js';
 import { SwitchboardError } from '../../core/errors.js';
 import type { Resource } from '../../core/resources/define.js';
+import { pascal } from '../../core/resources/names.js';
 import { sortOf, sortSchemaOf, whereOf } from '../../core/resources/query.js';
 import type { ResourceService } from '../../core/resources/service.js';
 import type { ResourceRecord } from '../../core/storage/index.js';
@@ -21,13 +22,11 @@ import { ProblemSchema, pageOf } from '../../http/schemas.js';
 import type { ResourceRouteOptions } from './context.js';
 
 const problem = (description: string) => ({ description, schema: ProblemSchema, name: 'Problem' });
-const capital = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1);
-const pascal = (text: string): string => text.split('-').map(capital).join('');
 
 export function declaredRoutes(service: ResourceService, options: ResourceRouteOptions): AnyRoute[] {
   const resource = service.resource;
   const { name, plural, typeName, owner, changes } = resource;
-  const Plural = pascal(plural);
+  const Plural = resource.names.pluralType;
   const tags = [typeName];
   const path = `/${plural}`;
   const one = `${path}/{id}`;
