@@ -3,13 +3,16 @@
  * admin operations (webhooks, API keys, OAuth clients, grants), behind a sign-in with an admin API key.
  * Forms post and redirect; a little script shows times in the operator's zone and streams live events.
  */
+import { encodeHexLowerCase } from '@oslojs/encoding';
 import { type Authenticate, anonymousPrincipal, type Principal, SCOPES } from '../core/auth.js';
 import { isSwitchboardError } from '../core/errors.js';
 import type { EventBus } from '../core/event-bus.js';
 import { type Clock, type Logger, silentLogger, systemClock } from '../core/runtime.js';
+import type { Stores } from '../core/storage/index.js';
 import { readText } from '../http/body.js';
 import type { RateLimiter } from '../http/rate-limit.js';
 import type { OAuthAdmin } from '../oauth/admin-service.js';
+import { hashSecret } from '../oauth/secrets.js';
 import type { SignIn } from '../oauth/server-options.js';
 import type { WebhookAdmin } from '../webhooks/admin-service.js';
 import { SCRIPT, STYLE } from './assets.js';
@@ -26,6 +29,11 @@ import { createSessions, type SessionData } from './session.js';
 export interface ConsoleOptions {
   /** Checks the API key an operator signs in with (and again on every request). */
   readonly authenticate: Authenticate;
+  /**
+   * Where sessions are kept (hashed): every instance on this storage opens a session until it is
+   * signed out of on any of them.
+   */
+  readonly storage: Pick<Stores, 'consoleSessions'>;
   /** Webhook management; without it the webhook pages are left out. */
   readonly webhooks?: WebhookAdmin;
   /** API keys, OAuth clients and grants; without it those pages are left out. */
@@ -62,6 +70,11 @@ export interface ConsoleOptions {
 export interface ConsoleHandler {
   (request: Request): Promise<Response>;
   readonly basePath: string;
+  /**
+   * Ends every console session of a user, on every instance on the storage: call it when you disable
+   * their account or change its password.
+   */
+  endSessions(userId: string): Promise<void>;
 }
 
 const CSP = [
@@ -93,6 +106,7 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
   const logger = options.logger ?? silentLogger;
   const ttl = options.sessionTtlMs ?? 8 * 3_600_000;
   const sessions = createSessions(options.secret, base);
+  const stored = options.storage.consoleSessions;
   const assets = { css: STYLE.name, js: SCRIPT.name };
   const routes: ConsoleRoute[] = [
     ...(options.webhooks ? webhookRoutes(options.webhooks) : []),
@@ -125,12 +139,18 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
     return principal && isOperator(principal) ? principal : undefined;
   }
 
-  /** Who is signed in: the sealed key checked again now, or the user (an operator when `isAdmin` says so). */
+  /**
+   * Who is signed in: a session still in storage, with the sealed key checked again now, or the user
+   * (an operator when `isAdmin` says so).
+   */
   async function signedIn(
     request: Request,
   ): Promise<{ session: SessionData; principal: Principal } | undefined> {
-    const session = await sessions.open(request, clock.now());
+    const now = clock.now();
+    const session = await sessions.open(request, now);
     if (!session) return undefined;
+    const record = await stored.get(hashSecret(session.id));
+    if (!record || record.expiresAt <= now) return undefined;
     if (session.userId !== undefined) {
       const admin = (await options.isAdmin?.(session.userId)) ?? false;
       const scopes = new Set(admin ? ADMIN_SCOPES : []);
@@ -152,8 +172,11 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
     const form = await readForm(request);
     const text = (name: string) => (form.get(name) ?? '').trim();
     const started = async (data: { apiKey?: string; userId?: string }) => {
-      const nonce = encodeNonce(crypto.getRandomValues(new Uint8Array(16)));
-      const sealed = await sessions.seal({ ...data, expiresAt: clock.now() + ttl, nonce });
+      const id = encodeHexLowerCase(crypto.getRandomValues(new Uint8Array(32)));
+      const now = clock.now();
+      const expiresAt = now + ttl;
+      await stored.insert({ idHash: hashSecret(id), userId: data.userId ?? null, createdAt: now, expiresAt });
+      const sealed = await sessions.seal({ ...data, expiresAt, id });
       return redirect(`${base}/`, { 'set-cookie': sessions.cookie(sealed, request, Math.floor(ttl / 1000)) });
     };
     try {
@@ -212,8 +235,11 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
           ),
         );
     }
-    if (path === '/sign-out' && request.method === 'POST')
+    if (path === '/sign-out' && request.method === 'POST') {
+      // Ended in storage, for every instance.
+      await stored.delete(hashSecret(session.id));
       return redirect(`${base}/sign-in`, { 'set-cookie': sessions.cookie('', request, 0) });
+    }
     if (path === '/' && request.method === 'GET') {
       const home = !isOperator(principal)
         ? 'me'
@@ -338,7 +364,12 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
       );
     }
   };
-  return Object.assign(handler, { basePath: base });
+  return Object.assign(handler, {
+    basePath: base,
+    async endSessions(userId: string) {
+      await stored.deleteByUser(userId);
+    },
+  });
 }
 
 /** Whether a principal holds an admin scope, which is what operating the console takes. */
@@ -349,8 +380,4 @@ function isOperator(principal: Principal): boolean {
 /** A posted form, read within {@link MAX_FORM_BYTES}: `payload_too_large` as soon as it is over. */
 async function readForm(request: Request): Promise<URLSearchParams> {
   return new URLSearchParams(await readText(request, MAX_FORM_BYTES));
-}
-
-function encodeNonce(bytes: Uint8Array): string {
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
 }

@@ -1,7 +1,8 @@
 /**
  * The console's session: the admin API key the operator signed in with (or the id of a user who signed
- * in with their account), sealed (AES-GCM) into an `HttpOnly`, `SameSite=Strict` cookie, so no server
- * state is kept and every request checks the key again (a revoked key ends its sessions at once).
+ * in with their account) and the session's id, sealed (AES-GCM) into an `HttpOnly`, `SameSite=Strict`
+ * cookie. The cookie alone opens nothing: the session must also still be in storage, where sign-out
+ * deletes it, and every request checks the key again (a revoked key ends its sessions at once).
  * Changes carry a CSRF token bound to the session.
  */
 import { decodeBase64urlIgnorePadding, encodeBase64urlNoPadding } from '@oslojs/encoding';
@@ -14,8 +15,8 @@ export interface SessionData {
   readonly apiKey?: string;
   readonly userId?: string;
   readonly expiresAt: number;
-  /** Random per sign-in: what the CSRF token is made from. */
-  readonly nonce: string;
+  /** Random per sign-in: the session's id (stored hashed), and what the CSRF token is made from. */
+  readonly id: string;
 }
 
 export interface Sessions {
@@ -55,7 +56,7 @@ export function createSessions(secret: string | undefined, path: string): Sessio
   const csrfToken = async (session: SessionData) =>
     encodeBase64urlNoPadding(
       new Uint8Array(
-        await crypto.subtle.sign('HMAC', (await keysOf()).sign, new TextEncoder().encode(session.nonce)),
+        await crypto.subtle.sign('HMAC', (await keysOf()).sign, new TextEncoder().encode(session.id)),
       ),
     );
   return {
@@ -82,7 +83,7 @@ export function createSessions(secret: string | undefined, path: string): Sessio
         );
         const data = JSON.parse(new TextDecoder().decode(plain)) as SessionData;
         const who = typeof data.apiKey === 'string' || typeof data.userId === 'string';
-        return who && data.expiresAt > now ? data : undefined;
+        return who && typeof data.id === 'string' && data.expiresAt > now ? data : undefined;
       } catch {
         return undefined;
       }

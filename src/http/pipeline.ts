@@ -49,7 +49,7 @@ export interface Pipeline {
   /** Renders an error that escaped routing itself. */
   fail(error: unknown, request: Request): Response;
   /** The answer when no route matched: 404, or 405 / OPTIONS / preflight when `methods` serve the path. */
-  unrouted(request: Request, methods: readonly string[]): Response;
+  unrouted(request: Request, methods: readonly string[]): Promise<Response>;
   finish(request: Request, response: Response): Response;
   openapiJson(request: Request): Promise<Response>;
   docsPage(request: Request): Response;
@@ -62,18 +62,19 @@ export function createPipeline(options: PipelineOptions): Pipeline {
 
   async function run(route: AnyRoute, request: Request, raw: Record<string, string>): Promise<Response> {
     noteRoute(request, `${options.basePath}${route.path}`);
+    // The budget the request was charged to: every answer from then on carries its fields, problems too.
+    let limits: RateHeaders | undefined;
     try {
-      const cls = route.method === 'GET' ? 'read' : 'write';
-      const take = (who: Principal) => options.rateLimit!.take(request, who, cls);
+      const take = (who: Principal) => options.rateLimit!.take(request, who, classOf(request));
       let principal: Principal;
       try {
         principal = route.scope === 'public' ? anonymous : await options.authenticate(request);
       } catch (error) {
         // Refused credentials count against the caller's address: guessing keys is not free.
-        if (options.rateLimit) await take(anonymous);
+        if (options.rateLimit) limits = await take(anonymous);
         throw error;
       }
-      const limits = options.rateLimit ? await take(principal) : undefined;
+      if (options.rateLimit) limits = await take(principal);
       if (route.scope !== null && route.scope !== 'public') requireScope(principal, route.scope);
       const params = parseParamsOrNotFound(route, request, raw);
       const context = new Context(request, principal, params, options);
@@ -107,9 +108,26 @@ export function createPipeline(options: PipelineOptions): Pipeline {
       return limits ? withRateHeaders(answer, limits) : answer;
     } catch (error) {
       const response = problem(error, request, route);
-      const limits = rateHeadersOf(error);
-      return limits ? withRateHeaders(response, limits) : response;
+      const charged = rateHeadersOf(error) ?? limits;
+      return charged ? withRateHeaders(response, charged) : response;
     }
+  }
+
+  /**
+   * Serves what is answered without a route's definition (a handler set's own pages, a path or method
+   * nothing serves), charged to the caller's address: probing paths is not free either.
+   */
+  async function charged(request: Request, answer: () => Response | Promise<Response>): Promise<Response> {
+    if (!options.rateLimit) return answer();
+    let limits: RateHeaders;
+    try {
+      limits = await options.rateLimit.take(request, anonymous, classOf(request));
+    } catch (error) {
+      const headers = rateHeadersOf(error);
+      const response = problem(error, request);
+      return headers ? withRateHeaders(response, headers) : response;
+    }
+    return withRateHeaders(await answer(), limits);
   }
 
   function problem(error: unknown, request: Request, route?: AnyRoute): Response {
@@ -130,13 +148,14 @@ export function createPipeline(options: PipelineOptions): Pipeline {
 
   return {
     serve: (served, request, params) =>
-      typeof served === 'function' ? Promise.resolve(served(request)) : run(served, request, params),
+      typeof served === 'function' ? charged(request, () => served(request)) : run(served, request, params),
     fail: (error, request) => problem(error, request),
-    unrouted(request, served) {
+    async unrouted(request, served) {
       const { pathname } = new URL(request.url);
-      if (served.length === 0) return problem(routeNotFound(pathname), request);
+      if (served.length === 0) return charged(request, () => problem(routeNotFound(pathname), request));
       const methods = new Set([...served, 'OPTIONS']);
       const allow = [...methods].join(', ');
+      // Preflights and OPTIONS are answered from the route table alone, with no budget (browsers send them).
       if (isPreflight(request) && options.cors) return preflightResponse(request, options.cors, [...methods]);
       if (request.method === 'OPTIONS') {
         const response = new Response(null, { status: 204, headers: { allow } });
@@ -148,7 +167,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
         'method_not_allowed',
         `${request.method} is not served at ${pathname}; use ${allow}.`,
       );
-      return renderProblem(error, { headers: { allow } });
+      return charged(request, () => renderProblem(error, { headers: { allow } }));
     },
     finish(request, response) {
       const { cors, deprecation } = options;
@@ -183,6 +202,11 @@ export function createPipeline(options: PipelineOptions): Pipeline {
       });
     },
   };
+}
+
+/** Reads (GET, HEAD) take from the `read` budget, everything else from `write`. */
+function classOf(request: Request): 'read' | 'write' {
+  return request.method === 'GET' || request.method === 'HEAD' ? 'read' : 'write';
 }
 
 function parseParamsOrNotFound(route: AnyRoute, request: Request, raw: Record<string, string>): unknown {
@@ -274,10 +298,13 @@ function validators(request: Request, answer: Response, etag: string, cacheContr
   return notModified(Object.fromEntries(response.headers));
 }
 
-/** 304 keeps the validators and what caches need of the 200 (RFC 9110 §15.4.5). */
+/**
+ * 304 keeps the validators and what caches need of the 200 (RFC 9110 §15.4.5), and the RateLimit
+ * fields of the budget the request was charged to.
+ */
 function notModified(headers: Readonly<Record<string, string>>): Response {
   const kept: Record<string, string> = {};
-  for (const name of ['etag', 'cache-control', 'vary', 'link']) {
+  for (const name of ['etag', 'cache-control', 'vary', 'link', 'ratelimit-policy', 'ratelimit']) {
     const value = headers[name];
     if (value !== undefined) kept[name] = value;
   }
@@ -285,22 +312,22 @@ function notModified(headers: Readonly<Record<string, string>>): Response {
 }
 
 /**
- * Applies header edits to an answer. A route may return a response whose headers are immutable
- * (`Response.redirect`, a proxied `fetch`); it is copied first rather than failing.
+ * The RateLimit fields onto an answer: into its draft too when json() made it, so that the answer
+ * still says what its draft says (a write without CORS or deprecation is sent as it is).
  */
-/** The RateLimit fields onto an answer: into its draft when json() made it, else onto its headers. */
 function withRateHeaders(response: Response, limits: RateHeaders): Response {
   const draft = draftOf(response);
-  if (draft) {
-    Object.assign(draft.headers, limits);
-    return response;
-  }
+  if (draft) Object.assign(draft.headers, limits);
   return withHeaders(response, (answer) => {
     answer.headers.set('ratelimit-policy', limits['ratelimit-policy']);
     answer.headers.set('ratelimit', limits.ratelimit);
   });
 }
 
+/**
+ * Applies header edits to an answer. A route may return a response whose headers are immutable
+ * (`Response.redirect`, a proxied `fetch`); it is copied first rather than failing.
+ */
 function withHeaders(response: Response, edit: (response: Response) => void): Response {
   try {
     edit(response);

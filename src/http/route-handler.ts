@@ -90,7 +90,7 @@ export function createRouteHandler(options: RouteHandlerOptions): RestHandler {
       const match = path === undefined ? undefined : table.match(request.method, path);
       response = match
         ? await pipeline.serve(match.entry, request, match.params)
-        : pipeline.unrouted(request, path === undefined ? [] : table.methodsAt(path));
+        : await pipeline.unrouted(request, path === undefined ? [] : table.methodsAt(path));
     } catch (error) {
       response = pipeline.fail(error, request);
     }

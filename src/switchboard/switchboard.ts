@@ -1,4 +1,4 @@
-import { type ConsoleOptions, createConsole } from '../console/index.js';
+import { type ConsoleHandler, type ConsoleOptions, createConsole } from '../console/index.js';
 import { type Authenticate, SCOPES } from '../core/auth.js';
 import { createDomain, type Domain } from '../core/domain/index.js';
 import { renderProblemPage } from '../core/error-catalogue.js';
@@ -107,8 +107,9 @@ export interface SwitchboardOptions {
   /**
    * The operator console on `/console` (docs/console.md): webhooks, API keys, OAuth clients, grants
    * and live activity, behind a sign-in with an admin API key (or a user account `isAdmin` accepts);
-   * users see and revoke the applications they authorized. Give `secret` when several instances serve
-   * it. `false` leaves it out.
+   * users see and revoke the applications they authorized. Sessions are kept in the storage, so a
+   * sign-out ends them on every instance. Give `secret` when several instances serve it. `false`
+   * leaves it out.
    */
   readonly console?:
     | Partial<Pick<ConsoleOptions, 'secret' | 'basePath' | 'sessionTtlMs' | 'isAdmin'>>
@@ -152,6 +153,8 @@ export interface Switchboard {
   readonly oauth: AuthorizationServer | undefined;
   /** The webhook sender: admin service, dispatcher. Undefined when webhooks are off. */
   readonly webhooks: Webhooks | undefined;
+  /** The operator console: `endSessions(userId)` signs a user out everywhere. Undefined when it is off. */
+  readonly console: ConsoleHandler | undefined;
   /** Starts background work (the outbox relay's polling). Idempotent. */
   start(): void;
   /** Stops background work after finishing what is in flight; the storage stays open (the host owns it). */
@@ -300,10 +303,12 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
 
   if (webhooks) relay.use(webhooks.fanOut);
 
+  let operatorConsole: ConsoleHandler | undefined;
   if (options.console !== false && (webhooks || oauth)) {
-    const operatorConsole = createConsole({
+    operatorConsole = createConsole({
       ...options.console,
       authenticate,
+      storage,
       bus,
       clock,
       logger,
@@ -395,6 +400,7 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
     graphqlWebSocket,
     oauth,
     webhooks,
+    console: operatorConsole,
     start() {
       if (running) return;
       running = true;

@@ -29,7 +29,8 @@ const ALLOWED: Record<string, readonly string[]> = {
   cloudflare: ['core'],
   // The typed client reads the resource declarations' types and re-exports the webhook verifier.
   client: ['core', 'internal', 'webhooks'],
-  // The console drives the admin services of webhooks and OAuth (their types only).
+  // The console drives the admin services of webhooks and OAuth (their types), and keeps its session
+  // ids hashed as OAuth keeps every secret (hashSecret).
   console: ['core', 'http', 'internal', 'webhooks', 'oauth'],
   switchboard: ['core', 'http', 'internal', 'storage', 'console', ...INTERFACES],
 };

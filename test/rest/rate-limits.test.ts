@@ -167,3 +167,89 @@ describe('a larger budget on two instances sharing one PostgreSQL', () => {
     expect(allowed).toBeGreaterThanOrEqual(300 - 2 * 3);
   });
 });
+
+describe('the RateLimit fields on every REST answer', () => {
+  let app: Awaited<ReturnType<typeof start>>;
+  const budgets = { read: { limit: 50, windowMs: 60_000 }, write: { limit: 50, windowMs: 60_000 } };
+  beforeAll(async () => {
+    app = await start({ rateLimits: { rules: budgets } });
+  });
+  afterAll(() => app.server.close());
+
+  /** The class an answer names and what it says is left, e.g. `["write", 48]`. */
+  const charged = (response: Response): [string | undefined, number] => {
+    const [, cls, left] = response.headers.get('ratelimit')?.match(/^"([a-z-]+)";r=(\d+);t=\d+$/) ?? [];
+    expect(response.headers.get('ratelimit-policy'), `${response.status} ${response.url}`).toBe(
+      `"${cls}";q=50;w=60`,
+    );
+    return [cls, Number(left)];
+  };
+  const send = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+    fetch(`${app.server.url}/api/v1${path}`, {
+      method,
+      headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json', ...headers },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+
+  it('answers writes with the write budget they were charged to: 201, 200 and 204', async () => {
+    const created = await send('POST', '/clients', { name: 'Ada', email: 'ada@example.com' });
+    expect(created.status).toBe(201);
+    const [cls, left] = charged(created);
+    expect(cls).toBe('write');
+    const { id } = await created.json();
+    const patched = await send('PATCH', `/clients/${id}`, { city: 'Paris' });
+    expect(patched.status).toBe(200);
+    expect(charged(patched)).toEqual(['write', left - 1]);
+    const replaced = await send('PUT', `/clients/${id}`, {
+      name: 'Ada',
+      email: 'ada@example.com',
+      phone: null,
+      city: null,
+    });
+    expect(replaced.status).toBe(200);
+    expect(charged(replaced)).toEqual(['write', left - 2]);
+    const deleted = await send('DELETE', `/clients/${id}`);
+    expect(deleted.status).toBe(204);
+    expect(charged(deleted)).toEqual(['write', left - 3]);
+  });
+
+  it('answers problems with the budget they were charged to: 422, 404, 409, 412, 401, 405, an unknown path', async () => {
+    const invalid = await send('POST', '/clients', { name: '' });
+    expect(invalid.status).toBe(422);
+    const [, left] = charged(invalid);
+    const taken = await send('POST', '/clients', { name: 'Grace', email: 'grace@example.com' });
+    const { id } = await taken.json();
+    const conflict = await send('POST', '/clients', { name: 'Twin', email: 'grace@example.com' });
+    expect(conflict.status).toBe(409);
+    expect(charged(conflict)).toEqual(['write', left - 2]);
+    const stale = await send('PATCH', `/clients/${id}`, { city: 'Rome' }, { 'if-match': '"99"' });
+    expect(stale.status).toBe(412);
+    expect(charged(stale)).toEqual(['write', left - 3]);
+
+    const missing = await send('GET', '/clients/cli_missing');
+    expect(missing.status).toBe(404);
+    const [cls, reads] = charged(missing);
+    expect(cls).toBe('read');
+    const notModified = await send('GET', `/clients/${id}`);
+    const etag = notModified.headers.get('etag')!;
+    const revalidated = await send('GET', `/clients/${id}`, undefined, { 'if-none-match': etag });
+    expect(revalidated.status).toBe(304);
+    expect(charged(revalidated)).toEqual(['read', reads - 2]);
+
+    // Refused credentials, a method a path does not serve and a path nothing is served at are
+    // charged to the caller's address.
+    const anonymous = await send('GET', '/clients', undefined, { authorization: 'Bearer sbk_wrong' });
+    expect(anonymous.status).toBe(401);
+    const [, byAddress] = charged(anonymous);
+    const nowhere = await send('GET', '/nothing-here');
+    expect(nowhere.status).toBe(404);
+    expect(charged(nowhere)).toEqual(['read', byAddress - 1]);
+    const wrongMethod = await send('POST', `/clients/${id}`, {});
+    expect(wrongMethod.status).toBe(405);
+    expect(charged(wrongMethod)[0]).toBe('write');
+    // The handler set's own pages too.
+    const openapi = await send('GET', '/openapi.json');
+    expect(openapi.status).toBe(200);
+    expect(charged(openapi)).toEqual(['read', byAddress - 2]);
+  });
+});
