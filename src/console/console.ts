@@ -5,11 +5,12 @@
  */
 import { encodeHexLowerCase } from '@oslojs/encoding';
 import { type Authenticate, anonymousPrincipal, type Principal, SCOPES } from '../core/auth.js';
-import { isSwitchboardError } from '../core/errors.js';
+import { isSwitchboardError, SwitchboardError } from '../core/errors.js';
 import type { EventBus } from '../core/event-bus.js';
 import { type Clock, type Logger, silentLogger, systemClock } from '../core/runtime.js';
 import type { Stores } from '../core/storage/index.js';
 import { readText } from '../http/body.js';
+import { createCredentialWatch } from '../http/credential-watch.js';
 import type { RateLimiter } from '../http/rate-limit.js';
 import type { OAuthAdmin } from '../oauth/admin-service.js';
 import { hashSecret } from '../oauth/secrets.js';
@@ -62,6 +63,11 @@ export interface ConsoleOptions {
   readonly basePath?: string;
   /** How long a sign-in lasts (default 8 hours). */
   readonly sessionTtlMs?: number;
+  /**
+   * How often the session of each open live stream is checked again (default 5 s): how long a stream
+   * outlives a session ended elsewhere (signed out on another instance, its key revoked).
+   */
+  readonly sessionCheckMs?: number;
   readonly clock?: Clock;
   readonly logger?: Logger;
 }
@@ -72,7 +78,8 @@ export interface ConsoleHandler {
   readonly basePath: string;
   /**
    * Ends every console session of a user, on every instance on the storage: call it when you disable
-   * their account or change its password.
+   * their account or change its password. Their pages refuse them at once, their live streams within
+   * `sessionCheckMs`.
    */
   endSessions(userId: string): Promise<void>;
 }
@@ -115,6 +122,16 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
     ...(options.oauth ? accountRoutes(options.oauth) : []),
   ];
   const withAccounts = Boolean(options.signIn?.verifyPassword && options.oauth);
+  // A live stream outlives the request that checked its session: the session is checked while it lasts.
+  const streams = createCredentialWatch({
+    async authenticate(request) {
+      const who = await signedIn(request);
+      if (!who) throw new SwitchboardError('unauthorized', 'The console session has ended.');
+      return who.principal;
+    },
+    intervalMs: options.sessionCheckMs ?? 5_000,
+    logger,
+  });
 
   const html = (status: number, body: string, headers: Record<string, string> = {}) =>
     new Response(body, {
@@ -236,8 +253,9 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
         );
     }
     if (path === '/sign-out' && request.method === 'POST') {
-      // Ended in storage, for every instance.
+      // Ended in storage for every instance; this one's live streams of the session end now.
       await stored.delete(hashSecret(session.id));
+      streams.end(session.id);
       return redirect(`${base}/sign-in`, { 'set-cookie': sessions.cookie('', request, 0) });
     }
     if (path === '/' && request.method === 'GET') {
@@ -264,6 +282,14 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
         form,
         params: match.groups ?? {},
         now: clock.now(),
+        watchSession(ended) {
+          const watched = {
+            request: () => new Request(url, { headers: { cookie: request.headers.get('cookie') ?? '' } }),
+            revoked: ended,
+          };
+          streams.watch(session.id, watched);
+          return () => streams.unwatch(session.id, watched);
+        },
         render: (title, body, extra = {}) =>
           html(
             extra.status ?? 200,

@@ -13,6 +13,11 @@ export interface PageContext {
   /** Named groups of the route's pattern. */
   readonly params: Readonly<Record<string, string>>;
   readonly now: number;
+  /**
+   * Calls `ended` once the session ends (signed out, its key revoked), for an answer that outlives the
+   * request (the live stream); returns what stops watching.
+   */
+  watchSession(ended: () => void): () => void;
   /** A page in the console's frame. */
   render(
     title: string,

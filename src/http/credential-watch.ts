@@ -11,9 +11,14 @@ export interface Watched {
 }
 
 export interface CredentialWatch {
-  /** Watches a connection's credentials (its `Authorization` header) until `unwatch`. */
+  /**
+   * Watches a connection's credentials until `unwatch`: `credential` is what connections that share
+   * them have in common (their `Authorization` header, a console session's id).
+   */
   watch(credential: string | null, connection: Watched): void;
   unwatch(credential: string | null, connection: Watched): void;
+  /** Ends the connections of a credential at once, without waiting for a check: it was signed out. */
+  end(credential: string): void;
 }
 
 export interface CredentialWatchOptions {
@@ -48,12 +53,17 @@ export function createCredentialWatch(options: CredentialWatchOptions): Credenti
     }
   }
 
+  function end(credential: string): void {
+    const connections = watched.get(credential);
+    watched.delete(credential);
+    for (const connection of connections ?? []) connection.revoked();
+  }
+
   async function round(): Promise<void> {
     for (const [credential, connections] of [...watched]) {
       const [first] = connections;
       if (!first || (await accepted(first))) continue;
-      watched.delete(credential);
-      for (const connection of connections) connection.revoked();
+      end(credential);
     }
     for (const connection of [...alone]) {
       if (await accepted(connection)) continue;
@@ -100,6 +110,10 @@ export function createCredentialWatch(options: CredentialWatchOptions): Credenti
         connections?.delete(connection);
         if (connections?.size === 0) watched.delete(credential);
       }
+      stopIfIdle();
+    },
+    end(credential) {
+      end(credential);
       stopIfIdle();
     },
   };

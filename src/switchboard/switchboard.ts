@@ -112,7 +112,7 @@ export interface SwitchboardOptions {
    * leaves it out.
    */
   readonly console?:
-    | Partial<Pick<ConsoleOptions, 'secret' | 'basePath' | 'sessionTtlMs' | 'isAdmin'>>
+    | Partial<Pick<ConsoleOptions, 'secret' | 'basePath' | 'sessionTtlMs' | 'sessionCheckMs' | 'isAdmin'>>
     | false;
   /**
    * Request budgets per caller: REST reads and writes apart (default 1,000 and 250 per 10 s), GraphQL

@@ -1,7 +1,7 @@
 /**
  * A console session ends on the server: at sign-out, when the key it signed in with is revoked, and
  * when the host ends a user's sessions, on every instance that shares the storage (the memory one in
- * process, or one PostgreSQL).
+ * process, or one PostgreSQL). The live activity stream of a session that ended ends too.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Storage } from '../../src/index.js';
@@ -42,17 +42,38 @@ const FLAVOURS: Flavour[] = [
   },
 ];
 
+/** Reads an event stream until it ends; fails if it is still open after `ms`. */
+async function streamEnds(body: ReadableStream<Uint8Array>, ms = 5_000): Promise<void> {
+  const reader = body.getReader();
+  let late = false;
+  const deadline = setTimeout(() => {
+    late = true;
+    void reader.cancel();
+  }, ms);
+  try {
+    while (!(await reader.read()).done);
+    if (late) throw new Error(`the stream was still open after ${ms} ms`);
+  } finally {
+    clearTimeout(deadline);
+  }
+}
+
 describe.each(FLAVOURS)('console sessions on $name storage, two instances', (flavour) => {
   let a: ConsoleInstance;
   let b: ConsoleInstance;
+  /** A third instance that checks its streams' sessions only once a minute. */
+  let slow: ConsoleInstance;
   let drop: () => Promise<void>;
   beforeAll(async () => {
     const made = await flavour.make();
     drop = made.drop;
     [a, b] = (await startConsoles(made.storage, 2)) as [ConsoleInstance, ConsoleInstance];
+    [slow] = (await startConsoles(made.storage, 1, {
+      console: { secret: 'one secret for every instance', sessionCheckMs: 60_000 },
+    })) as [ConsoleInstance];
   });
   afterAll(async () => {
-    await closeConsoles([a, b].filter(Boolean));
+    await closeConsoles([a, b, slow].filter(Boolean));
     await drop?.();
   });
 
@@ -67,6 +88,22 @@ describe.each(FLAVOURS)('console sessions on $name storage, two instances', (fla
       scopes: ['admin.webhooks.read', 'admin.oauth.write'],
     });
     return { id: apiKey.id, key };
+  }
+
+  /** Opens the live activity stream and waits for its first line. */
+  async function openStream(
+    instance: ConsoleInstance,
+    session: Session,
+  ): Promise<ReadableStream<Uint8Array>> {
+    const response = await fetch(`${instance.base}/activity/stream`, {
+      headers: { cookie: session.cookie, accept: 'text/event-stream' },
+    });
+    expect(response.status).toBe(200);
+    const reader = response.body!.getReader();
+    const { value } = await reader.read();
+    expect(new TextDecoder().decode(value)).toContain(': connected');
+    reader.releaseLock();
+    return response.body!;
   }
 
   it('sign-out ends the session on every instance: the old cookie opens nothing and changes nothing', async () => {
@@ -117,5 +154,26 @@ describe.each(FLAVOURS)('console sessions on $name storage, two instances', (fla
     expect(await opens(a, session, '/me')).toBe(false);
     expect(await opens(b, session, '/me')).toBe(false);
     expect(await opens(a, other)).toBe(true);
+  });
+
+  it('the live stream ends at sign-out, on the instance signed out of at once and on the others at their next check', async () => {
+    const session = await signIn(a.base, { api_key: ADMIN_KEY });
+    // The instance signed out of ends its stream without waiting for its check (a minute away).
+    const here = await openStream(slow, session);
+    const there = await openStream(b, session);
+    await post(slow.base, '/sign-out', session);
+    await streamEnds(here, 1_000);
+    await streamEnds(there, 2_000);
+    // Reconnecting (as EventSource does) is refused.
+    const again = await fetch(`${b.base}/activity/stream`, { headers: { cookie: session.cookie } });
+    expect(again.status).toBe(401);
+  });
+
+  it('the live stream ends once the key it signed in with is revoked', async () => {
+    const { id, key } = await adminKey();
+    const session = await signIn(a.base, { api_key: key });
+    const stream = await openStream(b, session);
+    await a.switchboard.oauth!.admin.revokeApiKey(id);
+    await streamEnds(stream);
   });
 });

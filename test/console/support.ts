@@ -44,7 +44,7 @@ export async function startConsoles(
             email === ADA.email && password === ADA.password ? ADA.id : null,
         },
       },
-      console: { secret: 'one secret for every instance' },
+      console: { secret: 'one secret for every instance', sessionCheckMs: 100 },
       ...overrides,
     });
     await switchboard.oauth!.ready;

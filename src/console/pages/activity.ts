@@ -1,13 +1,18 @@
 /**
  * Live activity: every event as the bus delivers it, pushed to the page over Server-Sent Events (the
- * page's script adds each at the top; without script the page says so).
+ * page's script adds each at the top; without script the page says so). A stream ends when its session
+ * does, and when its reader falls too far behind (the page's EventSource then connects again).
  */
 import type { EventBus } from '../../core/event-bus.js';
+import { eventStream } from '../../core/event-stream.js';
 import type { DomainEvent } from '../../core/events.js';
 import { esc } from '../html.js';
 import type { ConsoleRoute } from '../route.js';
 
 const KEEP_ALIVE_MS = 15_000;
+/** Events held for a reader that is not reading; one more and its stream ends. */
+const MAX_UNREAD = 1_000;
+const encoder = new TextEncoder();
 
 export function activityRoutes(bus: EventBus): ConsoleRoute[] {
   return [
@@ -30,37 +35,50 @@ export function activityRoutes(bus: EventBus): ConsoleRoute[] {
       scope: 'admin.webhooks.read',
       section: 'activity',
       async handle(ctx) {
-        const encoder = new TextEncoder();
-        let stop = () => {};
-        const body = new ReadableStream<Uint8Array>({
-          start(controller) {
-            const send = (text: string) => {
+        const events = eventStream(bus, { types: ['*'], pick: view, maxQueue: MAX_UNREAD });
+        // Ends the stream, whatever ended it (the session, the client, a reader too far behind): a read
+        // waiting for an event ends with it.
+        const finish = (): void => {
+          unwatch();
+          void events.return?.();
+        };
+        const unwatch = ctx.watchSession(finish);
+        ctx.request.signal.addEventListener('abort', finish);
+        // Events are taken from the bounded queue only as the client reads: a reader that stops leaves
+        // them there, and past MAX_UNREAD the queue ends the stream, so nothing else piles up.
+        let next: Promise<IteratorResult<EventView>> | undefined;
+        const body = new ReadableStream<Uint8Array>(
+          {
+            start(controller) {
+              controller.enqueue(encoder.encode(': connected\n\n'));
+            },
+            async pull(controller) {
+              next ??= events.next();
+              let timer: ReturnType<typeof setTimeout> | undefined;
+              const quiet = new Promise<'quiet'>((resolve) => {
+                timer = setTimeout(resolve, KEEP_ALIVE_MS, 'quiet');
+              });
               try {
-                controller.enqueue(encoder.encode(text));
+                const step = await Promise.race([next, quiet]);
+                if (step === 'quiet') return controller.enqueue(encoder.encode(': keep-alive\n\n'));
+                next = undefined;
+                if (step.done) {
+                  finish();
+                  return controller.close();
+                }
+                controller.enqueue(encoder.encode(`event: event\ndata: ${JSON.stringify(step.value)}\n\n`));
               } catch {
-                stop();
-              }
-            };
-            send(': connected\n\n');
-            const unsubscribe = bus.subscribe((event) =>
-              send(`event: event\ndata: ${JSON.stringify(view(event))}\n\n`),
-            );
-            const timer = setInterval(() => send(': keep-alive\n\n'), KEEP_ALIVE_MS);
-            stop = () => {
-              clearInterval(timer);
-              unsubscribe();
-            };
-            ctx.request.signal.addEventListener('abort', () => {
-              stop();
-              try {
+                // Fell MAX_UNREAD events behind.
+                finish();
                 controller.close();
-              } catch {}
-            });
+              } finally {
+                clearTimeout(timer);
+              }
+            },
+            cancel: finish,
           },
-          cancel() {
-            stop();
-          },
-        });
+          { highWaterMark: 0 },
+        );
         return new Response(body, {
           headers: {
             'content-type': 'text/event-stream; charset=utf-8',
@@ -74,7 +92,14 @@ export function activityRoutes(bus: EventBus): ConsoleRoute[] {
 }
 
 /** What the feed shows of an event: its kind, time, and the record it is about. */
-function view(event: DomainEvent): { type: string; id: string; occurredAt: string; summary: string } {
+interface EventView {
+  readonly type: string;
+  readonly id: string;
+  readonly occurredAt: string;
+  readonly summary: string;
+}
+
+function view(event: DomainEvent): EventView {
   const data = event.data as Record<string, unknown>;
   const subject = ['id', 'name', 'status', 'url'].map((k) => data[k]).filter((v) => typeof v === 'string');
   return { type: event.type, id: event.id, occurredAt: event.occurredAt, summary: subject.join(' · ') };
