@@ -172,6 +172,12 @@ const FIELD_TEXTS = {
     meaning: 'The input has a field that is not part of it.',
     action: 'Remove the field, or check its spelling against the API reference.',
   },
+  invalid_text: {
+    meaning:
+      'The text holds a character that cannot be stored: NUL (U+0000), or half of a UTF-16 surrogate pair without the other half.',
+    action:
+      'Remove the character; send well-formed Unicode text (emoji and every other character are accepted).',
+  },
   invalid: {
     meaning: 'The value breaks a rule that the message explains.',
     action: 'Change the value as the message says.',

@@ -10,6 +10,7 @@ import { ORDER_STATUSES } from './records.js';
 import { clients } from './resources/built-ins/clients.js';
 import { messages } from './resources/built-ins/messages.js';
 import { orders } from './resources/built-ins/orders.js';
+import { invalidText, unstorableTextIn } from './storable-text.js';
 
 /** A new client: `name` and `email` required, `phone` and `city` optional. Unknown fields are refused. */
 export const ClientCreateInput = clients.createInput as z.ZodType<{
@@ -63,14 +64,19 @@ export type MessageCreateInput = z.output<typeof MessageCreateInput>;
 
 /**
  * Checks `input` against `schema` and returns the normalised value, or throws a `validation_failed`
- * {@link SwitchboardError} that lists every failing field.
+ * {@link SwitchboardError} that lists every failing field; text holding NUL or an unpaired surrogate
+ * fails as `invalid_text`, whatever the schema says.
  *
  * @example
  * const input = validate(ClientCreateInput, await request.json());
  */
 export function validate<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
   const result = schema.safeParse(input);
-  if (result.success) return result.data;
-  const details = fieldErrorsOf(schema, result.error.issues, input);
+  // Every text of every schema is checked here, once, whoever declared the field: NUL or a lone
+  // surrogate would be refused by PostgreSQL (a 500) and kept by memory (storable-text.ts).
+  const unstorable = unstorableTextIn(result.success ? result.data : input).map(invalidText);
+  if (result.success && !unstorable.length) return result.data;
+  const shape = result.success ? [] : fieldErrorsOf(schema, result.error.issues, input);
+  const details = [...shape, ...unstorable];
   throw new SwitchboardError('validation_failed', summaryOf(details), { details });
 }
