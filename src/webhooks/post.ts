@@ -123,7 +123,8 @@ function decodeExcerpt(chunks: readonly Uint8Array[], size: number): string {
     offset += part.byteLength;
     if (offset >= bytes.byteLength) break;
   }
-  return new TextDecoder('utf-8', { fatal: false }).decode(bytes);
+  // A receiver's NUL bytes become U+FFFD, as malformed UTF-8 does: storage keeps no NUL (storable-text.ts).
+  return new TextDecoder('utf-8', { fatal: false }).decode(bytes).replaceAll('\0', '\uFFFD');
 }
 
 // The few parts of node:http / node:https used here.

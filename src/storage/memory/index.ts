@@ -8,6 +8,7 @@
  */
 import { isoAt } from '../../core/runtime.js';
 import type { Storage, Stores } from '../../core/storage/index.js';
+import { refusingUnstorableText } from '../../core/storage/storable-text.js';
 import { DEFAULT_DELIVERY_RETENTION_MS } from '../../core/storage/webhooks.js';
 import { createApiKeyState, memoryApiKeyStore } from './api-keys.js';
 import { type ConsoleSessionState, memoryConsoleSessionStore } from './console-sessions.js';
@@ -49,14 +50,14 @@ export function createMemoryStorage(options: MemoryStorageOptions = {}): Storage
   });
 
   // The stores outside any transaction: writes are final at once.
-  const outside = stores(noJournal);
+  const outside = refusingUnstorableText(stores(noJournal));
   return {
     ...outside,
     transaction(work) {
       return mutex.run(async () => {
         const undo: (() => void)[] = [];
         try {
-          return await work(stores({ record: (step) => undo.push(step) }));
+          return await work(refusingUnstorableText(stores({ record: (step) => undo.push(step) })));
         } catch (error) {
           for (const step of undo.reverse()) step();
           resources.indexes.clear();

@@ -1,6 +1,7 @@
 import type { Pool, PoolClient } from 'pg';
 import { type Logger, silentLogger } from '../../core/runtime.js';
 import type { Storage, Stores } from '../../core/storage/index.js';
+import { refusingUnstorableText } from '../../core/storage/storable-text.js';
 import { DEFAULT_DELIVERY_RETENTION_MS } from '../../core/storage/webhooks.js';
 import { postgresApiKeyStore } from './api-keys.js';
 import { type Connection, connect, type PostgresConnectionOptions } from './connection.js';
@@ -122,9 +123,9 @@ function view(
   }
   const outer = database(pool, { begin: inTransaction });
   return {
-    ...stores(outer),
+    ...refusingUnstorableText(stores(outer)),
     pool,
-    transaction: (work) => inTransaction((db) => work(stores(db))),
+    transaction: (work) => inTransaction((db) => work(refusingUnstorableText(stores(db)))),
     async ping() {
       await outer.rows('SELECT 1');
     },

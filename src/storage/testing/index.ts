@@ -17,6 +17,7 @@ import { oauthContract } from './oauth.js';
 import { outboxContract } from './outbox.js';
 import { rateLimitContract } from './rate-limits.js';
 import { resourceContract, resourceLockContract } from './resources.js';
+import { textContract } from './text.js';
 import { transactionContract } from './transactions.js';
 import { webhookAttemptContract } from './webhook-attempts.js';
 import { webhookDeliveryContract, webhookPruneContract } from './webhook-deliveries.js';
@@ -51,6 +52,7 @@ export function describeStorageContract(name: string, factory: StorageFactory): 
       resourceContract(storage);
       resourceLockContract(storage);
     });
+    describe('text', () => textContract(storage));
     describe('webhook endpoints', () => webhookEndpointContract(storage));
     describe('webhook deliveries', () => {
       webhookDeliveryContract(storage);

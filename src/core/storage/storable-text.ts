@@ -1,0 +1,36 @@
+/**
+ * The storage port's rule for text (docs/storage.md, "Text"): every adapter refuses what it cannot keep
+ * as it was given, anywhere in what a store is handed (a record, an id to look up, a key, a filter),
+ * with the same `validation_failed` error, before it reads or writes anything. The interfaces check
+ * input long before this (validation.ts); this is the last line, so that a path they miss is a 422 on
+ * every adapter, never a 500 on PostgreSQL and a stored NUL in memory.
+ */
+import { SwitchboardError } from '../errors.js';
+import { summaryOf } from '../field-errors.js';
+import { invalidText, unstorableTextIn } from '../storable-text.js';
+
+/**
+ * The same stores, each method refusing text with NUL (U+0000) or an unpaired surrogate in its
+ * arguments. Nested stores (`oauth.clients`) are wrapped too; other values are kept as they are.
+ */
+export function refusingUnstorableText<T extends object>(stores: T): T {
+  const wrapped: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(stores)) {
+    if (typeof value === 'function') wrapped[key] = refusing(value as Method, stores);
+    else if (value !== null && Object.getPrototypeOf(value) === Object.prototype)
+      wrapped[key] = refusingUnstorableText(value as object);
+    else wrapped[key] = value;
+  }
+  return wrapped as T;
+}
+
+type Method = (...args: unknown[]) => unknown;
+
+function refusing(method: Method, self: object): Method {
+  return (...args) => {
+    const fields = args.flatMap((arg) => unstorableTextIn(arg)).map((at) => at || 'value');
+    if (!fields.length) return method.apply(self, args);
+    const details = fields.map(invalidText);
+    return Promise.reject(new SwitchboardError('validation_failed', summaryOf(details), { details }));
+  };
+}
