@@ -2,6 +2,7 @@ import { makeExecutableSchema } from '@graphql-tools/schema';
 import { type GraphQLFieldResolver, GraphQLObjectType, type GraphQLSchema } from 'graphql';
 import { requireScope, type Scope } from '../core/auth.js';
 import { CORE_RESOURCES } from '../core/resources/built-ins/index.js';
+import { guardArguments } from './arguments.js';
 import type { GraphQLContext } from './context.js';
 import type { CreateSchemaOptions } from './extension.js';
 import { resolvers as baseResolvers } from './resolvers.js';
@@ -31,6 +32,8 @@ export function createSchema(
     typeDefs: [baseTypeDefs, ...parts.flatMap((p) => list(p.typeDefs))],
     resolvers: [baseResolvers, ...parts.flatMap((p) => list(p.resolvers))],
   });
+  // Arguments are checked inside the scope check: a caller without the scope learns nothing more.
+  guardArguments(schema);
   guardScopes(schema, Object.assign({ ...FIELD_SCOPES }, ...parts.map((p) => p.scopes)));
   return schema;
 }

@@ -2,21 +2,37 @@
 
 import type { z } from 'zod';
 import { SwitchboardError } from '../core/errors.js';
+import { isPossibleId, MAX_ID_LENGTH } from '../core/storable-text.js';
 import { validate } from '../core/validation.js';
 import { readBody } from './body.js';
 
-/** Decodes the route table's raw path params; a malformed escape cannot name any record, so it is a 404. */
+/**
+ * Decodes the route table's raw path params. A malformed escape cannot name any record, nor can an id
+ * longer than {@link MAX_ID_LENGTH} or one holding NUL or an unpaired surrogate: each is a 404, found
+ * before storage is asked (docs/rest.md, "Identifiers").
+ */
 export function decodeParams(raw: Record<string, string>, url: string): Record<string, string> {
   const params: Record<string, string> = {};
   for (const key in raw) {
     const value = raw[key]!;
+    let decoded: string;
     try {
-      params[key] = value.includes('%') ? decodeURIComponent(value) : value;
+      decoded = value.includes('%') ? decodeURIComponent(value) : value;
     } catch {
       throw new SwitchboardError('not_found', `Nothing is served at ${new URL(url).pathname}.`);
     }
+    if (!isPossibleId(decoded)) throw noSuchId(key, decoded);
+    params[key] = decoded;
   }
   return params;
+}
+
+function noSuchId(key: string, id: string): SwitchboardError {
+  const why =
+    id.length > MAX_ID_LENGTH
+      ? `has at most ${MAX_ID_LENGTH} characters (this one has ${id.length})`
+      : 'holds no NUL (U+0000) or unpaired surrogate';
+  return new SwitchboardError('not_found', `Nothing has this ${key}: an id ${why}.`);
 }
 
 /**

@@ -1,5 +1,6 @@
 import { anonymousPrincipal } from '../core/auth.js';
 import { isSwitchboardError, SwitchboardError } from '../core/errors.js';
+import { isPossibleId } from '../core/storable-text.js';
 import type { OAuthClientRecord } from '../core/storage/index.js';
 import { type RateHeaders, rateHeadersOf } from '../http/rate-limit.js';
 import {
@@ -147,7 +148,7 @@ async function trustedTarget(
 ): Promise<{ client: OAuthClientRecord; redirectUri: string }> {
   const clientId = single(params, 'client_id');
   if (!clientId) throw new UntrustedRequest('The request does not say which app is asking (client_id).');
-  const client = await ctx.storage.oauth.clients.get(clientId);
+  const client = isPossibleId(clientId) ? await ctx.storage.oauth.clients.get(clientId) : null;
   if (!client?.grantTypes.includes('authorization_code')) {
     throw new UntrustedRequest('The app that sent you here is not registered.');
   }

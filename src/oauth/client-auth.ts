@@ -1,3 +1,4 @@
+import { isPossibleId, isStorableText, MAX_ID_LENGTH } from '../core/storable-text.js';
 import type { OAuthClientRecord } from '../core/storage/index.js';
 import { single } from './form.js';
 import { oauthError } from './oauth-error.js';
@@ -34,6 +35,12 @@ export async function authenticateClient(
     secret = single(params, 'client_secret');
   }
   if (!clientId) throw oauthError('invalid_client', 'Say which client you are (client_id).');
+  // An id no client can have is answered before storage is asked (an unknown client, §5.2).
+  if (!isPossibleId(clientId))
+    throw oauthError(
+      'invalid_client',
+      `No client has this client_id: ids have at most ${MAX_ID_LENGTH} characters.`,
+    );
   const client = await ctx.storage.oauth.clients.get(clientId);
   if (!client) throw oauthError('invalid_client', 'Client authentication failed.');
   if (client.secretHash === null) {
@@ -52,7 +59,10 @@ export async function authenticateClient(
   return client;
 }
 
-/** The client id and secret of an `Authorization: Basic` value (RFC 6749 §2.3.1), or null when malformed. */
+/**
+ * The client id and secret of an `Authorization: Basic` value (RFC 6749 §2.3.1), or null when malformed
+ * (a NUL in either counts: no client has one).
+ */
 export function decodeBasic(encoded: string): [string, string] | null {
   try {
     const text = new TextDecoder('utf-8', { fatal: true }).decode(
@@ -61,7 +71,8 @@ export function decodeBasic(encoded: string): [string, string] | null {
     const colon = text.indexOf(':');
     if (colon < 0) return null;
     const decode = (part: string): string => decodeURIComponent(part.replaceAll('+', ' '));
-    return [decode(text.slice(0, colon)), decode(text.slice(colon + 1))];
+    const [id, secret] = [decode(text.slice(0, colon)), decode(text.slice(colon + 1))];
+    return isStorableText(id) && isStorableText(secret) ? [id, secret] : null;
   } catch {
     return null;
   }

@@ -1,4 +1,5 @@
 import { SwitchboardError } from '../core/errors.js';
+import { isStorableText } from '../core/storable-text.js';
 import { readText } from '../http/body.js';
 import { oauthError } from './oauth-error.js';
 
@@ -19,11 +20,14 @@ export async function readForm(request: Request, maxBytes: number): Promise<URLS
 
 /**
  * One parameter, refusing duplicates: RFC 6749 §3.1 and §3.2 say parameters must not repeat, and a
- * repeated one is a classic way to confuse two parsers.
+ * repeated one is a classic way to confuse two parsers. A value holding NUL (`%00`) is malformed too
+ * (§5.2 `invalid_request`): no parameter of the protocol has one, and it cannot be stored.
  */
 export function single(params: URLSearchParams, name: string): string | undefined {
   const values = params.getAll(name);
   if (values.length > 1) throw oauthError('invalid_request', `The parameter ${name} is repeated.`);
+  if (values[0] !== undefined && !isStorableText(values[0]))
+    throw oauthError('invalid_request', `The parameter ${name} must not contain NUL (%00).`);
   return values[0] === '' ? undefined : values[0];
 }
 
