@@ -163,11 +163,10 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
   async function signedIn(
     request: Request,
   ): Promise<{ session: SessionData; principal: Principal } | undefined> {
-    const now = clock.now();
-    const session = await sessions.open(request, now);
+    const session = await sessions.open(request, clock.now());
     if (!session) return undefined;
-    const record = await stored.get(hashSecret(session.id));
-    if (!record || record.expiresAt <= now) return undefined;
+    // Signed out (or ended) on any instance: gone from storage. Its end is the sealed `expiresAt`.
+    if (!(await stored.get(hashSecret(session.id)))) return undefined;
     if (session.userId !== undefined) {
       const admin = (await options.isAdmin?.(session.userId)) ?? false;
       const scopes = new Set(admin ? ADMIN_SCOPES : []);
