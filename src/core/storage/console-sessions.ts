@@ -18,7 +18,7 @@ export interface ConsoleSessionRecord {
 export interface ConsoleSessionStore {
   /** Throws a `conflict` SwitchboardError when the hash is taken. */
   insert(session: ConsoleSessionRecord): Promise<void>;
-  /** The lookup on every console request; expired sessions too (the caller compares `expiresAt`). */
+  /** The lookup on every console request; a session past its `expiresAt` is here until swept. */
   get(idHash: string): Promise<ConsoleSessionRecord | null>;
   /** Ends a session (sign-out); false when absent. */
   delete(idHash: string): Promise<boolean>;
