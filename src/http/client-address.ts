@@ -14,10 +14,12 @@ export function copyClientAddress(from: Request, to: Request): void {
   setClientAddress(to, addresses.get(from));
 }
 
+const MAX_ADDRESS_LENGTH = 100;
+
 /**
  * Where the request came from: with `trustedProxies` > 0, the address that many hops back in
- * `X-Forwarded-For` (each trusted proxy appends the address it saw); otherwise the peer address the
- * runtime recorded, or `unknown`.
+ * `X-Forwarded-For` (each trusted proxy appends the address it saw) if it has at most 100 characters;
+ * otherwise the peer address the runtime recorded, or `unknown`.
  */
 export function clientAddressOf(request: Request, trustedProxies = 0): string {
   if (trustedProxies > 0) {
@@ -26,7 +28,9 @@ export function clientAddressOf(request: Request, trustedProxies = 0): string {
       .map((h) => h.trim())
       .filter(Boolean);
     const address = hops[hops.length - trustedProxies];
-    if (address) return address;
+    // Longer than any address (IPv6 with a zone has 50 or so): a hop the caller wrote, when more proxies
+    // are trusted than append. It would be a budget key no index can hold; the peer's address stands.
+    if (address && address.length <= MAX_ADDRESS_LENGTH) return address;
   }
   return addresses.get(request) ?? 'unknown';
 }

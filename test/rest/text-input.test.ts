@@ -265,6 +265,25 @@ describe.each([
       }
     });
 
+    it('an X-Forwarded-For hop of 9,000 characters names no address: the budget is the peer’s, never a 500', async () => {
+      const behindProxies = createSwitchboard({
+        storage: await makeStorage(),
+        rateLimits: { trustedProxies: 2 },
+      });
+      try {
+        const hop = Array.from({ length: 9000 }, () => Math.floor(Math.random() * 36).toString(36)).join('');
+        const answer = await behindProxies.fetch(
+          new Request('http://localhost/api/v1/clients', {
+            headers: { 'x-forwarded-for': `${hop}, 203.0.113.7` },
+          }),
+        );
+        expect(answer.status).toBe(401);
+        expect(answer.headers.get('ratelimit')).toMatch(/^"read"/);
+      } finally {
+        await behindProxies.close();
+      }
+    });
+
     it('the authorization page treats a client_id holding NUL or of 3,000 characters as an unknown app', async () => {
       for (const id of ['a%00', encodeURIComponent(huge())]) {
         const page = await switchboard.fetch(
