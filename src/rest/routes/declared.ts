@@ -13,6 +13,7 @@ import type { Resource } from '../../core/resources/define.js';
 import { pascal } from '../../core/resources/names.js';
 import { sortOf, sortSchemaOf, whereOf } from '../../core/resources/query.js';
 import type { ResourceService } from '../../core/resources/service.js';
+import { wireOf } from '../../core/resources/wire.js';
 import type { ResourceRecord } from '../../core/storage/index.js';
 import { ifMatch } from '../../http/conditional.js';
 import { PAGE_HEADERS, pageQuery, paginated, rangeOf } from '../../http/pagination.js';
@@ -343,21 +344,6 @@ export function declaredRoutes(service: ResourceService, options: ResourceRouteO
 }
 
 type IdempotentOf = <T>(respond: (record: T) => Response) => CreateOptions<T>;
-
-/** How a version of the interface writes and reads the resource: as declared, or as a later version changed it. */
-function wireOf(resource: Resource, apiVersion: number) {
-  const version = Object.keys(resource.versions)
-    .map(Number)
-    .filter((v) => v <= apiVersion)
-    .sort((a, b) => b - a)[0];
-  const changed = version === undefined ? undefined : resource.versions[version];
-  return {
-    recordSchema: changed?.recordSchema ?? resource.recordSchema,
-    createInput: changed?.createInput ?? resource.createInput,
-    present: changed ? (r: ResourceRecord) => changed.present(r) : (r: ResourceRecord) => r as unknown,
-    accept: changed?.accept ?? ((body: Record<string, unknown>) => body),
-  };
-}
 
 /** A create body less the field the path gives. */
 function without(schema: z.ZodType, field: string): z.ZodType {
