@@ -30,6 +30,7 @@ export interface PipelineOptions {
   readonly authenticate: Authenticate;
   readonly storage?: Pick<Storage, 'idempotency'>;
   readonly basePath: string;
+  readonly apiVersion?: number;
   readonly clock: Clock;
   readonly logger: Logger;
   readonly limits?: { readonly maxBodyBytes?: number };
@@ -225,6 +226,7 @@ class Context implements RouteContext {
   body: unknown = undefined;
   idempotent: RouteContext['idempotent'] = () => ({});
   readonly basePath: string;
+  readonly apiVersion: number;
   readonly clock: Clock;
   readonly logger: Logger;
   #url: URL | undefined;
@@ -236,6 +238,7 @@ class Context implements RouteContext {
     options: PipelineOptions,
   ) {
     this.basePath = options.basePath;
+    this.apiVersion = options.apiVersion ?? 1;
     this.clock = options.clock;
     this.logger = options.logger;
   }

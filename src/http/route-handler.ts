@@ -38,6 +38,8 @@ export interface RouteHandlerOptions {
   readonly storage?: Pick<Storage, 'idempotency'>;
   /** Where the set is mounted; route paths are relative to it. Default `/api/v1`. */
   readonly basePath?: string;
+  /** The API version the set speaks, given to its routes (default 1). */
+  readonly apiVersion?: number;
   readonly clock?: Clock;
   readonly logger?: Logger;
   readonly limits?: RestLimits;

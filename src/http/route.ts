@@ -20,6 +20,8 @@ export interface RouteContext<P = unknown, Q = unknown, B = unknown> {
   readonly body: B;
   /** Where the handler set is mounted, e.g. `/api/v1`; build `Location` and links from it. */
   readonly basePath: string;
+  /** The API version the handler set speaks (1 unless it was given one), e.g. to pin what it registers. */
+  readonly apiVersion: number;
   readonly clock: Clock;
   readonly logger: Logger;
   /**
