@@ -1,8 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { getRequestListener, RequestError } from '@hono/node-server';
+import { SwitchboardError } from '../core/errors.js';
 import type { Logger } from '../core/runtime.js';
 import { silentLogger } from '../core/runtime.js';
 import { setClientAddress } from '../http/client-address.js';
+import { problemResponse } from '../http/problem.js';
 import { bodyWasRead } from './consumed-body.js';
 import { toWebRequest } from './convert.js';
 
@@ -55,17 +57,13 @@ export function createRequestListener(
       errorHandler(error) {
         // Thrown before the handler ran: a request line or Host header that is not a valid URL.
         if (error instanceof RequestError)
-          return problem(400, 'bad_request', 'The request target or Host header is not valid.');
+          return problemResponse(
+            new SwitchboardError('bad_request', 'The request target or Host header is not valid.'),
+          );
         logger.log('error', 'fetch handler threw', { error: String(error) });
-        return problem(500, 'internal', 'Something went wrong on our side.');
+        // The one problem renderer: a generic `internal`, never the error's own words.
+        return problemResponse(error);
       },
     },
   );
-}
-
-function problem(status: number, code: string, message: string): Response {
-  return new Response(JSON.stringify({ code, message }), {
-    status,
-    headers: { 'content-type': 'application/json' },
-  });
 }

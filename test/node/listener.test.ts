@@ -16,14 +16,17 @@ async function listen(listener: RequestListener): Promise<string> {
 }
 
 /** A raw request whose Host header we choose (fetch would not send a bad one). */
-function rawGet(base: string, host: string): Promise<{ status: number; body: string }> {
+function rawGet(
+  base: string,
+  host: string,
+): Promise<{ status: number; body: string; headers: Record<string, string | string[] | undefined> }> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(`${base}/`, { headers: { host } }, (res) => {
       let body = '';
       res.on('data', (chunk) => {
         body += chunk;
       });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));
     });
     req.on('error', reject);
     req.end();
@@ -60,7 +63,13 @@ describe('createRequestListener', () => {
     const base = await listen(createRequestListener(async () => new Response('never')));
     const answer = await rawGet(base, 'bad host/with spaces');
     expect(answer.status).toBe(400);
-    expect(JSON.parse(answer.body)).toMatchObject({ code: 'bad_request' });
+    // The same problem+json (RFC 9457) every other answer of the library uses.
+    expect(answer.headers['content-type']).toBe('application/problem+json');
+    expect(JSON.parse(answer.body)).toMatchObject({
+      type: '/problems/bad_request',
+      status: 400,
+      code: 'bad_request',
+    });
   });
 
   it('answers 500 with a generic message when the handler throws, and logs the error', async () => {
@@ -75,9 +84,10 @@ describe('createRequestListener', () => {
     );
     const response = await fetch(`${base}/`);
     expect(response.status).toBe(500);
+    expect(response.headers.get('content-type')).toBe('application/problem+json');
     const body = await response.text();
     expect(body).not.toContain('secret internals');
-    expect(JSON.parse(body)).toMatchObject({ code: 'internal' });
+    expect(JSON.parse(body)).toMatchObject({ type: '/problems/internal', status: 500, code: 'internal' });
     expect(lines.join('\n')).toContain('secret internals');
   });
 });
