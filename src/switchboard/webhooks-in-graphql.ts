@@ -22,6 +22,8 @@ const typeDefs = /* GraphQL */ `
     eventTypes: [String!]!
     "switchboard (X-Signature) or standard (Standard Webhooks headers)"
     scheme: String!
+    "The API version whose record shapes deliveries carry (data as GET /api/v{apiVersion}/… answers it)."
+    apiVersion: Int!
     enabled: Boolean!
     "manual, gone (the receiver answered 410) or failing"
     disabledReason: String
@@ -97,6 +99,8 @@ const typeDefs = /* GraphQL */ `
     description: String
     scheme: String
     enabled: Boolean
+    "The API version whose record shapes deliveries carry; default the current one, the shapes of this schema."
+    apiVersion: Int
   }
 
   input UpdateWebhookEndpointInput {
@@ -105,6 +109,8 @@ const typeDefs = /* GraphQL */ `
     description: String
     scheme: String
     enabled: Boolean
+    "Moves the receiver to another API version's record shapes, from the next event on."
+    apiVersion: Int
   }
 
   extend type Query {

@@ -81,13 +81,15 @@ export function webhookAdminRoutes(admin: WebhookAdmin): AnyRoute[] {
       path: '/webhook-endpoints',
       operationId: 'createWebhookEndpoint',
       summary: 'Register a webhook endpoint',
-      description: 'Answers the signing secret once; store it in the receiver. Only https URLs are accepted.',
+      description:
+        'Answers the signing secret once; store it in the receiver. Only https URLs are accepted. The endpoint is pinned to the API version it is registered on (`apiVersion`, unless the body names another): its deliveries carry records as that version’s GET answers them.',
       tags,
       scope: WRITE,
       body: { schema: EndpointCreateInput, name: 'WebhookEndpointCreate' },
       responses: { 201: withSecret, 422: problem('A field is not valid') },
-      async handle({ body, basePath }) {
-        const result = await admin.createEndpoint(body);
+      async handle({ body, basePath, apiVersion }) {
+        // Pinned to the version it is registered on, unless the body names another.
+        const result = await admin.createEndpoint({ apiVersion, ...body });
         const location = `${basePath}/webhook-endpoints/${result.endpoint.id}`;
         return created({ ...result.endpoint, secret: result.secret }, location, {
           version: result.endpoint.version,
@@ -114,7 +116,7 @@ export function webhookAdminRoutes(admin: WebhookAdmin): AnyRoute[] {
       operationId: 'updateWebhookEndpoint',
       summary: 'Change a webhook endpoint',
       description:
-        'Only the fields sent change. `enabled: true` re-enables an endpoint that was disabled and clears its failure record.',
+        'Only the fields sent change. `enabled: true` re-enables an endpoint that was disabled and clears its failure record. `apiVersion` moves a receiver to another version’s record shapes, from the next event on (deliveries already made keep their body).',
       tags,
       scope: WRITE,
       params: endpointParams,

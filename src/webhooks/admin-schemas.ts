@@ -13,6 +13,12 @@ const url = z.string().trim().min(1).max(2000);
 const description = z.string().trim().max(500);
 const eventTypes = z.array(eventPattern).min(1).max(100);
 const scheme = z.enum(['switchboard', 'standard']);
+/** Which `/api/v{n}` record shapes deliveries carry; the admin checks it names a version that exists. */
+const apiVersion = z
+  .number()
+  .int()
+  .min(1)
+  .meta({ description: 'The API version whose record shapes deliveries carry', example: 2 });
 
 export const EndpointCreateInput = z.strictObject({
   url,
@@ -20,6 +26,7 @@ export const EndpointCreateInput = z.strictObject({
   eventTypes,
   scheme: scheme.optional(),
   enabled: z.boolean().optional(),
+  apiVersion: apiVersion.optional(),
 });
 
 export const EndpointPatchInput = z
@@ -29,6 +36,7 @@ export const EndpointPatchInput = z
     eventTypes: eventTypes.optional(),
     scheme: scheme.optional(),
     enabled: z.boolean().optional(),
+    apiVersion: apiVersion.optional(),
   })
   .refine((patch) => Object.keys(patch).length > 0, { message: 'Send at least one field to change.' });
 

@@ -1,8 +1,10 @@
+import { z } from 'zod';
 import { SwitchboardError } from '../core/errors.js';
 import { EVENT_TYPES } from '../core/events.js';
 import type { Page } from '../core/records.js';
 import { BUILT_IN_RESOURCES, CORE_RESOURCES } from '../core/resources/built-ins/index.js';
 import type { Resource } from '../core/resources/define.js';
+import { latestApiVersion } from '../core/resources/wire.js';
 import { type Clock, type IdGenerator, isoAt, sortableIds, systemClock } from '../core/runtime.js';
 import type {
   Range,
@@ -61,6 +63,11 @@ export interface WebhookAdminOptions {
    * ones); pass the declared ones too, or their events' examples are `{}`.
    */
   readonly resources?: readonly Resource[];
+  /**
+   * The API version an endpoint is pinned to when its input names none (GraphQL and the console
+   * register this way); default the newest the resources declare. REST names the version it is on.
+   */
+  readonly apiVersion?: number;
 }
 
 /**
@@ -125,7 +132,11 @@ export function createWebhookAdmin(options: WebhookAdminOptions): WebhookAdmin {
     ...new Set([...EVENT_TYPES, ...(options.eventTypes ?? []), ...WEBHOOK_EVENT_TYPES]),
   ]);
   const listed = new Set(catalogue);
-  const examples = createEventExamples(options.resources ?? [...CORE_RESOURCES, ...BUILT_IN_RESOURCES]);
+  const resources = options.resources ?? [...CORE_RESOURCES, ...BUILT_IN_RESOURCES];
+  const examples = createEventExamples(resources);
+  // Only a version the resources declare (or 1) may be pinned: later ones have no shapes to send.
+  const apiVersions = z.object({ apiVersion: z.number().max(latestApiVersion(resources)).optional() });
+  const currentApiVersion = options.apiVersion ?? latestApiVersion(resources);
 
   const checkUrl = (url: string): void => {
     const problem = checkReceiverUrl(url, outbound);
@@ -156,6 +167,7 @@ export function createWebhookAdmin(options: WebhookAdminOptions): WebhookAdmin {
   return {
     async createEndpoint(input) {
       const fields = validate(EndpointCreateInput, input);
+      validate(apiVersions, { apiVersion: fields.apiVersion });
       checkUrl(fields.url);
       const now = isoAt(clock.now());
       const secret = generateWebhookSecret();
@@ -167,6 +179,7 @@ export function createWebhookAdmin(options: WebhookAdminOptions): WebhookAdmin {
         eventTypes: [...new Set(fields.eventTypes)],
         secrets: [{ secret, createdAt: now, expiresAt: null }],
         scheme: fields.scheme ?? 'switchboard',
+        apiVersion: fields.apiVersion ?? currentApiVersion,
         enabled,
         disabledReason: enabled ? null : 'manual',
         failingSince: null,
@@ -186,6 +199,7 @@ export function createWebhookAdmin(options: WebhookAdminOptions): WebhookAdmin {
     },
     async updateEndpoint(id, patch, { ifVersion } = {}) {
       const fields = validate(EndpointPatchInput, patch);
+      validate(apiVersions, { apiVersion: fields.apiVersion });
       if (fields.url !== undefined) checkUrl(fields.url);
       const current = await endpointOrThrow(id);
       if (ifVersion !== undefined && ifVersion !== current.version) {

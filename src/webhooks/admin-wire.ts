@@ -10,6 +10,11 @@ export const WebhookEndpointSchema = z.object({
   description: z.string(),
   eventTypes: z.array(z.string()).meta({ description: 'Event kinds, with wildcards: `order.*`, `*`' }),
   scheme: z.enum(['switchboard', 'standard']),
+  apiVersion: z.number().int().meta({
+    description:
+      'The API version whose record shapes deliveries carry: `data` is the record as `GET /api/v{apiVersion}/…` answers it',
+    example: 2,
+  }),
   enabled: z.boolean(),
   disabledReason: z.enum(['manual', 'gone', 'failing']).nullable(),
   failingSince: timestamp.nullable(),

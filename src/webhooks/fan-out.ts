@@ -1,13 +1,20 @@
 import type { DomainEvent } from '../core/events.js';
 import { matchesEventType } from '../core/events.js';
 import type { OutboxHandler } from '../core/outbox-relay.js';
+import { BUILT_IN_RESOURCES, CORE_RESOURCES } from '../core/resources/built-ins/index.js';
+import type { Resource } from '../core/resources/define.js';
 import { type Clock, type IdGenerator, isoAt, sortableIds, systemClock } from '../core/runtime.js';
 import type { Storage, WebhookDeliveryRecord } from '../core/storage/index.js';
-import { webhookPayload } from './payload.js';
+import { versionedPayloads } from './payload.js';
 
-/** Options of {@link createWebhookFanOut}: the storage, and a hook to wake the dispatcher. */
+/** Options of {@link createWebhookFanOut}: the storage, the resources, and a hook to wake the dispatcher. */
 export interface WebhookFanOutOptions {
   readonly storage: Storage;
+  /**
+   * Whose events carry records in each endpoint's API version (default: the built-in ones); other
+   * events are sent as published.
+   */
+  readonly resources?: readonly Resource[];
   readonly clock?: Clock;
   readonly ids?: IdGenerator;
   /** Called when deliveries were created, e.g. to wake the dispatcher. */
@@ -16,7 +23,8 @@ export interface WebhookFanOutOptions {
 
 /**
  * The durable outbox handler that turns each committed event into one delivery per matching enabled
- * endpoint, for a whole batch of events in one write. Idempotent per (event_id, endpoint): the relay
+ * endpoint, for a whole batch of events in one write. Each delivery stores its body, in the shapes of
+ * its endpoint's API version, so every retry sends the same bytes. Idempotent per (event_id, endpoint): the relay
  * hands events out again after a crash, and only the deliveries still missing are created. Register it
  * with `relay.use(...)`.
  *
@@ -27,6 +35,7 @@ export function createWebhookFanOut(options: WebhookFanOutOptions): OutboxHandle
   const { storage } = options;
   const clock = options.clock ?? systemClock;
   const ids = options.ids ?? sortableIds;
+  const payloadOf = versionedPayloads(options.resources ?? [...CORE_RESOURCES, ...BUILT_IN_RESOURCES]);
   return async (events) => {
     const endpoints = await storage.webhooks.endpoints.listEnabled();
     const now = isoAt(clock.now());
@@ -34,9 +43,16 @@ export function createWebhookFanOut(options: WebhookFanOutOptions): OutboxHandle
     for (const event of events) {
       const matching = endpoints.filter((e) => e.eventTypes.some((p) => matchesEventType(p, event.type)));
       if (matching.length === 0) continue;
-      const payload = webhookPayload(event);
-      for (const endpoint of matching)
+      // One body per API version among the endpoints, not one per endpoint.
+      const payloads = new Map<number, string>();
+      for (const endpoint of matching) {
+        let payload = payloads.get(endpoint.apiVersion);
+        if (payload === undefined) {
+          payload = payloadOf(event, endpoint.apiVersion);
+          payloads.set(endpoint.apiVersion, payload);
+        }
         deliveries.push(pendingDelivery(ids('whd'), endpoint.id, event, payload, now));
+      }
     }
     // One write for the whole batch: a hundred events, or one event to a thousand endpoints.
     const created = deliveries.length ? await storage.webhooks.deliveries.createManyIfAbsent(deliveries) : 0;

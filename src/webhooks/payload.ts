@@ -1,4 +1,6 @@
 import type { DomainEvent } from '../core/events.js';
+import type { Resource } from '../core/resources/define.js';
+import { eventDataIn, resourcesByEventType } from '../core/resources/wire.js';
 
 /**
  * The kind of a test event, sent to one endpoint on an admin's request (`sendTestEvent`).
@@ -33,4 +35,23 @@ export function webhookPayload(event: DomainEvent): string {
     created_at: event.occurredAt,
     data: event.data,
   });
+}
+
+/**
+ * The body of an event's deliveries to an endpoint pinned to an API version: a resource's event
+ * carries its records as that version's GET answers them; any other event, its data as is.
+ *
+ * @example
+ * const payloadOf = versionedPayloads(resources);
+ * payloadOf(event, 2); // order.created: "total":{"amount":"12.50","currency":"EUR"}
+ */
+export function versionedPayloads(
+  resources: readonly Resource[],
+): (event: DomainEvent, apiVersion: number) => string {
+  const byType = resourcesByEventType(resources);
+  return (event, apiVersion) => {
+    const resource = byType.get(event.type);
+    if (!resource) return webhookPayload(event);
+    return webhookPayload({ ...event, data: eventDataIn(resource, event.data, apiVersion) });
+  };
 }

@@ -36,7 +36,10 @@ export interface WebhooksOptions
   readonly onCommit?: () => void;
   /** Event types beside the built-in ones, for the catalogue (declared resources' events). */
   readonly eventTypes?: readonly string[];
-  /** The resources whose declarations give the catalogue's examples (default: the built-in ones). */
+  /**
+   * The resources whose declarations give the catalogue's examples and each API version's record
+   * shapes in deliveries (default: the built-in ones).
+   */
   readonly resources?: readonly Resource[];
 }
 
@@ -100,6 +103,7 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
     dispatcher,
     fanOut: createWebhookFanOut({
       storage: background,
+      ...(options.resources ? { resources: options.resources } : {}),
       clock,
       ids,
       onDeliveries: () => dispatcher.kick(),

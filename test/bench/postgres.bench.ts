@@ -117,6 +117,7 @@ async function withEndpoints(storage: Storage): Promise<Storage> {
       eventTypes: ['*'],
       secrets: [{ secret: 'whsec_benchbenchbenchbenchbench', createdAt: at, expiresAt: null }],
       scheme: 'switchboard',
+      apiVersion: 1,
       enabled: true,
       disabledReason: null,
       failingSince: null,

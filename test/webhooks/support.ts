@@ -68,7 +68,8 @@ export function harness(storage: Storage = createMemoryStorage()): Harness {
   return {
     storage,
     clock,
-    admin: createWebhookAdmin({ storage, clock, ids, outbound }),
+    // The events here are written by hand, as v1 records; api-versions.test.ts sends real ones in each version.
+    admin: createWebhookAdmin({ storage, clock, ids, outbound, apiVersion: 1 }),
     fanOut: (event) => fanOut([event]),
     dispatcher(options = {}) {
       const dispatcher = createWebhookDispatcher({

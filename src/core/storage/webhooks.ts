@@ -35,6 +35,11 @@ export interface WebhookEndpointRecord {
   /** Newest first. Senders sign with every secret not yet expired. */
   readonly secrets: readonly WebhookSecretRecord[];
   readonly scheme: 'switchboard' | 'standard';
+  /**
+   * The API version whose record shapes its deliveries carry (the `/api/v{n}` it was registered on,
+   * like Stripe's pinned `api_version`); endpoints made before versions were pinned have 1.
+   */
+  readonly apiVersion: number;
   readonly enabled: boolean;
   /** Why a disabled endpoint is disabled; null while enabled. */
   readonly disabledReason: WebhookEndpointDisabledReason | null;

@@ -353,4 +353,11 @@ export const MIGRATIONS: readonly Migration[] = [
             WHERE user_id IS NOT NULL;
           CREATE INDEX switchboard_console_sessions_expires_idx ON switchboard_console_sessions (expires_at);`,
   },
+  {
+    version: 16,
+    name: 'api version of webhook endpoints',
+    // The API version whose record shapes an endpoint is sent; those registered before it was pinned
+    // were sent v1's shapes, and keep them.
+    sql: `ALTER TABLE switchboard_webhook_endpoints ADD COLUMN api_version integer NOT NULL DEFAULT 1;`,
+  },
 ];

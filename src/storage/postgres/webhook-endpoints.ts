@@ -14,6 +14,7 @@ interface EndpointRow {
   event_types: string[];
   secrets: WebhookSecretRecord[];
   scheme: WebhookEndpointRecord['scheme'];
+  api_version: number;
   enabled: boolean;
   disabled_reason: WebhookEndpointDisabledReason | null;
   failing_since: Date | null;
@@ -24,7 +25,7 @@ interface EndpointRow {
 }
 
 const COLUMNS =
-  'id, url, description, event_types, secrets, scheme, enabled, disabled_reason, failing_since, created_at, updated_at, version';
+  'id, url, description, event_types, secrets, scheme, enabled, disabled_reason, failing_since, created_at, updated_at, version, api_version';
 
 const toEndpoint = (r: EndpointRow): WebhookEndpointRecord => ({
   id: r.id,
@@ -33,6 +34,7 @@ const toEndpoint = (r: EndpointRow): WebhookEndpointRecord => ({
   eventTypes: r.event_types,
   secrets: r.secrets,
   scheme: r.scheme,
+  apiVersion: r.api_version,
   enabled: r.enabled,
   disabledReason: r.disabled_reason,
   failingSince: r.failing_since && iso(r.failing_since),
@@ -54,6 +56,7 @@ const values = (e: WebhookEndpointRecord): unknown[] => [
   e.createdAt,
   e.updatedAt,
   e.version,
+  e.apiVersion,
 ];
 
 export function postgresWebhookEndpointStore(db: Database): WebhookEndpointStore {
@@ -84,7 +87,7 @@ export function postgresWebhookEndpointStore(db: Database): WebhookEndpointStore
     async insert(endpoint) {
       const inserted = await db.row(
         `INSERT INTO switchboard_webhook_endpoints (${COLUMNS})
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT DO NOTHING RETURNING id`,
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) ON CONFLICT DO NOTHING RETURNING id`,
         values(endpoint),
       );
       if (!inserted)
@@ -94,8 +97,8 @@ export function postgresWebhookEndpointStore(db: Database): WebhookEndpointStore
       const row = await db.row(
         `UPDATE switchboard_webhook_endpoints SET url = $2, description = $3, event_types = $4, secrets = $5,
            scheme = $6, enabled = $7, disabled_reason = $8, failing_since = $9, created_at = $10,
-           updated_at = $11, version = $12
-         WHERE id = $1 AND version = $13 RETURNING id`,
+           updated_at = $11, version = $12, api_version = $13
+         WHERE id = $1 AND version = $14 RETURNING id`,
         [...values(endpoint), expectedVersion],
       );
       return row !== undefined;

@@ -42,6 +42,16 @@ export function webhookEndpointContract(storage: () => Storage): void {
     expect(await s.webhooks.endpoints.get(endpoint.id)).toEqual(next);
   });
 
+  it('keeps the API version an endpoint is pinned to, and changes it on update', async () => {
+    const s = storage();
+    const endpoint = anEndpoint({ apiVersion: 2 });
+    await s.webhooks.endpoints.insert(endpoint);
+    expect(await s.webhooks.endpoints.get(endpoint.id)).toMatchObject({ apiVersion: 2 });
+    expect(await s.webhooks.endpoints.listEnabled()).toEqual([endpoint]);
+    expect(await s.webhooks.endpoints.update({ ...endpoint, apiVersion: 1, version: 2 }, 1)).toBe(true);
+    expect(await s.webhooks.endpoints.get(endpoint.id)).toMatchObject({ apiVersion: 1, version: 2 });
+  });
+
   it('keeps the start of a failing run until a success clears it', async () => {
     const s = storage();
     const endpoint = anEndpoint();

@@ -17,6 +17,7 @@ export function anEndpoint(overrides: Partial<WebhookEndpointRecord> = {}): Webh
     eventTypes: ['order.*'],
     secrets: [{ secret: `whsec_secret${n}`, createdAt: at(n), expiresAt: null }],
     scheme: 'switchboard',
+    apiVersion: 1,
     enabled: true,
     disabledReason: null,
     failingSince: null,

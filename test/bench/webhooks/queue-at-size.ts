@@ -57,6 +57,7 @@ async function seed(): Promise<void> {
       eventTypes: ['*'],
       secrets: [{ secret: 'whsec_bench', createdAt: now, expiresAt: null }],
       scheme: 'switchboard',
+      apiVersion: 1,
       enabled: true,
       disabledReason: null,
       failingSince: null,
