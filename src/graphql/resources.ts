@@ -15,16 +15,21 @@ import { sortOf, whereOf } from '../core/resources/query.js';
 import type { ResourceService } from '../core/resources/service.js';
 import type { ResourceRecord } from '../core/storage/index.js';
 import type { GraphQLContext } from './context.js';
+import { type CurrentField, currentFieldsOf } from './current-shapes.js';
 import type { CreateSchemaOptions } from './extension.js';
+import { descriptionOf, docString, graphqlType } from './field-types.js';
 import { selectsPlainField } from './look-ahead.js';
 import { type GraphQLResolvers, listRange, type Paging } from './resolvers.js';
 
 /** The schema extension of these resources; nothing when there are none. */
 export function resourceSchema(resources: readonly Resource[]): CreateSchemaOptions {
   if (resources.length === 0) return {};
+  // The current API version's object shapes, each type defined once whichever resources use it.
+  const types = new Map<string, string>();
+  const current = resources.map((r) => currentFieldsOf(r, types));
   return {
-    typeDefs: resources.map(typeDefsOf),
-    resolvers: resources.map(resolversOf),
+    typeDefs: [...resources.map((r, i) => typeDefsOf(r, current[i]!)), ...types.values()],
+    resolvers: resources.map((r, i) => resolversOf(r, current[i]!)),
     scopes: Object.assign({}, ...resources.map(resourceScopes)),
   };
 }
@@ -52,7 +57,7 @@ const upper = (state: string): string => state.toUpperCase().replace(/-/g, '_');
 const ownedByClient = (r: Resource): boolean =>
   r.owner !== undefined && r.owner !== 'id' && r.relations[r.owner] === 'client';
 
-function typeDefsOf(resource: Resource): string {
+function typeDefsOf(resource: Resource, current: readonly CurrentField[]): string {
   const { typeName, lifecycle } = resource;
   const names = namesOf(resource);
   const describe = (name: string) => {
@@ -61,7 +66,13 @@ function typeDefsOf(resource: Resource): string {
   };
   const field = (name: string, schema: z.ZodType, allOptional = false) =>
     `  ${descriptionOf(schema)}${name}: ${graphqlType(schema, allOptional, name in resource.relations)}`;
-  const fieldLines = Object.entries(resource.fields).map(([name, schema]) => field(name, schema));
+  const replaced = new Map(current.map((f) => [f.replaces, f.name]));
+  const deprecated = (name: string) =>
+    replaced.has(name) ? ` @deprecated(reason: "Use ${replaced.get(name)}, the current shape.")` : '';
+  const fieldLines = Object.entries(resource.fields).map(
+    ([name, schema]) => field(name, schema) + deprecated(name),
+  );
+  fieldLines.push(...current.map((f) => `  ${f.definition}`));
   for (const [alias, target] of Object.entries(resource.graphql.aliases ?? {}))
     fieldLines.push(
       `  "Same as ${target}."\n  ${alias}: ${graphqlType(resource.fields[target]!, false, false)}`,
@@ -139,7 +150,7 @@ ${
 }`;
 }
 
-function resolversOf(resource: Resource): GraphQLResolvers {
+function resolversOf(resource: Resource, current: readonly CurrentField[]): GraphQLResolvers {
   const { typeName, lifecycle } = resource;
   const names = namesOf(resource);
   // The service acting for the caller decides what they may reach; resolvers only render its answer.
@@ -237,10 +248,11 @@ function resolversOf(resource: Resource): GraphQLResolvers {
     // States travel as the enum's values (`WITH_AGENT`) and are kept as declared (`with_agent`).
     resolvers[names.stateType] = Object.fromEntries(Object.keys(lifecycle.states).map((s) => [upper(s), s]));
   const aliases = Object.entries(resource.graphql.aliases ?? {});
-  if (aliases.length)
-    resolvers[typeName] = Object.fromEntries(
-      aliases.map(([alias, target]) => [alias, (record: ResourceRecord) => record[target]]),
-    );
+  if (aliases.length || current.length)
+    resolvers[typeName] = Object.fromEntries([
+      ...aliases.map(([alias, target]) => [alias, (record: ResourceRecord) => record[target]]),
+      ...current.map((f) => [f.name, f.resolve]),
+    ]);
   if (names.ofClient) {
     const filters = resource.filters.filter((f) => f !== resource.owner);
     resolvers.Client = {
@@ -337,33 +349,4 @@ export function resourceScopes(resource: Resource): Record<string, Scope> {
   if (names.created) entries[`Subscription.${names.created}`] = scopes.read;
   if (names.ofClient) entries[`Client.${names.ofClient}`] = scopes.read;
   return entries;
-}
-
-function docString(text: string): string {
-  return `"""${text.replace(/"""/g, '')}"""`;
-}
-
-/** A field's description (zod `.meta({ description })`) as a GraphQL doc string. */
-function descriptionOf(schema: z.ZodType): string {
-  const text = z.globalRegistry.get(schema)?.description;
-  return text ? `${docString(text)}\n  ` : '';
-}
-
-/**
- * The GraphQL type of a field's zod schema: nullable where the field is optional (or all are, in a
- * patch); `ID` for a reference to another record.
- */
-function graphqlType(schema: z.ZodType, allOptional: boolean, reference: boolean): string {
-  let inner = schema;
-  let optional = allOptional;
-  while (inner instanceof z.ZodOptional || inner instanceof z.ZodNullable || inner instanceof z.ZodDefault) {
-    optional = true;
-    inner = inner.unwrap() as z.ZodType;
-  }
-  let name = reference ? 'ID' : 'String';
-  if (inner instanceof z.ZodNumber)
-    name = inner.format === 'safeint' || inner.format === 'int32' ? 'Int' : 'Float';
-  else if (inner instanceof z.ZodBoolean) name = 'Boolean';
-  // An optional field reads as null when not set, and may be left out of an input.
-  return optional ? name : `${name}!`;
 }

@@ -5,11 +5,16 @@ import { amount, currency } from './fields.js';
 
 const time = z.string().meta({ format: 'date-time', description: 'ISO-8601 UTC time' });
 
-/** An amount of money, `{ amount, currency }`: how `/api/v2` gives an order's `total`. */
-export const MoneySchema = z.object({
-  amount: amount.meta({ description: 'Exact decimal amount as text', example: '129.90' }),
-  currency: currency.meta({ description: 'ISO 4217 code', example: 'EUR' }),
-});
+/**
+ * An amount of money, `{ amount, currency }`: how `/api/v2` gives an order's `total`. Its title names
+ * the shape where an interface needs a name (GraphQL's `Money`, `Order.totalMoney`).
+ */
+export const MoneySchema = z
+  .object({
+    amount: amount.meta({ description: 'Exact decimal amount as text', example: '129.90' }),
+    currency: currency.meta({ description: 'ISO 4217 code', example: 'EUR' }),
+  })
+  .meta({ title: 'Money', description: 'An amount of money in a currency' });
 
 /**
  * An order of a client: an amount, a currency and a status that moves along its life cycle
