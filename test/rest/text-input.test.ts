@@ -85,6 +85,8 @@ describe.each([
       oauth: { adminApiKey: ADMIN },
     });
     await switchboard.oauth!.ready;
+    // Ready once the storage made the indexes of the lists (PostgreSQL: one per filtered field).
+    expect((await switchboard.fetch(new Request('http://localhost/readyz'))).status).toBe(200);
     const client = await json('POST', '/api/v1/clients', { name: 'Ada', email: 'ada@example.com' });
     clientId = client.body.id as string;
     const registered = await json('POST', '/oauth/clients', {
@@ -191,6 +193,21 @@ describe.each([
     const name = WELL_FORMED_TEXTS[0]!;
     const client = await json('POST', '/api/v1/clients', { name, email: 'emoji@example.com' });
     expect(client.body.name).toBe(name);
+  });
+
+  it('holds a text field lists find records by to 500 characters: longer is too_long (422), 500 are kept', async () => {
+    const refused = await json('POST', '/api/v1/notes', { title: huge() });
+    expect(refused.status, String(refused.body.code)).toBe(422);
+    expect(refused.body.errors).toEqual([
+      { field: 'title', code: 'too_long', message: 'title must be at most 500 characters.' },
+    ]);
+    const title = huge().slice(0, 500);
+    const kept = await json('POST', '/api/v1/notes', { title });
+    expect(kept.status, String(kept.body.code)).toBe(201);
+    const found = await send('GET', `/api/v1/notes?title=${encodeURIComponent(title)}`);
+    expect((found.body.items as { id: string }[]).map((n) => n.id)).toEqual([kept.body.id]);
+    const openapi = await send('GET', '/api/v1/openapi.json');
+    expect(JSON.stringify(openapi.body)).toContain('"maxLength":500');
   });
 
   describe('identifiers that cannot name anything are refused before storage is asked', () => {

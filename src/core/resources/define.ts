@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import type { ResourceRecord } from '../storage/index.js';
+import { withIndexedTextBounded } from './indexed-text.js';
 import type {
   LifecycleInput,
   Related,
@@ -101,7 +102,7 @@ export function defineResource<F extends Record<string, z.ZodType>, const D exte
   const plural = input.plural ?? `${input.name}s`;
   if (!NAME.test(plural)) throw new Error(`Resource plural "${plural}": lowercase letters, digits, hyphens.`);
   if (!/^[a-z]{2,8}$/.test(input.idPrefix)) throw new Error(`Id prefix "${input.idPrefix}": 2 to 8 letters.`);
-  const fields: Record<string, z.ZodType> = { ...input.fields };
+  const fields: Record<string, z.ZodType> = withIndexedTextBounded(input);
   for (const field of Object.keys(fields))
     if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(field))
       throw new Error(`${input.name}: field "${field}": letters, digits and _, not starting with a digit.`);
