@@ -3,7 +3,6 @@ import {
   type FragmentDefinitionNode,
   GraphQLError,
   Kind,
-  type OperationDefinitionNode,
   type SelectionSetNode,
   type ValidationContext,
   visit,
@@ -94,11 +93,6 @@ function countAliases(document: DocumentNode): number {
     },
   });
   return count;
-}
-
-/** What an operation costs against a GraphQL budget: its field selections, fragments expanded. */
-export function operationCost(document: DocumentNode, operation: OperationDefinitionNode): number {
-  return Math.max(1, measurer(document)(operation.selectionSet).selections);
 }
 
 /** Measures selection sets with one memo entry per fragment, so repeated spreads cost nothing. */

@@ -5,6 +5,7 @@ import type { EventBus } from '../core/event-bus.js';
 import { type Logger, silentLogger } from '../core/runtime.js';
 import { createTelemetry, inSpan, type Telemetry } from '../core/telemetry/index.js';
 import type { RateLimiter } from '../http/rate-limit.js';
+import { type Admission, admit, type OperationRequest } from './admission.js';
 import { createCompiler } from './compile.js';
 import { createContext, type GraphQLContext } from './context.js';
 import { executeOperation, type OperationRun } from './execute.js';
@@ -39,8 +40,10 @@ export interface GraphQLOptions {
    */
   readonly credentialCheckMs?: number;
   /**
-   * Budgets per caller: a query or mutation over HTTP costs the fields it selects; over budget it is
-   * refused as a whole with 429 and `extensions.code: "rate_limited"`. Off when omitted.
+   * Budgets per caller, over HTTP, Server-Sent Events and WebSocket alike: a query or mutation costs its
+   * fields, a list field its selection times its `limit` (`graphql`); a subscription one `subscribe`; a
+   * refused document its tokens. Over budget the request is refused as a whole (429 over HTTP) with
+   * `extensions.code: "rate_limited"`. Off when omitted.
    */
   readonly rateLimit?: RateLimiter;
   /**
@@ -58,6 +61,8 @@ export interface Engine {
   readonly rateLimit: RateLimiter | undefined;
   readonly authenticate: Authenticate;
   prepare(query: string): Prepared;
+  /** The operation a request asks to run and its charge, or the errors refusing it (see `admit`). */
+  admit(request: OperationRequest): Admission;
   /** Runs a query or mutation (compiled when it can be); subscriptions go through graphql-ws. */
   execute(run: OperationRun): Promise<ExecutionResult>;
   format(errors: readonly GraphQLError[]): GraphQLFormattedError[];
@@ -86,6 +91,7 @@ export function createEngine(options: GraphQLOptions): Engine {
     rateLimit: options.rateLimit,
     authenticate: options.authenticate ?? trustEveryone,
     prepare,
+    admit: (request) => admit(prepare, limits, request),
     execute: (run) => {
       const type = run.operation.operation;
       const name = run.operation.name?.value;

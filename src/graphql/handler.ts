@@ -1,9 +1,9 @@
-import { type GraphQLFormattedError, getOperationAST, OperationTypeNode } from 'graphql';
+import { type GraphQLFormattedError, type OperationDefinitionNode, OperationTypeNode } from 'graphql';
 import { anonymousPrincipal, type Principal } from '../core/auth.js';
 import { isSwitchboardError, SwitchboardError } from '../core/errors.js';
 import { readJson } from '../http/body.js';
 import { bearerChallenge, REALM } from '../http/challenge.js';
-import { type RateLimiter, rateHeadersOf } from '../http/rate-limit.js';
+import { type RateHeaders, rateHeadersOf } from '../http/rate-limit.js';
 import { hasQueryParam } from '../http/url.js';
 import { createEngine, type Engine, type GraphQLOptions } from './engine.js';
 import { createGraphiQL } from './graphiql/page.js';
@@ -132,31 +132,21 @@ async function run(
   principal: Principal,
   media: MediaType,
 ): Promise<Response> {
-  const prepared = engine.prepare(params.query);
-  if (!prepared.ok) return resultResponse({ errors: engine.format(prepared.errors) }, media);
-  const operation = getOperationAST(prepared.document, params.operationName);
-  if (!operation)
-    throw new SwitchboardError(
-      'bad_request',
-      params.operationName
-        ? `The document has no operation named "${params.operationName}".`
-        : 'The document has several operations: name the one to run in "operationName".',
-    );
-  if (operation.operation === OperationTypeNode.SUBSCRIPTION)
-    throw new SwitchboardError(
-      'bad_request',
-      'Subscriptions are served over WebSocket (graphql-transport-ws) on this path.',
-    );
-  if (request.method === 'GET' && operation.operation !== OperationTypeNode.QUERY)
-    throw new SwitchboardError('method_not_allowed', 'Mutations must be sent with POST.', {
-      details: [{ field: 'method', code: 'post_required', message: 'Only queries may use GET.' }],
-    });
-
+  const admission = engine.admit(params);
+  const refusal = admission.ok ? refusalOver(request, admission.operation) : undefined;
+  // A refused request is charged too (its tokens), before it is answered; over budget it is a 429.
+  const charge = !admission.ok ? admission.charge : refusal ? admission.refusal : admission.charge;
   const limits = engine.rateLimit
-    ? await takeBudget(engine.rateLimit, request, principal, prepared.cost(operation), media)
+    ? await engine.rateLimit.take(request, principal, charge.cls, charge.units)
     : undefined;
-  if (limits instanceof Response) return limits;
+  if (!admission.ok) {
+    // An operation the document does not have is a bad request, whatever the media type.
+    const status = admission.errors[0]?.extensions.code === 'bad_request' ? 400 : undefined;
+    return resultResponse({ errors: engine.format(admission.errors) }, media, status, limits);
+  }
+  if (refusal) return errorResponse(engine, refusal, media, request, limits);
 
+  const { prepared, operation } = admission;
   const result = await engine.execute({
     prepared,
     operation,
@@ -178,28 +168,18 @@ async function run(
   return resultResponse(body, media, undefined, limits);
 }
 
-/**
- * Takes an operation's cost from the caller's budget: the RateLimit fields to answer with, or the
- * refusal itself (429, the operation not run, an error with `extensions.code: "rate_limited"`).
- */
-async function takeBudget(
-  limiter: RateLimiter,
-  request: Request,
-  principal: Principal,
-  cost: number,
-  media: MediaType,
-): Promise<Record<string, string> | Response> {
-  try {
-    return await limiter.take(request, principal, 'graphql', cost);
-  } catch (error) {
-    const headers = rateHeadersOf(error);
-    if (!headers || !isSwitchboardError(error)) throw error;
-    const body = { errors: [{ message: error.message, extensions: { code: 'rate_limited' } }] };
-    return resultResponse(body, media, 429, {
-      ...headers,
-      'retry-after': String(error.retryAfter ?? 1),
+/** What plain HTTP does not run: subscriptions (they need a stream), and mutations over GET. */
+function refusalOver(request: Request, operation: OperationDefinitionNode): SwitchboardError | undefined {
+  if (operation.operation === OperationTypeNode.SUBSCRIPTION)
+    return new SwitchboardError(
+      'bad_request',
+      'Subscriptions are served over WebSocket (graphql-transport-ws) on this path.',
+    );
+  if (request.method === 'GET' && operation.operation !== OperationTypeNode.QUERY)
+    return new SwitchboardError('method_not_allowed', 'Mutations must be sent with POST.', {
+      details: [{ field: 'method', code: 'post_required', message: 'Only queries may use GET.' }],
     });
-  }
+  return undefined;
 }
 
 /** 200, except a request error (no `data`: parse, validation, variables) under graphql-response+json. */
@@ -227,7 +207,17 @@ const CONTENT_TYPES: Readonly<Record<MediaType, string>> = {
   'text/html': 'text/html; charset=utf-8',
 };
 
-function errorResponse(engine: Engine, error: unknown, media: MediaType, request: Request): Response {
+/**
+ * An error as a GraphQL response; a refusal by a budget (429, the operation not run) with its
+ * `Retry-After` and RateLimit fields, any other answer with the fields of the budget it was charged to.
+ */
+function errorResponse(
+  engine: Engine,
+  error: unknown,
+  media: MediaType,
+  request: Request,
+  limits?: RateHeaders,
+): Response {
   if (!isSwitchboardError(error)) {
     engine.logger.log('error', 'graphql request failed', {
       error: String(error),
@@ -248,6 +238,8 @@ function errorResponse(engine: Engine, error: unknown, media: MediaType, request
   if (challenge) headers['www-authenticate'] = challenge;
   // The rest of an oversized body is never read: close the connection rather than leave it unusable.
   if (known.code === 'payload_too_large') headers.connection = 'close';
+  Object.assign(headers, rateHeadersOf(known) ?? limits);
+  if (known.retryAfter !== undefined) headers['retry-after'] = String(known.retryAfter);
   return resultResponse(body, media, status, headers);
 }
 

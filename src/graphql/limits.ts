@@ -13,6 +13,13 @@ export interface GraphQLLimits {
   readonly maxTokens: number;
   /** Field selections after expanding every fragment spread; stops exponential fragment fan-out. Default 2000. */
   readonly maxSelections: number;
+  /**
+   * Largest cost of an operation: a field costs 1, a list field also its selection times its `limit`
+   * (see `operationCost`). Default 10 000: twenty clients with four fields and each one's orders (a
+   * nested list without a limit, priced at 100) with four fields cost 8101; a fifth of the default
+   * `graphql` budget.
+   */
+  readonly maxCost: number;
   /** Bytes of a JSON request body, and of one WebSocket message. Default 100 000. */
   readonly maxBodyBytes: number;
   /** Default `limit` of list fields. Default 20. */
@@ -40,6 +47,7 @@ export const DEFAULT_LIMITS: GraphQLLimits = {
   maxAliases: 30,
   maxTokens: 2000,
   maxSelections: 2000,
+  maxCost: 10_000,
   maxBodyBytes: 100_000,
   defaultListLimit: 20,
   maxListLimit: 100,

@@ -11,7 +11,8 @@ import {
 import type { CompiledQuery } from 'graphql-jit';
 import { LRUCache } from 'lru-cache';
 import type { Compiler } from './compile.js';
-import { checkDocumentLimits, operationCost } from './document-limits.js';
+import { countTokens, operationCost } from './cost.js';
+import { checkDocumentLimits } from './document-limits.js';
 import type { GraphQLLimits } from './limits.js';
 
 /** A document that passed parsing, validation and the limits. */
@@ -20,14 +21,21 @@ export interface PreparedDocument {
   readonly document: DocumentNode;
   /** The operation compiled by graphql-jit (on first use, then kept), or `undefined`: run graphql-js. */
   compiled(operation: OperationDefinitionNode): CompiledQuery | undefined;
-  /** What the operation costs against a GraphQL budget (its field selections), measured once. */
-  cost(operation: OperationDefinitionNode): number;
+  /**
+   * What the operation costs against a GraphQL budget and `maxCost` ({@link operationCost}): measured
+   * once, or with each request's variables when a `limit` is one.
+   */
+  cost(operation: OperationDefinitionNode, variables?: Readonly<Record<string, unknown>> | null): number;
+  /** Its tokens: what it is charged if it is refused after all (no such operation, a transport's rule). */
+  readonly tokens: number;
 }
 
 /** The errors that refused a document (a request error: no `data`). */
 export interface RefusedDocument {
   readonly ok: false;
   readonly errors: readonly GraphQLError[];
+  /** What the refusal is charged against a GraphQL budget: the document's tokens ({@link countTokens}). */
+  readonly tokens: number;
 }
 
 /** A document ready to execute, or the errors that refused it. */
@@ -56,18 +64,22 @@ export function createPreparer(schema: GraphQLSchema, options: PrepareOptions): 
   });
 
   function prepare(query: string): Prepared {
+    const refused = (errors: readonly GraphQLError[]): RefusedDocument => ({
+      ok: false,
+      errors,
+      tokens: countTokens(query, limits.maxTokens),
+    });
     let document: DocumentNode;
     try {
       document = parse(query, { maxTokens: limits.maxTokens, noLocation: false });
     } catch (error) {
-      return { ok: false, errors: [parseError(error, limits.maxTokens)] };
+      return refused([parseError(error, limits.maxTokens)]);
     }
     const errors = validate(schema, document, rules, { maxErrors: 20 });
-    if (errors.length)
-      return { ok: false, errors: errors.map((e) => withCode(e, 'graphql_validation_failed')) };
+    if (errors.length) return refused(errors.map((e) => withCode(e, 'graphql_validation_failed')));
     const limited = checkDocumentLimits(document, limits);
-    if (limited.length) return { ok: false, errors: limited };
-    return accepted(document, options.compile);
+    if (limited.length) return refused(limited);
+    return accepted(query, document, { schema, limits, compile: options.compile });
   }
 
   return (query) => {
@@ -81,30 +93,45 @@ export function createPreparer(schema: GraphQLSchema, options: PrepareOptions): 
 
 const NOT_COMPILED = (): undefined => undefined;
 
-function accepted(document: DocumentNode, compile: Compiler | undefined): PreparedDocument {
+interface Acceptance {
+  readonly schema: GraphQLSchema;
+  readonly limits: GraphQLLimits;
+  readonly compile: Compiler | undefined;
+}
+
+function accepted(query: string, document: DocumentNode, options: Acceptance): PreparedDocument {
+  const { schema, limits, compile } = options;
+  // Costs that hold whatever the variables, by operation; the others are measured per request.
   const costs = new Map<OperationDefinitionNode, number>();
-  const cost = (operation: OperationDefinitionNode): number => {
-    let value = costs.get(operation);
-    if (value === undefined) {
-      value = operationCost(document, operation);
-      costs.set(operation, value);
-    }
-    return value;
+  const cost: PreparedDocument['cost'] = (operation, variables) => {
+    const known = costs.get(operation);
+    if (known !== undefined) return known;
+    const measured = operationCost(schema, document, operation, limits, variables);
+    if (!measured.variable) costs.set(operation, measured.cost);
+    return measured.cost;
   };
-  if (!compile) return { ok: true, document, compiled: NOT_COMPILED, cost };
-  // Compiled lazily and per operation: a document may hold several, and most requests run only one.
-  const compiled = new Map<OperationDefinitionNode, CompiledQuery | undefined>();
-  return {
-    ok: true,
+  let tokens: number | undefined;
+  const prepared = {
+    ok: true as const,
     document,
     cost,
-    compiled(operation) {
+    // Counted only when a refusal needs it: most documents are never refused once accepted.
+    get tokens(): number {
+      tokens ??= countTokens(query, limits.maxTokens);
+      return tokens;
+    },
+  };
+  if (!compile) return Object.assign(prepared, { compiled: NOT_COMPILED });
+  // Compiled lazily and per operation: a document may hold several, and most requests run only one.
+  const compiled = new Map<OperationDefinitionNode, CompiledQuery | undefined>();
+  return Object.assign(prepared, {
+    compiled(operation: OperationDefinitionNode): CompiledQuery | undefined {
       if (compiled.has(operation)) return compiled.get(operation);
       const query = compile(document, operation);
       compiled.set(operation, query);
       return query;
     },
-  };
+  });
 }
 
 function parseError(error: unknown, maxTokens: number): GraphQLError {

@@ -12,8 +12,8 @@ import { createTelemetry, type Telemetry } from '../core/telemetry/index.js';
 import { clientAddressOf } from './client-address.js';
 
 /**
- * The classes of operation budgets are kept for: REST reads and writes, GraphQL by field selections,
- * token requests, GraphQL subscriptions started over WebSocket, password sign-ins per address, messages
+ * The classes of operation budgets are kept for: REST reads and writes, GraphQL by cost, token
+ * requests, GraphQL subscriptions started (WebSocket or Server-Sent Events), password sign-ins per address, messages
  * per WebSocket (counted in the process that holds the socket), and failed client authentications per
  * address (token, introspection and revocation endpoints).
  */
@@ -32,9 +32,10 @@ export interface RateLimitOptions {
   readonly store: RateLimitStore;
   /**
    * Per class: `limit` per `windowMs`, a whole `limit` at once at most. Defaults: REST reads 1,000 per
-   * 10 s, writes 250 per 10 s; GraphQL 50,000 field selections per 10 s (a query costs the fields it
-   * selects, fragments expanded, over HTTP and WebSocket alike); token requests 60 a minute per client;
-   * `subscribe` 60 subscriptions started over WebSocket a minute per caller; `sign-in` 20 password
+   * 10 s, writes 250 per 10 s; GraphQL 50,000 units of cost per 10 s (a query costs its fields, a list
+   * field its selection times its `limit`; a refused document its tokens; over HTTP, Server-Sent Events
+   * and WebSocket alike); token requests 60 a minute per client; `subscribe` 60 subscriptions started
+   * over WebSocket or Server-Sent Events a minute per caller; `sign-in` 20 password
    * sign-ins a minute per address (authorization page and console); `message` 600 WebSocket messages a
    * minute per socket (beyond it the socket is closed with 1008); `failed-auth` 20 failed client
    * authentications a minute per address, one budget for the token, introspection and revocation
@@ -54,7 +55,7 @@ export interface RateLimitOptions {
 const NOUNS: Readonly<Record<RateClass, string>> = {
   read: 'reads',
   write: 'writes',
-  graphql: 'GraphQL field selections',
+  graphql: 'units of GraphQL query cost',
   token: 'token requests',
   subscribe: 'subscriptions',
   'sign-in': 'sign-in attempts',
@@ -65,8 +66,8 @@ const NOUNS: Readonly<Record<RateClass, string>> = {
 /**
  * The budgets when none are given, sized for a chatbot backend serving many conversations with one key
  * (100 reads and 25 writes a second, as large APIs allow) while stopping a loop or a leaked key from
- * taking the service: REST reads 1,000 and writes 250 per 10 s, GraphQL 50,000 field selections per
- * 10 s, 60 token requests a minute per client, 60 WebSocket subscriptions a minute per caller, 20
+ * taking the service: REST reads 1,000 and writes 250 per 10 s, GraphQL 50,000 units of cost per
+ * 10 s, 60 token requests a minute per client, 60 subscriptions a minute per caller, 20
  * password sign-ins a minute per address, 600 messages a minute per WebSocket, 20 failed client
  * authentications a minute per address.
  */

@@ -1,8 +1,9 @@
 import { getIntrospectionQuery } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSchema } from '../../src/graphql/index.js';
-import { resolveLimits } from '../../src/graphql/limits.js';
+import { DEFAULT_LIMITS, resolveLimits } from '../../src/graphql/limits.js';
 import { createPreparer } from '../../src/graphql/prepare.js';
+import { DEFAULT_RATE_RULES } from '../../src/http/rate-limit.js';
 import { startServer, type TestServer } from './helpers.js';
 
 /** `{ clients { orders { … } } }`-free nesting: the host type below can nest without end. */
@@ -68,6 +69,37 @@ describe('limits that protect the server', () => {
       const { status, body } = await wide.gql(getIntrospectionQuery());
       expect(status).toBe(200);
       expect(body.data.__schema.queryType.name).toBe('Query');
+    } finally {
+      await wide.close();
+    }
+  });
+
+  it("admits the benchmark's and the README's queries within the default maxCost, the introspection query too", async () => {
+    const wide = await startServer();
+    let callers = 0;
+    try {
+      /** What a query takes from a fresh caller's budget under the defaults. */
+      const cost = async (query: string): Promise<number> => {
+        const response = await fetch(wide.url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer user:wide-${++callers}` },
+          body: JSON.stringify({ query }),
+        });
+        expect(response.status, query).toBe(200);
+        expect((await response.json()).errors, query).toBeUndefined();
+        const left = Number(response.headers.get('ratelimit')?.match(/r=(\d+)/)?.[1]);
+        return DEFAULT_RATE_RULES.graphql.limit - left;
+      };
+      expect(DEFAULT_LIMITS.maxCost).toBe(10_000);
+      // 1 + 20 × (3 fields + orders + 100 × 2).
+      expect(await cost('{ clients(limit: 20) { id name email orders { id status } } }')).toBe(4_081);
+      expect(await cost('{ clients(limit: 3) { id name orders { id status } } }')).toBe(610);
+      // The largest query of the tests (compiled execution's): 1 + 20 × (4 + 1 + 100 × 4).
+      const nested =
+        '{ clients(limit: 20) { id name email createdAt orders { id status total createdAt } } }';
+      expect(await cost(nested)).toBe(8_101);
+      // Introspection fields count one a field, as graphql-armor's cost limit ignores introspection.
+      expect(await cost(getIntrospectionQuery())).toBeLessThan(500);
     } finally {
       await wide.close();
     }

@@ -69,12 +69,28 @@ describe('rate limits on GraphQL over WebSocket', () => {
     const refused = collect(client, CLIENTS, 1);
     await expect(refused).rejects.toEqual([
       {
-        message: expect.stringMatching(/^Too many GraphQL field selections: 20 per 60 s are allowed\./),
+        message: expect.stringMatching(/^Too many units of GraphQL query cost: 20 per 60 s are allowed\./),
         extensions: { code: 'rate_limited', retryAfter: expect.any(Number) },
       },
     ]);
     // A cheaper query still fits: the socket was not closed.
     expect(await collect(client, '{ __typename }', 1)).toEqual([{ data: { __typename: 'Query' } }]);
+  });
+
+  it('charges a refused document its tokens from the same budget, until the refusal is rate_limited', async () => {
+    const client = server.ws('user:refused');
+    // `{ nope }` is three tokens: six fit in twenty, the seventh does not.
+    const codes: unknown[] = [];
+    for (let i = 0; i < 7; i++)
+      codes.push(
+        await collect(client, '{ nope }', 1).catch(
+          (errors: { extensions: { code: string } }[]) => errors[0]!.extensions.code,
+        ),
+      );
+    expect(codes).toEqual([...Array(6).fill('graphql_validation_failed'), 'rate_limited']);
+    // A refused subscription document, served beside graphql-ws, is charged alike.
+    const refused = await collect(client, 'subscription { nope }', 1).catch((e) => e[0].extensions.code);
+    expect(refused).toBe('rate_limited');
   });
 
   it('closes a socket that sends more messages than its budget with 1008 and the limit as the reason', async () => {

@@ -2,27 +2,28 @@
  * The budgets of a GraphQL WebSocket: its operations take from the caller's (the storage's, shared
  * with HTTP), its messages from its own (in process, no round trip per message).
  */
-import { GraphQLError, OperationTypeNode } from 'graphql';
+import { GraphQLError } from 'graphql';
 import { isSwitchboardError } from '../../core/errors.js';
 import type { Logger } from '../../core/runtime.js';
 import { describeLimit, type LocalBucket, type RateLimiter } from '../../http/rate-limit.js';
+import type { Charge } from '../admission.js';
 
 /** Close code for a socket that sends more messages than its budget (RFC 6455 §7.4.1 "Policy Violation"). */
 export const FLOODING_CLOSE_CODE = 1008;
 
 /**
- * Takes an operation from its caller's budget: a subscription 1 in `subscribe`, a query or mutation
- * its field selections in `graphql`. Nothing when it fits, else the error to answer its id with.
+ * Takes what a request is charged from its caller's budget (see `admit`: a subscription 1 in
+ * `subscribe`, a query or mutation its cost in `graphql`, a refused one its tokens). Nothing when it
+ * fits, else the error to answer its id with.
  */
 export async function chargeOperation(
   limiter: RateLimiter,
   caller: string,
-  operation: { readonly kind: OperationTypeNode; readonly cost: number },
+  charge: Charge,
   logger: Logger,
 ): Promise<GraphQLError | undefined> {
   try {
-    if (operation.kind === OperationTypeNode.SUBSCRIPTION) await limiter.takeFor(caller, 'subscribe');
-    else await limiter.takeFor(caller, 'graphql', operation.cost);
+    await limiter.takeFor(caller, charge.cls, charge.units);
     return undefined;
   } catch (error) {
     if (isSwitchboardError(error) && error.code === 'rate_limited')

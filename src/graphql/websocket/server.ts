@@ -1,15 +1,9 @@
-import {
-  type ExecutionResult,
-  execute,
-  GraphQLError,
-  getOperationAST,
-  OperationTypeNode,
-  subscribe,
-} from 'graphql';
+import { type ExecutionResult, execute, GraphQLError, OperationTypeNode, subscribe } from 'graphql';
 import { CloseCode, type Context, makeServer, type Server } from 'graphql-ws';
 import type { Principal } from '../../core/auth.js';
 import { isSwitchboardError } from '../../core/errors.js';
 import { createCredentialWatch, type Watched } from '../../http/credential-watch.js';
+import type { Charge } from '../admission.js';
 import { createEngine, type Engine, type GraphQLOptions } from '../engine.js';
 import type { GraphQLLimits } from '../limits.js';
 import {
@@ -63,10 +57,11 @@ export const SLOW_SUBSCRIBER_CLOSE_CODE = 1013;
  * `authenticate`; bad ones close the socket with 4403 Forbidden, as the protocol asks.
  *
  * With `rateLimit`, operations take from the caller's budgets as over HTTP (the principal from
- * `connection_init`, or the upgrade request's address): a query or mutation its field selections in
- * `graphql`, a subscription 1 in `subscribe`. A refused one gets an `error` message with
- * `extensions: { code: "rate_limited", retryAfter }` and the socket stays open. Each socket also has a
- * budget of messages (`message`, counted in process); beyond it the socket is closed with 1008.
+ * `connection_init`, or the upgrade request's address): a query or mutation its cost in `graphql`, a
+ * subscription 1 in `subscribe`, a refused document its tokens in `graphql`. One over budget gets an
+ * `error` message with `extensions: { code: "rate_limited", retryAfter }` and the socket stays open.
+ * Each socket also has a budget of messages (`message`, counted in process); beyond it the socket is
+ * closed with 1008.
  *
  * @example
  * const server = createGraphQLWebSocketServer({ domain, bus, authenticate });
@@ -88,46 +83,50 @@ export function createGraphQLWebSocketServer(options: GraphQLWebSocketOptions): 
   const limiter = engine.rateLimit;
 
   /**
-   * Takes an admitted operation from the caller's budget: nothing when it fits (or budgets are off),
-   * else the error to answer its id with. The socket stays open either way.
+   * Takes what a request is charged from the caller's budget: nothing when it fits (or budgets are
+   * off), else the error to answer its id with. The socket stays open either way.
    */
-  function charge(connection: Connection, admitted: Admitted): Promise<GraphQLError | undefined> {
-    if (!limiter || connection.caller === undefined) return Promise.resolve(undefined);
-    const operation = { kind: admitted.operation, cost: admitted.cost };
-    return chargeOperation(limiter, connection.caller, operation, engine.logger);
+  function charge(connection: Connection, charged: Charge | undefined): Promise<GraphQLError | undefined> {
+    if (!limiter || connection.caller === undefined || !charged) return Promise.resolve(undefined);
+    return chargeOperation(limiter, connection.caller, charged, engine.logger);
   }
 
-  /** The checks every operation passes, wherever it is handled: its errors, or what to run. */
-  function admit(connection: Connection, payload: SubscribePayload): readonly GraphQLError[] | Admitted {
+  /** A refusal's errors once it is charged; a refusal over budget is answered `rate_limited` instead. */
+  async function refuse(connection: Connection, refusal: Refusal): Promise<readonly GraphQLError[]> {
+    const limited = await charge(connection, refusal.charge);
+    return limited ? [limited] : refusal.errors;
+  }
+
+  /** The checks every operation passes, wherever it is handled: its refusal, or what to run. */
+  function admit(connection: Connection, payload: SubscribePayload): Refusal | Admitted {
     if (!connection.principal)
-      return [new GraphQLError('Not authenticated.', { extensions: { code: 'unauthorized' } })];
+      return { errors: [new GraphQLError('Not authenticated.', { extensions: { code: 'unauthorized' } })] };
     if (payload.query.length > engine.limits.maxBodyBytes)
-      return [
-        new GraphQLError(`The query is larger than the limit of ${engine.limits.maxBodyBytes} bytes.`, {
-          extensions: { code: 'payload_too_large' },
-        }),
-      ];
-    const prepared = engine.prepare(payload.query);
-    if (!prepared.ok) return prepared.errors;
-    const operationName = payload.operationName ?? undefined;
-    const operation = getOperationAST(prepared.document, operationName);
-    if (!operation)
-      return [
-        new GraphQLError('Name the operation to run in "operationName".', {
-          extensions: { code: 'bad_request' },
-        }),
-      ];
+      return {
+        errors: [
+          new GraphQLError(`The query is larger than the limit of ${engine.limits.maxBodyBytes} bytes.`, {
+            extensions: { code: 'payload_too_large' },
+          }),
+        ],
+      };
+    const admission = engine.admit(payload);
+    if (!admission.ok) return admission;
+    const { prepared, operation } = admission;
     if (connection.operations.size >= engine.limits.maxOperationsPerSocket)
-      return [
-        new GraphQLError(
-          `At most ${engine.limits.maxOperationsPerSocket} operations may run at once on one connection.`,
-          { extensions: { code: 'too_many_operations', limit: engine.limits.maxOperationsPerSocket } },
-        ),
-      ];
+      return {
+        errors: [
+          new GraphQLError(
+            `At most ${engine.limits.maxOperationsPerSocket} operations may run at once on one connection.`,
+            { extensions: { code: 'too_many_operations', limit: engine.limits.maxOperationsPerSocket } },
+          ),
+        ],
+        charge: admission.refusal,
+      };
+    const operationName = payload.operationName ?? undefined;
     return {
       principal: connection.principal,
       operation: operation.operation,
-      cost: limiter && operation.operation !== OperationTypeNode.SUBSCRIPTION ? prepared.cost(operation) : 0,
+      charge: admission.charge,
       group: {
         schema: engine.schema,
         query: payload.query,
@@ -175,9 +174,9 @@ export function createGraphQLWebSocketServer(options: GraphQLWebSocketOptions): 
       if (!connection)
         return [new GraphQLError('Not authenticated.', { extensions: { code: 'unauthorized' } })];
       const admitted = admit(connection, payload);
-      if (isErrors(admitted)) return [...admitted];
+      if (isRefusal(admitted)) return [...(await refuse(connection, admitted))];
       connection.operations.add(id);
-      const refusal = limiter && (await charge(connection, admitted));
+      const refusal = limiter && (await charge(connection, admitted.charge));
       if (refusal) {
         connection.operations.delete(id);
         return [refusal];
@@ -285,9 +284,14 @@ export function createGraphQLWebSocketServer(options: GraphQLWebSocketOptions): 
     }
     const quoted = JSON.stringify(id);
     const admitted = admit(connection, message.payload);
-    if (isErrors(admitted)) {
-      sendText(`{"id":${quoted},"type":"error","payload":${JSON.stringify(engine.format(admitted))}}`);
-      return DONE;
+    if (isRefusal(admitted)) {
+      const send = (errors: readonly GraphQLError[]) =>
+        sendText(`{"id":${quoted},"type":"error","payload":${JSON.stringify(engine.format(errors))}}`);
+      if (!limiter || !admitted.charge) {
+        send(admitted.errors);
+        return DONE;
+      }
+      return refuse(connection, admitted).then(send);
     }
     if (admitted.operation !== OperationTypeNode.SUBSCRIPTION) return undefined;
     connection.operations.add(id);
@@ -298,7 +302,7 @@ export function createGraphQLWebSocketServer(options: GraphQLWebSocketOptions): 
     // The id is held while the budget is asked: a `complete` meanwhile, or the socket closing, cancels.
     const reservation = new Reservation();
     connection.subscriptions.set(id, reservation);
-    return charge(connection, admitted).then((refusal) => {
+    return charge(connection, admitted.charge).then((refusal) => {
       if (connection.subscriptions.get(id) !== reservation) return;
       if (!refusal) return joinGroup(connection, id, quoted, admitted);
       connection.subscriptions.delete(id);
@@ -400,13 +404,18 @@ interface SubscribePayload {
 interface Admitted {
   readonly principal: Principal;
   readonly operation: OperationTypeNode;
-  /** Its field selections, for the `graphql` budget (0 for a subscription, or without budgets). */
-  readonly cost: number;
+  /** What it takes from the caller's budget (see `admit`). */
+  readonly charge: Charge;
   readonly group: SubscriptionOperation;
 }
 
-const isErrors = (value: readonly GraphQLError[] | Admitted): value is readonly GraphQLError[] =>
-  Array.isArray(value);
+/** Errors to answer an operation's id with, and what they are charged once its document was read. */
+interface Refusal {
+  readonly errors: readonly GraphQLError[];
+  readonly charge?: Charge;
+}
+
+const isRefusal = (value: Refusal | Admitted): value is Refusal => 'errors' in value;
 
 /** The shape graphql-ws requires of a subscribe payload; anything else it refuses (4400) itself. */
 function isSubscribePayload(value: unknown): value is SubscribePayload {
