@@ -1,9 +1,10 @@
-import { type ExecutionResult, GraphQLError, getOperationAST, OperationTypeNode } from 'graphql';
+import { type ExecutionResult, GraphQLError, OperationTypeNode } from 'graphql';
 import { createHandler, type Request as SseRequest } from 'graphql-sse';
 import type { Principal } from '../../core/auth.js';
 import { isSwitchboardError, type SwitchboardError } from '../../core/errors.js';
 import { readText } from '../../http/body.js';
 import { createCredentialWatch } from '../../http/credential-watch.js';
+import type { RateHeaders } from '../../http/rate-limit.js';
 import type { Engine } from '../engine.js';
 import { createSubscriptionGroups, type Subscription } from '../subscriptions/groups.js';
 
@@ -32,6 +33,8 @@ type StreamContext = {
   ended: boolean;
   /** The subscription the stream carries, once it has one. */
   subscription?: Subscription;
+  /** The RateLimit fields of the budget the request was charged to, for the stream's answer. */
+  limits?: RateHeaders | undefined;
   /** Ends the stream at once (a client that does not read). */
   end(): void;
 };
@@ -80,10 +83,17 @@ export function createEventStreams(engine: Engine, options: EventStreamOptions =
     context: (req) => req.context,
     async onSubscribe(req, params) {
       const { principal, request } = req.context;
-      const prepared = engine.prepare(params.query);
-      if (!prepared.ok) return once({ errors: prepared.errors });
-      const operation = getOperationAST(prepared.document, params.operationName);
-      if (!operation) return failure('bad_request', 'Name the operation to run in "operationName".');
+      const admission = engine.admit(params);
+      const getMutation =
+        admission.ok &&
+        request.method === 'GET' &&
+        admission.operation.operation === OperationTypeNode.MUTATION;
+      // Charged as over plain HTTP and WebSocket, refusals too; over budget it throws, answered 429.
+      const charge = !admission.ok ? admission.charge : getMutation ? admission.refusal : admission.charge;
+      req.context.limits = await engine.rateLimit?.take(request, principal, charge.cls, charge.units);
+      if (!admission.ok) return once({ errors: admission.errors });
+      if (getMutation) return failure('method_not_allowed', 'Mutations must be sent with POST.');
+      const { prepared, operation } = admission;
       if (operation.operation === OperationTypeNode.SUBSCRIPTION) {
         const subscription = groups.join(
           {
@@ -104,8 +114,6 @@ export function createEventStreams(engine: Engine, options: EventStreamOptions =
         if (denied) throw denied;
         return subscription;
       }
-      if (request.method === 'GET' && operation.operation === OperationTypeNode.MUTATION)
-        return failure('method_not_allowed', 'Mutations must be sent with POST.');
       // Queries and mutations run as over plain HTTP, compiled when they can be; one result, then complete.
       return engine.execute({
         prepared,
@@ -149,7 +157,11 @@ export function createEventStreams(engine: Engine, options: EventStreamOptions =
         raw: request,
         context,
       };
-      const [answer, init] = await handler(sseRequest);
+      const [answer, answered] = await handler(sseRequest);
+      // The stream (or the error it answers with) carries the fields of the budget it was charged to.
+      const init = context.limits
+        ? { ...answered, headers: { ...answered.headers, ...context.limits } }
+        : answered;
       if (answer === null || typeof answer === 'string') return new Response(answer, init);
       stream = answer;
       // Credentials no longer accepted: a last result says so, then the stream completes.
