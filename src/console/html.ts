@@ -1,12 +1,8 @@
-/** The console's HTML: escaping, the page frame, and small pieces every page uses. */
+/** The console's HTML: the page frame, and small pieces every page uses. */
+import { escapeHtml } from '../internal/html.js';
 
-/** Escapes text for HTML content and attribute values. */
-export function esc(value: unknown): string {
-  return String(value ?? '').replace(
-    /[&<>"']/g,
-    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
-  );
-}
+/** Escapes text for HTML content and attribute values (the library's one escaper). */
+export const esc = escapeHtml;
 
 /** A time: UTC in the HTML, rewritten into the operator's time zone by the page's script. */
 export function time(iso: string | null | undefined): string {

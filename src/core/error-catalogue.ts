@@ -3,6 +3,8 @@
  * and the pages the problem documents' `type` URIs point at (`/problems/<code>`) are made of this text.
  * Web APIs only, like the rest of the core.
  */
+
+import { escapeHtml, type Html, html, trusted } from '../internal/html.js';
 import { type ErrorCode, statusOf } from './errors.js';
 
 /** One {@link ErrorCode}: its HTTP status, the problem document's `title`, and text for people. */
@@ -423,17 +425,17 @@ export function isErrorCode(value: string): value is ErrorCode {
 export function renderProblemPage(code: string): string | undefined {
   if (!isErrorCode(code)) return undefined;
   const entry = ERROR_CATALOGUE[code];
-  return `<!doctype html>
+  return html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${code}: ${html(entry.title)} (HTTP ${entry.status})</title>
-<style>${PAGE_STYLE}</style>
+<title>${code}: ${entry.title} (HTTP ${entry.status})</title>
+<style>${trusted(PAGE_STYLE)}</style>
 </head>
 <body>
 <main>
-<h1><code>${code}</code>: ${html(entry.title)}</h1>
+<h1><code>${code}</code>: ${entry.title}</h1>
 <p class="status">HTTP status ${entry.status}</p>
 <h2>What it means</h2>
 <p>${inline(entry.meaning)}</p>
@@ -442,7 +444,7 @@ export function renderProblemPage(code: string): string | undefined {
 </main>
 </body>
 </html>
-`;
+`.text;
 }
 
 const PAGE_STYLE =
@@ -453,12 +455,8 @@ const PAGE_STYLE =
   '@media (prefers-color-scheme:dark){body{color:#eee;background:#161616}.status{color:#bbb}}';
 
 /** Catalogue text as HTML: escaped, with Markdown code spans as `<code>`. */
-function inline(text: string): string {
-  return html(text).replace(/`([^`]+)`/g, '<code>$1</code>');
-}
-
-function html(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+function inline(text: string): Html {
+  return trusted(escapeHtml(text).replace(/`([^`]+)`/g, '<code>$1</code>'));
 }
 
 function withCodes<K extends string>(

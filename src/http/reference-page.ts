@@ -2,11 +2,11 @@
  * A readable API reference rendered from the OpenAPI document: one self-contained HTML page, no
  * scripts and no CDN, so it works offline and under a strict Content-Security-Policy.
  */
+
+import { escapeHtml } from '../internal/html.js';
 import type { OpenApiDocument } from './openapi.js';
 
 type Json = Record<string, unknown>;
-
-const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /**
  * A description as the OpenAPI document writes it (CommonMark), as HTML: the inline marks our

@@ -2,6 +2,7 @@
  * The built-in sign-in and consent pages: plain HTML, no script, work with a keyboard and a screen
  * reader (labels, a fieldset per question, an error announced with `role="alert"`).
  */
+import { escapeHtml } from '../internal/html.js';
 
 /** One requested scope, in words. */
 export interface ScopeView {
@@ -161,11 +162,4 @@ export const PAGE_HEADERS: Readonly<Record<string, string>> = {
   'x-content-type-options': 'nosniff',
 };
 
-function esc(text: string): string {
-  return text
-    .replaceAll('&', '&amp;')
-    .replaceAll('<', '&lt;')
-    .replaceAll('>', '&gt;')
-    .replaceAll('"', '&quot;')
-    .replaceAll("'", '&#39;');
-}
+const esc = escapeHtml;
