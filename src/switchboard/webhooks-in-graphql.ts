@@ -119,8 +119,8 @@ const typeDefs = /* GraphQL */ `
     webhookDeliveries(endpointId: ID, status: WebhookDeliveryStatus, limit: Int, offset: Int): [WebhookDelivery!]!
     "Every event kind an endpoint can subscribe to."
     webhookEventTypes: [String!]!
-    "An example of an event type's data, as a JSON object."
-    webhookEventExample(type: String!): String!
+    "An example of an event type's data, as a JSON object, its records in an API version's shapes (default the current one)."
+    webhookEventExample(type: String!, apiVersion: Int): String!
   }
 
   extend type Mutation {
@@ -196,7 +196,8 @@ function resolvers(admin: WebhookAdmin): GraphQLResolvers {
         ctx,
       ) => deliveries(admin, { endpointId: args.endpointId, status: args.status }, args, ctx),
       webhookEventTypes: () => admin.eventTypes(),
-      webhookEventExample: (_, args: { type: string }) => JSON.stringify(admin.eventExample(args.type)),
+      webhookEventExample: (_, args: { type: string; apiVersion?: number | null }) =>
+        JSON.stringify(admin.eventExample(args.type, args.apiVersion ?? undefined)),
     },
     Mutation: {
       createWebhookEndpoint: (_, args: { input: Record<string, unknown> }) =>

@@ -335,15 +335,17 @@ export function webhookAdminRoutes(admin: WebhookAdmin): AnyRoute[] {
       path: '/webhook-event-types',
       operationId: 'listWebhookEventTypes',
       summary: 'List the event kinds endpoints can subscribe to',
-      description: 'Each with an example of its `data`, shaped like the real records.',
+      description:
+        'Each with an example of its `data`, shaped like the real records as this version shows them (what an endpoint registered here is sent).',
       tags,
       scope: READ,
       responses: {
         200: { description: 'Event kinds', schema: WebhookEventTypesSchema, name: 'WebhookEventTypes' },
       },
-      handle: async () => {
+      handle: async ({ apiVersion }) => {
         const items = admin.eventTypes();
-        return json({ items, examples: Object.fromEntries(items.map((t) => [t, admin.eventExample(t)])) });
+        const examples = Object.fromEntries(items.map((t) => [t, admin.eventExample(t, apiVersion)]));
+        return json({ items, examples });
       },
     }),
   ];

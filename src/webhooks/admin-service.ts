@@ -4,7 +4,7 @@ import { EVENT_TYPES } from '../core/events.js';
 import type { Page } from '../core/records.js';
 import { BUILT_IN_RESOURCES, CORE_RESOURCES } from '../core/resources/built-ins/index.js';
 import type { Resource } from '../core/resources/define.js';
-import { latestApiVersion } from '../core/resources/wire.js';
+import { eventDataIn, latestApiVersion, resourcesByEventType } from '../core/resources/wire.js';
 import { type Clock, type IdGenerator, isoAt, sortableIds, systemClock } from '../core/runtime.js';
 import type {
   Range,
@@ -107,8 +107,11 @@ export interface WebhookAdmin {
   endpointHealth(endpointId: string): Promise<WebhookEndpointHealth>;
   /** Every event kind an endpoint can subscribe to. */
   eventTypes(): readonly string[];
-  /** An example of the `data` of an event kind of the catalogue; `{}` when none is known. */
-  eventExample(type: string): Readonly<Record<string, unknown>>;
+  /**
+   * An example of the `data` of an event kind of the catalogue, its records in an API version's shapes
+   * (default the current one); `{}` when none is known.
+   */
+  eventExample(type: string, apiVersion?: number): Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -134,6 +137,7 @@ export function createWebhookAdmin(options: WebhookAdminOptions): WebhookAdmin {
   const listed = new Set(catalogue);
   const resources = options.resources ?? [...CORE_RESOURCES, ...BUILT_IN_RESOURCES];
   const examples = createEventExamples(resources);
+  const resourceOf = resourcesByEventType(resources);
   // Only a version the resources declare (or 1) may be pinned: later ones have no shapes to send.
   const apiVersions = z.object({ apiVersion: z.number().max(latestApiVersion(resources)).optional() });
   const currentApiVersion = options.apiVersion ?? latestApiVersion(resources);
@@ -321,9 +325,12 @@ export function createWebhookAdmin(options: WebhookAdminOptions): WebhookAdmin {
     eventTypes() {
       return catalogue;
     },
-    eventExample(type) {
+    eventExample(type, apiVersion = currentApiVersion) {
       if (!listed.has(type)) return {};
-      return webhookEventExample(type) ?? examples.of(type) ?? {};
+      const example = webhookEventExample(type) ?? examples.of(type);
+      if (!example) return {};
+      const resource = resourceOf.get(type);
+      return resource ? eventDataIn(resource, example, apiVersion) : example;
     },
   };
 }

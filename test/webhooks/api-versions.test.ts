@@ -124,6 +124,18 @@ describe.each([
     expect(document.components.schemas.WebhookEndpoint!.properties).toHaveProperty('apiVersion');
   });
 
+  it('the event catalogue of each version gives its examples in that version’s shapes', async () => {
+    for (const resource of VERSIONED)
+      for (const version of VERSIONS) {
+        const { body } = await call(`/api/v${version}/webhook-event-types`);
+        const example = (body.examples as Record<string, Json>)[resource.events.created]!;
+        const shape = wireOf(resource, version).recordSchema;
+        expect(shape.safeParse(pick(example, recordKeys(resource, version))).success, `v${version}`).toBe(
+          true,
+        );
+      }
+  });
+
   it('there is a resource whose versions differ, and an input for each', () => {
     expect(VERSIONED.length).toBeGreaterThan(0);
     for (const resource of VERSIONED)
