@@ -8,7 +8,7 @@
  */
 import type { FieldError } from './errors.js';
 
-/** The most characters of an id, a `client_id` or any other identifier a caller sends (ours have 36). */
+/** The most characters of an id, a `client_id` or any other identifier a caller sends (ours have 41 at most). */
 export const MAX_ID_LENGTH = 200;
 
 // A NUL, a high surrogate not followed by a low one, or a low one not preceded by a high one.
