@@ -16,8 +16,8 @@ export {
   type Authenticate,
   type Principal,
   requireScope,
-  SCOPES,
   type Scope,
+  type ScopeCatalogue,
   trustEveryone,
 } from './core/auth.js';
 export {
@@ -37,7 +37,7 @@ export {
   type EventListener,
   type SubscribeOptions,
 } from './core/event-bus.js';
-export { type DomainEvent, EVENT_TYPES, type EventType, matchesEventType } from './core/events.js';
+export { type DomainEvent, matchesEventType } from './core/events.js';
 export {
   createOutboxRelay,
   type OutboxHandler,
@@ -71,7 +71,9 @@ export type {
   ResourceGraphQLNames,
   ResourceInput,
   ResourceVersion,
+  ScopesInput,
 } from './core/resources/input.js';
+export { scopeCatalogue } from './core/resources/scopes.js';
 export type { ResourceListQuery, ResourceService } from './core/resources/service.js';
 export {
   type Clock,

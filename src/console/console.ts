@@ -4,7 +4,7 @@
  * Forms post and redirect; a little script shows times in the operator's zone and streams live events.
  */
 import { encodeHexLowerCase } from '@oslojs/encoding';
-import { type Authenticate, anonymousPrincipal, type Principal, SCOPES } from '../core/auth.js';
+import { type Authenticate, anonymousPrincipal, type Principal } from '../core/auth.js';
 import { isSwitchboardError, SwitchboardError } from '../core/errors.js';
 import type { EventBus } from '../core/event-bus.js';
 import { type Clock, type Logger, silentLogger, systemClock } from '../core/runtime.js';
@@ -12,10 +12,12 @@ import type { Stores } from '../core/storage/index.js';
 import { readText } from '../http/body.js';
 import { createCredentialWatch } from '../http/credential-watch.js';
 import type { RateLimiter } from '../http/rate-limit.js';
+import { OAUTH_ADMIN_SCOPES } from '../oauth/admin-routes.js';
 import type { OAuthAdmin } from '../oauth/admin-service.js';
 import { hashSecret } from '../oauth/secrets.js';
 import type { SignIn } from '../oauth/server-options.js';
 import type { WebhookAdmin } from '../webhooks/admin-service.js';
+import { WEBHOOK_ADMIN_SCOPES } from '../webhooks/scopes.js';
 import { SCRIPT, STYLE } from './assets.js';
 import { esc, page } from './html.js';
 import { accessRoutes } from './pages/access.js';
@@ -52,7 +54,7 @@ export interface ConsoleOptions {
   readonly rateLimit?: RateLimiter;
   /** Whether a signed-in user may operate the console (default: nobody; operators use admin keys). */
   readonly isAdmin?: (userId: string) => boolean | Promise<boolean>;
-  /** The scopes API keys and OAuth clients may be given (default: the built-in catalogue). */
+  /** The scopes API keys and OAuth clients may be given (default: the authorization server's). */
   readonly scopes?: readonly string[];
   /**
    * Seals session cookies. Give every instance the same one so any of them opens any session;
@@ -95,7 +97,7 @@ const CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-const ADMIN_SCOPES = ['admin.webhooks.read', 'admin.webhooks.write', 'admin.oauth.write'];
+const ADMIN_SCOPES = [...Object.keys(WEBHOOK_ADMIN_SCOPES), ...Object.keys(OAUTH_ADMIN_SCOPES)];
 
 /** The largest form any page posts, with room to spare; a bigger body is refused (413) unread. */
 const MAX_FORM_BYTES = 64 * 1024;
@@ -117,7 +119,9 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
   const assets = { css: STYLE.name, js: SCRIPT.name };
   const routes: ConsoleRoute[] = [
     ...(options.webhooks ? webhookRoutes(options.webhooks) : []),
-    ...(options.oauth ? accessRoutes(options.oauth, options.scopes ?? Object.keys(SCOPES)) : []),
+    ...(options.oauth
+      ? accessRoutes(options.oauth, options.scopes ?? Object.keys(options.oauth.scopes))
+      : []),
     ...(options.bus ? activityRoutes(options.bus) : []),
     ...(options.oauth ? accountRoutes(options.oauth) : []),
   ];

@@ -4,26 +4,20 @@
  * guard: bearer tokens and API keys) and checks scopes with {@link requireScope}.
  */
 import { SwitchboardError } from './errors.js';
+import { BUILT_IN_SCOPES } from './resources/scopes.js';
 
-/** Scopes are `<area>.<object>.<read|write>`; `write` does not imply `read`. */
-export const SCOPES = {
-  'crm.clients.read': 'See clients: names, e-mail addresses, phone numbers and cities',
-  'crm.clients.write': 'Create, change and delete clients',
-  'crm.orders.read': 'See orders and their status',
-  'crm.orders.write': 'Create orders and change their status',
-  'chat.messages.read': 'Read chat messages and receive new ones as they arrive',
-  'chat.messages.write': 'Send chat messages',
-  'chat.conversations.read': 'See conversations with the chatbot and who handles them',
-  'chat.conversations.write': 'Open conversations, hand them to a person and close them',
-  'calendar.bookings.read': 'See bookings',
-  'calendar.bookings.write': 'Request, confirm, cancel and complete bookings',
-  'admin.webhooks.read': 'See webhook endpoints and their deliveries',
-  'admin.webhooks.write': 'Register, change and remove webhook endpoints; re-send deliveries',
-  'admin.oauth.write': 'Register OAuth clients and manage API keys',
-} as const;
+/**
+ * A scope name, `<area>.<object>.<read|write>` (`write` does not imply `read`): a resource's, one of
+ * webhook or OAuth administration, or any other a host defines for its own routes.
+ */
+export type Scope = string;
 
-/** A scope name: one of {@link SCOPES}, or any other string a host defines for its own routes. */
-export type Scope = keyof typeof SCOPES | (string & {});
+/**
+ * Scopes in words, by name: what API keys and OAuth clients may be given, and what the consent page
+ * and the console show. `createSwitchboard` computes its catalogue from the resources it serves and
+ * the modules it mounts (`scopeCatalogue`, `WEBHOOK_ADMIN_SCOPES`, `OAUTH_ADMIN_SCOPES`).
+ */
+export type ScopeCatalogue = Readonly<Record<Scope, string>>;
 
 /** The authenticated caller of a request: who it is and which scopes it holds. */
 export interface Principal {
@@ -78,14 +72,27 @@ export function canSeeClient(principal: Principal, clientId: string): boolean {
 export const anonymousPrincipal: Principal = { kind: 'anonymous', subject: 'anonymous', scopes: new Set() };
 
 /**
- * A principal with every scope, for hosts that authenticate upstream (a gateway, mTLS) and for tests.
- * Never use it on an interface exposed to the internet.
+ * An {@link Authenticate} that lets every request through as a service holding every scope of
+ * `scopes`, for hosts that authenticate upstream (a gateway, mTLS) and for tests. Never use it on an
+ * interface exposed to the internet.
  */
-export const trustedPrincipal: Principal = {
-  kind: 'service',
-  subject: 'trusted',
-  scopes: new Set(Object.keys(SCOPES)),
-};
+export function trusting(scopes: Iterable<Scope>): Authenticate {
+  const principal: Principal = { kind: 'service', subject: 'trusted', scopes: new Set(scopes) };
+  return async () => principal;
+}
 
-/** An {@link Authenticate} that lets every request through as {@link trustedPrincipal}. */
-export const trustEveryone: Authenticate = async () => trustedPrincipal;
+/**
+ * Lets every request through holding every scope of the switchboard it serves: `createSwitchboard`
+ * gives it its whole catalogue (every resource's scopes, the host's included, and administration's).
+ * A building block used on its own holds the built-in resources' scopes here, and those it serves
+ * where it resolves it ({@link resolveTrust}). Never use it on an interface exposed to the internet.
+ */
+export const trustEveryone: Authenticate = trusting(Object.keys(BUILT_IN_SCOPES));
+
+/**
+ * `authenticate`, or, when it is {@link trustEveryone}, one trusting every scope of `scopes`: the
+ * catalogue of what it guards, which a constant cannot know (a host's resources).
+ */
+export function resolveTrust(authenticate: Authenticate, scopes: ScopeCatalogue): Authenticate {
+  return authenticate === trustEveryone ? trusting(Object.keys(scopes)) : authenticate;
+}

@@ -2,24 +2,8 @@
  * Domain events: every change publishes exactly one, named `<resource>.<action>`, with a unique
  * `event_id`. Events are written to the outbox in the same transaction as the change (see
  * `outbox-relay.ts`), so a change never exists without its event, nor an event without its change.
+ * Which kinds there are follows from the resources' declarations (each resource's `eventTypes`).
  */
-
-/** Every event kind the domain emits. Order status changes are named after the new status. */
-export const EVENT_TYPES = [
-  'client.created',
-  'client.updated',
-  'client.deleted',
-  'order.created',
-  'order.paid',
-  'order.shipped',
-  'order.delivered',
-  'order.cancelled',
-  'order.refunded',
-  'message.created',
-] as const;
-
-/** The name of an event kind the domain emits, one of {@link EVENT_TYPES}. */
-export type EventType = (typeof EVENT_TYPES)[number];
 
 /** A committed change, as written to the outbox and delivered to subscribers and webhooks. */
 export interface DomainEvent {

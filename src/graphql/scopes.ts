@@ -1,5 +1,5 @@
 import type { Scope } from '../core/auth.js';
-import { CORE_RESOURCES } from '../core/resources/built-ins/index.js';
+import { CORE_RESOURCES, clients } from '../core/resources/built-ins/index.js';
 import { resourceScopes } from './resources.js';
 
 /**
@@ -12,6 +12,6 @@ import { resourceScopes } from './resources.js';
  * createSchema({ typeDefs, resolvers, scopes: { 'Query.invoices': 'billing.invoices.read' } });
  */
 export const FIELD_SCOPES: Readonly<Record<string, Scope>> = Object.assign(
-  { 'Mutation.importClients': 'crm.clients.write' },
+  { 'Mutation.importClients': clients.scopes.write },
   ...CORE_RESOURCES.map(resourceScopes),
 );

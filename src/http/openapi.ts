@@ -4,7 +4,6 @@
  * own dialect, so zod's output is used as is.
  */
 import { z } from 'zod';
-import { SCOPES } from '../core/auth.js';
 import type { AnyRoute } from './route.js';
 import { ProblemSchema } from './schemas.js';
 
@@ -130,11 +129,16 @@ export function buildOpenApiDocument(
         bearerAuth: {
           type: 'http',
           scheme: 'bearer',
-          description: `OAuth 2.0 access token or API key. Scopes: ${Object.keys(SCOPES).join(', ')}.`,
+          description: `OAuth 2.0 access token or API key. Scopes: ${scopesOf(routes).join(', ')}.`,
         },
       },
     },
   };
+}
+
+/** The scopes the routes need: what this document's operations are checked against. */
+function scopesOf(routes: readonly AnyRoute[]): string[] {
+  return [...new Set(routes.flatMap(({ scope }) => (scope && scope !== 'public' ? [scope] : [])))];
 }
 
 const header = (description: string): Json => ({ description, schema: { type: 'string' } });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ScopeCatalogue } from '../core/auth.js';
 import { readJson } from '../http/body.js';
 import { created, json, noContent } from '../http/responses.js';
 import { type AnyRoute, defineRoute } from '../http/route.js';
@@ -8,6 +9,11 @@ import type { OAuthAdmin } from './admin-service.js';
 
 /** The scope every admin route needs. */
 export const ADMIN_SCOPE = 'admin.oauth.write';
+
+/** The scope of OAuth administration, in words: part of every authorization server's catalogue. */
+export const OAUTH_ADMIN_SCOPES: ScopeCatalogue = {
+  [ADMIN_SCOPE]: 'Register OAuth clients and manage API keys',
+};
 
 /** Secrets and keys are in some answers: no cache keeps any of them. */
 const NO_STORE = { 'cache-control': 'no-store' };
@@ -22,7 +28,7 @@ const grantQuery = z.object({
 
 /** What the admin routes are checked against: the scopes that exist, and the largest body. */
 export interface OAuthAdminRouteOptions {
-  readonly knownScopes: Readonly<Record<string, string>>;
+  readonly knownScopes: ScopeCatalogue;
   readonly maxBodyBytes: number;
 }
 

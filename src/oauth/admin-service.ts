@@ -1,3 +1,4 @@
+import type { ScopeCatalogue } from '../core/auth.js';
 import { SwitchboardError } from '../core/errors.js';
 import { isoAt } from '../core/runtime.js';
 import type { ApiKeyRecord, GrantRecord, OAuthClientRecord, OAuthGrantType } from '../core/storage/index.js';
@@ -93,6 +94,8 @@ export interface OAuthGrantFilter {
  * for (const grant of await oauth.admin.listGrants({ userId })) await oauth.admin.revokeGrant(grant.id);
  */
 export interface OAuthAdmin {
+  /** The scopes keys and clients may be given, in words: the authorization server's catalogue. */
+  readonly scopes: ScopeCatalogue;
   /** Every client, oldest first. */
   listClients(): Promise<OAuthClientView[]>;
   /** One client; `not_found` when there is none with this id. */
@@ -141,6 +144,7 @@ export function createOAuthAdmin(
   };
 
   return {
+    scopes: knownScopes,
     async listClients() {
       return (await storage.oauth.clients.list()).map(clientView);
     },

@@ -1,4 +1,4 @@
-import type { Authenticate } from '../core/auth.js';
+import { type Authenticate, resolveTrust } from '../core/auth.js';
 import { SwitchboardError } from '../core/errors.js';
 import type { ApiKeyRecord, OAuthClientRecord } from '../core/storage/index.js';
 import { authErrorResponse } from '../http/challenge.js';
@@ -131,7 +131,8 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     }
     return checkCredentials(request);
   };
-  const authenticate = options.authenticate ?? guard;
+  // A trusted caller (trustEveryone) holds every scope of this server's catalogue.
+  const authenticate = options.authenticate ? resolveTrust(options.authenticate, ctx.scopes) : guard;
   const csrf = createCsrf(ctx.csrfSecret);
   const routes: Record<string, (request: Request) => Promise<Response>> = {
     [OAUTH_PATHS.authorize]: authorizeEndpoint(ctx, csrf),

@@ -49,7 +49,7 @@ export interface RegisterClientOptions {
  * const { client, secret } = await registerOAuthClient(storage, {
  *   name: 'Support bot', type: 'confidential', redirectUris: ['https://bot.example.com/callback'],
  *   scopes: ['crm.clients.read'],
- * }, { clock: systemClock, ids: sortableIds, knownScopes: SCOPES });
+ * }, { clock: systemClock, ids: sortableIds, knownScopes: scopeCatalogue([clients]) });
  */
 export async function registerOAuthClient(
   stores: Pick<Stores, 'oauth'>,
@@ -83,7 +83,7 @@ export interface UpdateClientInput {
  * Changes a client's name, redirect URIs or scopes, checked by the rules registration applies.
  *
  * @example
- * await updateOAuthClient(storage, 'oac_1', { redirectUris: ['https://bot.example.com/cb'] }, { knownScopes: SCOPES });
+ * await updateOAuthClient(storage, 'oac_1', { redirectUris: ['https://bot.example.com/cb'] }, { knownScopes: scopeCatalogue([clients]) });
  */
 export async function updateOAuthClient(
   stores: Pick<Stores, 'oauth'>,

@@ -13,7 +13,7 @@
  */
 
 export { authErrorResponse, type BearerErrorCode, bearerChallenge } from '../http/challenge.js';
-export { ADMIN_SCOPE } from './admin-routes.js';
+export { ADMIN_SCOPE, OAUTH_ADMIN_SCOPES } from './admin-routes.js';
 export type {
   ApiKeyView,
   ApiKeyWithKey,

@@ -1,5 +1,6 @@
-import { SCOPES } from '../core/auth.js';
+import type { ScopeCatalogue } from '../core/auth.js';
 import { SwitchboardError } from '../core/errors.js';
+import { BUILT_IN_SCOPES } from '../core/resources/scopes.js';
 import {
   type Clock,
   type IdGenerator,
@@ -10,6 +11,7 @@ import {
 } from '../core/runtime.js';
 import type { Storage } from '../core/storage/index.js';
 import type { RateLimiter } from '../http/rate-limit.js';
+import { OAUTH_ADMIN_SCOPES } from './admin-routes.js';
 import type { ConsentView } from './consent-page.js';
 import type { SignIn } from './sign-in.js';
 import { lockoutRule, lockSignIn, type SignInLockoutOptions } from './sign-in-lockout.js';
@@ -66,8 +68,11 @@ export interface OAuthOptions {
   readonly idTokens?: IdTokenOptions | false;
   /** Secret for the consent form's CSRF tokens; random per process when omitted (set it when running many instances). */
   readonly csrfSecret?: string;
-  /** Words for each scope on the consent page, and what may be requested (default `SCOPES`). */
-  readonly scopes?: Readonly<Record<string, string>>;
+  /**
+   * Every scope that may be requested or given to a key, in words for the consent page. Default: the
+   * built-in resources' and `admin.oauth.write`; `createSwitchboard` passes its whole catalogue.
+   */
+  readonly scopes?: ScopeCatalogue;
   /** Largest accepted form body (default 16 KiB). */
   readonly maxBodyBytes?: number;
   /**
@@ -96,7 +101,7 @@ export interface ServerContext {
   readonly refreshGraceMs: number;
   readonly idTokens: { readonly keys: KeyRing; readonly ttlMs: number } | null;
   readonly csrfSecret: string | undefined;
-  readonly scopes: Readonly<Record<string, string>>;
+  readonly scopes: ScopeCatalogue;
   readonly maxBodyBytes: number;
   readonly rateLimit: RateLimiter | undefined;
   issuerFor(request: Request): string;
@@ -142,7 +147,7 @@ export function resolveOptions(options: OAuthOptions): ServerContext {
     refreshGraceMs: options.refreshGraceMs ?? 10_000,
     idTokens,
     csrfSecret: options.csrfSecret,
-    scopes: options.scopes ?? SCOPES,
+    scopes: options.scopes ?? { ...BUILT_IN_SCOPES, ...OAUTH_ADMIN_SCOPES },
     maxBodyBytes: options.maxBodyBytes ?? 16_384,
     rateLimit: options.rateLimit,
     issuerFor: (request) => issuer ?? new URL(request.url).origin,

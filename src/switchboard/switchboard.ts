@@ -1,5 +1,5 @@
 import { type ConsoleHandler, type ConsoleOptions, createConsole } from '../console/index.js';
-import { type Authenticate, SCOPES } from '../core/auth.js';
+import { type Authenticate, resolveTrust, type ScopeCatalogue } from '../core/auth.js';
 import { createDomain, type Domain } from '../core/domain/index.js';
 import { renderProblemPage } from '../core/error-catalogue.js';
 import { SwitchboardError } from '../core/errors.js';
@@ -7,6 +7,7 @@ import { createMemoryEventBus, type EventBus } from '../core/event-bus.js';
 import { createOutboxRelay, type OutboxRelay } from '../core/outbox-relay.js';
 import { BUILT_IN_RESOURCES, CORE_RESOURCES } from '../core/resources/built-ins/index.js';
 import type { Resource } from '../core/resources/define.js';
+import { scopeCatalogue } from '../core/resources/scopes.js';
 import {
   type Clock,
   type IdGenerator,
@@ -36,10 +37,16 @@ import {
   type AuthorizationServerOptions,
   createAuthorizationServer,
   createGuard,
+  OAUTH_ADMIN_SCOPES,
 } from '../oauth/index.js';
 import { createRestVersions, type RestOptions } from '../rest/index.js';
 import { createMemoryStorage } from '../storage/memory/index.js';
-import { createWebhooks, type Webhooks, type WebhooksOptions } from '../webhooks/index.js';
+import {
+  createWebhooks,
+  WEBHOOK_ADMIN_SCOPES,
+  type Webhooks,
+  type WebhooksOptions,
+} from '../webhooks/index.js';
 import { observeState } from './observed-state.js';
 import { type FetchHandler, type Mount, prefixRouter } from './prefix-router.js';
 import { webhookAdminSchema } from './webhooks-in-graphql.js';
@@ -217,11 +224,15 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
     options.rateLimits === false
       ? undefined
       : createRateLimiter({ clock, telemetry, ...options.rateLimits, store: storage.rateLimits });
-  const scopeCatalogue = {
-    ...SCOPES,
-    ...scopesOf(resources),
+  // Every scope this switchboard checks, in words: its resources' and its modules' administration's.
+  const scopes: ScopeCatalogue = {
+    ...scopeCatalogue(everyResource),
+    ...(options.webhooks === false ? {} : WEBHOOK_ADMIN_SCOPES),
+    ...(options.oauth === false ? {} : OAUTH_ADMIN_SCOPES),
     ...(options.oauth ? options.oauth.scopes : {}),
   };
+  // trustEveryone's caller holds all of them, a host resource's as a built-in's.
+  const hostAuthenticate = options.authenticate && resolveTrust(options.authenticate, scopes);
   const oauth =
     options.oauth === false
       ? undefined
@@ -229,15 +240,15 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
           logger,
           ...options.oauth,
           // Declared resources' scopes can be granted, shown on the consent page and held by the admin key.
-          scopes: scopeCatalogue,
+          scopes,
           ...(rateLimit ? { rateLimit } : {}),
           storage,
           clock,
           ids: options.ids ?? sortableIds,
-          ...(options.authenticate ? { authenticate: options.authenticate } : {}),
+          ...(hostAuthenticate ? { authenticate: hostAuthenticate } : {}),
         });
   const authenticate: Authenticate =
-    options.authenticate ?? oauth?.authenticate ?? createGuard({ storage, clock });
+    hostAuthenticate ?? oauth?.authenticate ?? createGuard({ storage, clock });
 
   // In any order: the longest matching prefix serves the request (prefix-router.ts).
   const mounts: Mount[] = [
@@ -276,7 +287,7 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
           ids: options.ids ?? sortableIds,
           telemetry,
           onCommit: () => relay.kick(),
-          eventTypes: everyResource.flatMap((r) => r.eventTypes),
+          // Their events are the catalogue endpoints subscribe to.
           resources: everyResource,
         });
 
@@ -312,7 +323,6 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
       bus,
       clock,
       logger,
-      scopes: Object.keys(scopeCatalogue),
       ...(webhooks ? { webhooks: webhooks.admin } : {}),
       ...(oauth ? { oauth: oauth.admin } : {}),
       // Users sign in to their own page as they do to the authorization server, behind its lockout.
@@ -419,14 +429,6 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
       await webhooks?.dispatcher.stop();
     },
   };
-}
-
-function scopesOf(resources: readonly Resource[]): Record<string, string> {
-  const words = resources.flatMap((r) => [
-    [r.scopes.read, `See ${r.plural}`],
-    [r.scopes.write, `Create and change ${r.plural}`],
-  ]);
-  return Object.fromEntries(words.filter(([scope]) => !(scope! in SCOPES)));
 }
 
 function problemPage(pathname: string): Response {

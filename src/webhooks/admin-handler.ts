@@ -1,8 +1,9 @@
-import type { Authenticate } from '../core/auth.js';
+import { type Authenticate, resolveTrust } from '../core/auth.js';
 import type { Clock, Logger } from '../core/runtime.js';
 import { createRouteHandler, type RestHandler } from '../http/route-handler.js';
 import { webhookAdminRoutes } from './admin-routes.js';
 import type { WebhookAdmin } from './admin-service.js';
+import { WEBHOOK_ADMIN_SCOPES } from './scopes.js';
 
 /** Options of {@link createWebhookAdminHandler}: the admin service, `authenticate`, and the base path. */
 export interface WebhookAdminHandlerOptions {
@@ -25,7 +26,8 @@ export interface WebhookAdminHandlerOptions {
 export function createWebhookAdminHandler(options: WebhookAdminHandlerOptions): RestHandler {
   return createRouteHandler({
     routes: webhookAdminRoutes(options.admin),
-    authenticate: options.authenticate,
+    // Used on its own, a trusted caller holds what these routes need.
+    authenticate: resolveTrust(options.authenticate, WEBHOOK_ADMIN_SCOPES),
     basePath: options.basePath ?? '/api/v1',
     clock: options.clock,
     logger: options.logger,

@@ -20,9 +20,8 @@ import {
   WebhookEndpointWithSecretSchema,
   WebhookEventTypesSchema,
 } from './admin-wire.js';
+import { WEBHOOK_READ_SCOPE as READ, WEBHOOK_WRITE_SCOPE as WRITE } from './scopes.js';
 
-const READ = 'admin.webhooks.read';
-const WRITE = 'admin.webhooks.write';
 const tags = ['Webhooks'];
 const problem = (description: string) => ({ description, schema: ProblemSchema, name: 'Problem' });
 const endpointParams = z.object({

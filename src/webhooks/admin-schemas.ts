@@ -1,11 +1,11 @@
 import { z } from 'zod';
 
-/** `order.created`, `order.*` or `*`. */
+/** `order.created`, `order.*` or `*`; a resource's name may have hyphens (`return-note.created`). */
 const eventPattern = z
   .string()
   .trim()
   .regex(
-    /^(\*|[a-z][a-z0-9_]*\.(\*|[a-z][a-z0-9_]*))$/,
+    /^(\*|[a-z][a-z0-9_-]*\.(\*|[a-z][a-z0-9_-]*))$/,
     'must be an event type such as "order.created", "order.*" or "*"',
   );
 

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { SwitchboardError } from '../core/errors.js';
-import { EVENT_TYPES } from '../core/events.js';
 import type { Page } from '../core/records.js';
 import { BUILT_IN_RESOURCES, CORE_RESOURCES } from '../core/resources/built-ins/index.js';
 import type { Resource } from '../core/resources/define.js';
@@ -56,7 +55,7 @@ export interface WebhookAdminOptions {
   readonly rotationOverlapMs?: number;
   /** Called after deliveries were queued (sent again, or a test event), e.g. to wake the dispatcher. */
   readonly onRequeue?: () => void;
-  /** Event types beside the built-in ones, listed in the catalogue (e.g. those of declared resources). */
+  /** Event types beside the resources', listed in the catalogue (those a host's own code publishes). */
   readonly eventTypes?: readonly string[];
   /**
    * The resources whose declarations give the catalogue's examples of `data` (default: the built-in
@@ -131,11 +130,16 @@ export function createWebhookAdmin(options: WebhookAdminOptions): WebhookAdmin {
   const overlapMs = options.rotationOverlapMs ?? 86_400_000;
   const endpoints = storage.webhooks.endpoints;
   const deliveries = storage.webhooks.deliveries;
+  const resources = options.resources ?? [...CORE_RESOURCES, ...BUILT_IN_RESOURCES];
+  // Every event the resources declare: a resource added is subscribable with no list to keep.
   const catalogue: readonly string[] = Object.freeze([
-    ...new Set([...EVENT_TYPES, ...(options.eventTypes ?? []), ...WEBHOOK_EVENT_TYPES]),
+    ...new Set([
+      ...resources.flatMap((r) => r.eventTypes),
+      ...(options.eventTypes ?? []),
+      ...WEBHOOK_EVENT_TYPES,
+    ]),
   ]);
   const listed = new Set(catalogue);
-  const resources = options.resources ?? [...CORE_RESOURCES, ...BUILT_IN_RESOURCES];
   const examples = createEventExamples(resources);
   const resourceOf = resourcesByEventType(resources);
   // Only a version the resources declare (or 1) may be pinned: later ones have no shapes to send.

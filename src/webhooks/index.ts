@@ -54,6 +54,7 @@ export {
   type RetryScheduleOptions,
   retrySchedule,
 } from './schedule.js';
+export { WEBHOOK_ADMIN_SCOPES } from './scopes.js';
 // Signing and verifying
 export { generateWebhookSecret } from './secret.js';
 export { type SignatureScheme, type SignedContent, type SignOptions, signWebhook } from './sign.js';

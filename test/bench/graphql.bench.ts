@@ -6,7 +6,6 @@
  */
 import { createYoga } from 'graphql-yoga';
 import { afterAll, bench, describe } from 'vitest';
-import { trustedPrincipal } from '../../src/core/auth.js';
 import { createMemoryEventBus } from '../../src/core/event-bus.js';
 import { silentLogger } from '../../src/core/runtime.js';
 import { createContext } from '../../src/graphql/context.js';
@@ -14,6 +13,7 @@ import { createGraphQLHandler, createSchema, DEFAULT_LIMITS } from '../../src/gr
 import { createDomain } from '../../src/index.js';
 import { serve } from '../../src/node/index.js';
 import { createMemoryStorage } from '../../src/storage/memory/index.js';
+import { EVERY_SCOPE } from '../support/scopes.js';
 
 const storage = createMemoryStorage();
 const domain = createDomain({ storage });
@@ -32,7 +32,13 @@ const yoga = createYoga({
   logging: false,
   maskedErrors: true,
   context: () =>
-    createContext({ principal: trustedPrincipal, domain, bus, limits: DEFAULT_LIMITS, logger: silentLogger }),
+    createContext({
+      principal: { kind: 'service', subject: 'bench', scopes: EVERY_SCOPE },
+      domain,
+      bus,
+      limits: DEFAULT_LIMITS,
+      logger: silentLogger,
+    }),
 });
 
 // Long enough runs that other work on a shared machine averages out.

@@ -15,11 +15,12 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, bench, describe } from 'vitest';
 import { isoAt } from '../../src/core/runtime.js';
-import { createSwitchboard, SCOPES, type Storage } from '../../src/index.js';
+import { createSwitchboard, type Storage } from '../../src/index.js';
 import { createMemoryStorage } from '../../src/storage/memory/index.js';
 import { createPostgresStorage, type PostgresStorage } from '../../src/storage/postgres/index.js';
 import { createWebhookDispatcher } from '../../src/webhooks/index.js';
 import { createTestDatabase, type TestDatabase } from '../setup/database.js';
+import { EVERY_SCOPE } from '../support/scopes.js';
 import { benchRateLimits } from './http/fixture.js';
 
 const db = await createTestDatabase();
@@ -32,7 +33,7 @@ const postgres = (): PostgresStorage => {
 };
 await postgres().migrate();
 
-const everything = new Set(Object.keys(SCOPES));
+const everything = EVERY_SCOPE;
 const trusted = {
   authenticate: async () => ({ kind: 'service' as const, subject: 'bench', scopes: everything }),
   rateLimits: benchRateLimits,

@@ -10,14 +10,14 @@ import {
   type Authenticate,
   createDomain,
   requireScope,
-  SCOPES,
   SwitchboardError,
   validate,
 } from '../../src/index.js';
 import { createRestHandler, pageQuery, rangeOf } from '../../src/rest/index.js';
 import { createMemoryStorage } from '../../src/storage/memory/index.js';
+import { EVERY_SCOPE } from '../support/scopes.js';
 
-const scopes = new Set(Object.keys(SCOPES));
+const scopes = EVERY_SCOPE;
 const authenticate: Authenticate = async (request) => {
   if (request.headers.get('authorization') !== 'Bearer bench')
     throw new SwitchboardError('unauthorized', 'no');

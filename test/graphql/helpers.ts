@@ -1,6 +1,6 @@
 import { createClient, type Client as WsClient } from 'graphql-ws';
 import WebSocket from 'ws';
-import { type Principal, SCOPES } from '../../src/core/auth.js';
+import type { Principal } from '../../src/core/auth.js';
 import { SwitchboardError } from '../../src/core/errors.js';
 import { createMemoryEventBus, type EventBus } from '../../src/core/event-bus.js';
 import type { Storage } from '../../src/core/storage/index.js';
@@ -12,8 +12,9 @@ import {
   type Switchboard,
   type SwitchboardOptions,
 } from '../../src/switchboard/switchboard.js';
+import { EVERY_SCOPE } from '../support/scopes.js';
 
-const everything = new Set(Object.keys(SCOPES));
+const everything = EVERY_SCOPE;
 
 /**
  * Test credentials: `Bearer service` has every scope, `Bearer scopes:a,b` only those, `Bearer user:<id>`

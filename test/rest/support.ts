@@ -1,17 +1,12 @@
 import type { Authenticate, Domain, DomainEvent, Principal, Storage } from '../../src/index.js';
-import {
-  createDomain,
-  createMemoryEventBus,
-  createOutboxRelay,
-  SCOPES,
-  SwitchboardError,
-} from '../../src/index.js';
+import { createDomain, createMemoryEventBus, createOutboxRelay, SwitchboardError } from '../../src/index.js';
 import { type NodeServer, serve } from '../../src/node/index.js';
 import { createRestVersions, type RestOptions } from '../../src/rest/index.js';
 import { createMemoryStorage } from '../../src/storage/memory/index.js';
 import { countingIds, type ManualClock, manualClock } from '../support/clock.js';
+import { EVERY_SCOPE } from '../support/scopes.js';
 
-const allScopes = new Set(Object.keys(SCOPES));
+const allScopes = EVERY_SCOPE;
 
 /**
  * A test authenticate: `Bearer admin` has every scope, `Bearer scopes:a,b` only those, `Bearer user:<id>`

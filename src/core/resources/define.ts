@@ -52,7 +52,12 @@ export interface Resource {
   readonly moveEvents: Readonly<Record<string, string>>;
   /** Where a move's event carries the state before it (`previousStatus`); none without a life cycle. */
   readonly previousStateField: string | undefined;
-  readonly scopes: { readonly read: string; readonly write: string };
+  /** The scopes to read and to write it, and what each allows in words (declared or derived). */
+  readonly scopes: {
+    readonly read: string;
+    readonly write: string;
+    readonly describe: { readonly read: string; readonly write: string };
+  };
   /** Create: the fields (the life-cycle field is set to its initial state). */
   readonly createInput: z.ZodType<Record<string, unknown>>;
   /** Replace (PUT): every field but the immutable ones; an absent optional field is cleared. */
@@ -194,7 +199,14 @@ export function defineResource<F extends Record<string, z.ZodType>, const D exte
     events,
     moveEvents,
     previousStateField: lifecycle && `previous${capital(lifecycle.field)}`,
-    scopes: input.scopes,
+    scopes: {
+      read: input.scopes.read,
+      write: input.scopes.write,
+      describe: {
+        read: input.scopes.describe?.read ?? `See ${words(plural)}`,
+        write: input.scopes.describe?.write ?? `${listed(verbs(changes))} ${words(plural)}`,
+      },
+    },
     // A nullable field may be left out of a create (it starts null); a replace must send it.
     createInput: z.strictObject(
       Object.fromEntries(
@@ -218,6 +230,22 @@ export function defineResource<F extends Record<string, z.ZodType>, const D exte
     graphql: { ...input.graphql },
   };
 }
+
+/** What the write scope allows: create always, change and delete as the declaration lets callers. */
+function verbs(changes: Resource['changes']): string[] {
+  return [
+    'Create',
+    ...(changes.replace || changes.update ? ['change'] : []),
+    ...(changes.delete ? ['delete'] : []),
+  ];
+}
+
+/** `['Create', 'change', 'delete']` → `Create, change and delete`. */
+const listed = (items: readonly string[]): string =>
+  items.length > 1 ? `${items.slice(0, -1).join(', ')} and ${items.at(-1)}` : (items[0] ?? '');
+
+/** `return-notes` → `return notes`. */
+const words = (name: string): string => name.replaceAll('-', ' ');
 
 /** What a stored value looks like: optional fields are always present, `null` when not set. */
 function outputOf(schema: z.ZodType): z.ZodType {

@@ -64,6 +64,13 @@ export interface ResourceGraphQLNames {
   readonly descriptions?: Readonly<Record<string, string>>;
 }
 
+/** The scopes of a resource: one to read it, one to write it, and what each allows in words. */
+export interface ScopesInput {
+  readonly read: string;
+  readonly write: string;
+  readonly describe?: { readonly read?: string; readonly write?: string };
+}
+
 /** What a host declares; see `defineResource`. */
 export interface ResourceInput<F extends Record<string, z.ZodType>> {
   /** Singular, lowercase, e.g. `return`: events are `return.created` …, the GraphQL type `Return`. */
@@ -111,8 +118,11 @@ export interface ResourceInput<F extends Record<string, z.ZodType>> {
   readonly groupedBy?: Readonly<Partial<Record<keyof F & string, string>>>;
   /** Events for create, change and delete (defaults `<name>.created`, `.updated`, `.deleted`). */
   readonly events?: { readonly created?: string; readonly updated?: string; readonly deleted?: string };
-  /** `<area>.<object>.read` and `.write`. */
-  readonly scopes: { readonly read: string; readonly write: string };
+  /**
+   * `<area>.<object>.read` and `.write`, and what each allows in words for the consent page and the
+   * console (default "See returns", "Create, change and delete returns", from the plural and `changes`).
+   */
+  readonly scopes: ScopesInput;
   /** One line on what the record is, for the OpenAPI document and the GraphQL schema. */
   readonly description?: string;
   /**

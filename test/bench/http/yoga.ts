@@ -11,14 +11,9 @@ import { GraphQLError } from 'graphql';
 import { createYoga } from 'graphql-yoga';
 import { createContext } from '../../../src/graphql/context.js';
 import { createSchema, DEFAULT_LIMITS } from '../../../src/graphql/index.js';
-import {
-  createDomain,
-  createMemoryEventBus,
-  type Principal,
-  SCOPES,
-  silentLogger,
-} from '../../../src/index.js';
+import { createDomain, createMemoryEventBus, type Principal, silentLogger } from '../../../src/index.js';
 import { createMemoryStorage } from '../../../src/storage/memory/index.js';
+import { EVERY_SCOPE } from '../../support/scopes.js';
 import { announce, BENCH_KEY, seedBenchData } from './fixture.js';
 
 const domain = createDomain({ storage: createMemoryStorage() });
@@ -26,7 +21,7 @@ await seedBenchData(domain);
 const bus = createMemoryEventBus();
 
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
-const admin: Principal = { kind: 'service', subject: 'key_admin', scopes: new Set(Object.keys(SCOPES)) };
+const admin: Principal = { kind: 'service', subject: 'key_admin', scopes: EVERY_SCOPE };
 const keys = new Map([[sha256(BENCH_KEY), admin]]);
 
 const yoga = createYoga({

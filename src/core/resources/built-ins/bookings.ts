@@ -37,7 +37,11 @@ export const bookings = defineResource({
     },
   },
   events: { created: 'booking.requested' },
-  scopes: { read: 'calendar.bookings.read', write: 'calendar.bookings.write' },
+  scopes: {
+    read: 'calendar.bookings.read',
+    write: 'calendar.bookings.write',
+    describe: { write: 'Request, confirm, cancel and complete bookings' },
+  },
   async check(booking, others) {
     if (booking.status !== 'confirmed') return;
     const [start, end] = span(booking);

@@ -22,7 +22,11 @@ export const clients = defineResource({
   unique: ['email'],
   filters: ['city', 'email'],
   search: { name: 'name' },
-  scopes: { read: 'crm.clients.read', write: 'crm.clients.write' },
+  scopes: {
+    read: 'crm.clients.read',
+    write: 'crm.clients.write',
+    describe: { read: 'See clients: names, e-mail addresses, phone numbers and cities' },
+  },
   graphql: {
     descriptions: {
       client: 'The client, or null when it does not exist or is not visible to the caller.',

@@ -34,7 +34,14 @@ export const conversations = defineResource({
       closed: { to: [] },
     },
   },
-  scopes: { read: 'chat.conversations.read', write: 'chat.conversations.write' },
+  scopes: {
+    read: 'chat.conversations.read',
+    write: 'chat.conversations.write',
+    describe: {
+      read: 'See conversations with the chatbot and who handles them',
+      write: 'Open conversations, hand them to a person and close them',
+    },
+  },
   async check(conversation) {
     if (conversation.status === 'with_agent' && !conversation.agent)
       throw new SwitchboardError(

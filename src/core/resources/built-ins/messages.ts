@@ -24,7 +24,11 @@ export const messages = defineResource({
   owner: 'conversationId',
   groupedBy: { chatbotId: 'chatbots' },
   filters: ['visitorId'],
-  scopes: { read: 'chat.messages.read', write: 'chat.messages.write' },
+  scopes: {
+    read: 'chat.messages.read',
+    write: 'chat.messages.write',
+    describe: { read: 'Read chat messages and receive new ones as they arrive', write: 'Send chat messages' },
+  },
   prepare: joinConversation,
   graphql: {
     create: 'sendMessage',

@@ -42,7 +42,11 @@ export const orders = defineResource({
     >,
   },
   changes: { replace: false, delete: false },
-  scopes: { read: 'crm.orders.read', write: 'crm.orders.write' },
+  scopes: {
+    read: 'crm.orders.read',
+    write: 'crm.orders.write',
+    describe: { read: 'See orders and their status', write: 'Create orders and change their status' },
+  },
   async eventData(order, related) {
     const client = await related.get('client', String(order.clientId));
     return { customerEmail: client?.email };
