@@ -381,8 +381,8 @@ const GRAPHQL_TEXTS = {
   },
   query_too_complex: {
     meaning:
-      'The query selects more fields than the server allows once its fragments are expanded; `extensions.limit` gives the maximum.',
-    action: 'Select fewer fields, or split the query into several requests.',
+      'The query selects more fields than the server allows once its fragments are expanded, or costs more than it allows (a list field costs its selection times its `limit`); `extensions.limit` gives the maximum.',
+    action: 'Select fewer fields, give lists a smaller `limit`, or split the query into several requests.',
   },
   too_many_aliases: {
     meaning: 'The query uses more aliases than the server allows; `extensions.limit` gives the maximum.',
