@@ -12,6 +12,7 @@ import { PREVIOUS_RECORD_FIELD, wireOf } from '../../src/core/resources/wire.js'
 import { createSwitchboard, type Storage, type Switchboard } from '../../src/index.js';
 import { type NodeServer, serve } from '../../src/node/index.js';
 import { createMemoryStorage } from '../../src/storage/memory/index.js';
+import { ADMIN_KEY, closeConsoles, get, post, signIn, startConsoles } from '../console/support.js';
 import { type ReceivedWebhook, startReceiver } from '../resources/receiver.js';
 import { createTestDatabase, type TestDatabase } from '../setup/database.js';
 import { until } from '../support/until.js';
@@ -256,5 +257,28 @@ describe.each([
     );
     expect(registered.errors).toBeUndefined();
     expect(registered.data!.createWebhookEndpoint).toEqual({ endpoint: { apiVersion: 2 } });
+  });
+});
+
+describe('the console', () => {
+  it('registers an endpoint with the current version and shows it', async () => {
+    const storage = createMemoryStorage();
+    const consoles = await startConsoles(() => storage, 1);
+    try {
+      const [{ base, switchboard }] = consoles as [(typeof consoles)[number]];
+      const session = await signIn(base, { api_key: ADMIN_KEY });
+      const created = await post(base, '/webhooks', session, {
+        url: 'https://hooks.example.com/receive',
+        eventTypes: 'order.*',
+      });
+      expect(created.status).toBe(200);
+      const id = /webhooks\/(whe_[^"]+)"/.exec(await created.text())?.[1];
+      const endpoint = await switchboard.webhooks!.admin.getEndpoint(id!);
+      expect(endpoint.apiVersion).toBe(2);
+      const page = await (await get(base, `/webhooks/${id}`, session)).text();
+      expect(page).toContain('<dt>API version</dt><dd>v2');
+    } finally {
+      await closeConsoles(consoles);
+    }
   });
 });

@@ -119,6 +119,7 @@ export function webhookRoutes(admin: WebhookAdmin): ConsoleRoute[] {
   <dt>Description</dt><dd>${esc(endpoint.description || '—')}</dd>
   <dt>State</dt><dd>${endpoint.enabled ? 'enabled' : `disabled (${esc(endpoint.disabledReason)})`}</dd>
   <dt>Event types</dt><dd>${esc(endpoint.eventTypes.join(', '))}</dd>
+  <dt>API version</dt><dd>v${endpoint.apiVersion}: records are sent as <code>/api/v${endpoint.apiVersion}</code> shows them</dd>
   <dt>Signing secrets</dt><dd>${endpoint.secrets.map((s) => `made ${time(s.createdAt)}${s.expiresAt ? `, ends ${time(s.expiresAt)}` : ''}`).join('<br>')}</dd>
 </dl>
 <h2>Health, last 24 hours</h2>
