@@ -6,13 +6,14 @@
  * to their own client's records.
  */
 import type { GraphQLResolveInfo } from 'graphql';
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { Scope } from '../core/auth.js';
 import { eventStream } from '../core/event-stream.js';
 import type { Resource } from '../core/resources/define.js';
 import { capital } from '../core/resources/names.js';
 import { sortOf, whereOf } from '../core/resources/query.js';
 import type { ResourceService } from '../core/resources/service.js';
+import { PREVIOUS_RECORD_FIELD } from '../core/resources/wire.js';
 import type { ResourceRecord } from '../core/storage/index.js';
 import type { GraphQLContext } from './context.js';
 import { type CurrentField, currentFieldsOf } from './current-shapes.js';
@@ -303,7 +304,7 @@ function pick(args: Record<string, unknown>, fields: readonly string[]): Record<
 
 /** An event's record: its data without what events add (`previous`). */
 function recordOf(data: Readonly<Record<string, unknown>>): ResourceRecord {
-  const { previous: _previous, ...record } = data;
+  const { [PREVIOUS_RECORD_FIELD]: _previous, ...record } = data;
   return record as ResourceRecord;
 }
 

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import type { Resource } from '../core/resources/define.js';
 import type { Related } from '../core/resources/input.js';
+import { PREVIOUS_RECORD_FIELD } from '../core/resources/wire.js';
 import type { ResourceRecord } from '../core/storage/index.js';
 import { testEventData, WEBHOOK_TEST_EVENT } from './payload.js';
 
@@ -118,13 +119,18 @@ export function createEventExamples(resources: readonly Resource[]): EventExampl
     const lifecycle = resource.lifecycle;
     const state = Object.entries(resource.moveEvents).find(([, event]) => event === type)?.[0];
     if (!lifecycle || state === undefined || type === resource.events.updated)
-      return { ...view(changed), previous: record, ...extra };
+      return { ...view(changed), [PREVIOUS_RECORD_FIELD]: record, ...extra };
     const from =
       Object.entries(lifecycle.states).find(([, s]) => s.to.includes(state))?.[0] ?? lifecycle.initial;
     const field = lifecycle.field;
     const before = { ...record, [field]: from };
     const previousField = resource.previousStateField!;
-    return { ...view({ ...changed, [field]: state }), [previousField]: from, previous: before, ...extra };
+    return {
+      ...view({ ...changed, [field]: state }),
+      [previousField]: from,
+      [PREVIOUS_RECORD_FIELD]: before,
+      ...extra,
+    };
   }
 }
 

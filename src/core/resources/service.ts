@@ -26,6 +26,7 @@ import { validate } from '../validation.js';
 import type { Resource } from './define.js';
 import type { Related } from './input.js';
 import { bothOf, type OwnerPath, ownedWhere, ownerOf } from './ownership.js';
+import { PREVIOUS_RECORD_FIELD } from './wire.js';
 
 /** What a list asks a resource service for; every part optional but the range. */
 export interface ResourceListQuery {
@@ -213,7 +214,10 @@ export function resourceService(
         await checkRule(tx, resource, updated);
         if (!(await tx.resources.update(name, updated, current.version))) return null;
         const previous = moved && previousOfState ? { [previousOfState]: current[stateField!] } : {};
-        await announce(tx, moved ?? resource.events.updated, updated, { ...previous, previous: current });
+        await announce(tx, moved ?? resource.events.updated, updated, {
+          ...previous,
+          [PREVIOUS_RECORD_FIELD]: current,
+        });
         return updated;
       }),
     );
