@@ -90,9 +90,9 @@ export function trusting(scopes: Iterable<Scope>): Authenticate {
 export const trustEveryone: Authenticate = trusting(Object.keys(BUILT_IN_SCOPES));
 
 /**
- * `authenticate`, or, when it is {@link trustEveryone}, one trusting every scope of `scopes`: the
- * catalogue of what it guards, which a constant cannot know (a host's resources).
+ * `authenticate`, or, when it is {@link trustEveryone}, one trusting every scope of `scopes`: those of
+ * what it guards, which a constant cannot know (a host's resources).
  */
-export function resolveTrust(authenticate: Authenticate, scopes: ScopeCatalogue): Authenticate {
-  return authenticate === trustEveryone ? trusting(Object.keys(scopes)) : authenticate;
+export function resolveTrust(authenticate: Authenticate, scopes: Iterable<Scope>): Authenticate {
+  return authenticate === trustEveryone ? trusting(scopes) : authenticate;
 }

@@ -1,7 +1,8 @@
 import { type ExecutionResult, GraphQLError, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
-import { type Authenticate, type Principal, trustEveryone } from '../core/auth.js';
+import { type Authenticate, type Principal, resolveTrust, trustEveryone } from '../core/auth.js';
 import type { Domain } from '../core/domain/index.js';
 import type { EventBus } from '../core/event-bus.js';
+import { servedScopes } from '../core/resources/scopes.js';
 import { type Logger, silentLogger } from '../core/runtime.js';
 import { createTelemetry, inSpan, type Telemetry } from '../core/telemetry/index.js';
 import type { RateLimiter } from '../http/rate-limit.js';
@@ -89,7 +90,8 @@ export function createEngine(options: GraphQLOptions): Engine {
     logger,
     introspection,
     rateLimit: options.rateLimit,
-    authenticate: options.authenticate ?? trustEveryone,
+    // Trusted, a caller holds every resource's scopes, a host resource's as a built-in's.
+    authenticate: resolveTrust(options.authenticate ?? trustEveryone, servedScopes(options.domain.resources)),
     prepare,
     admit: (request) => admit(prepare, limits, request),
     execute: (run) => {

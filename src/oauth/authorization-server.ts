@@ -132,7 +132,9 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     return checkCredentials(request);
   };
   // A trusted caller (trustEveryone) holds every scope of this server's catalogue.
-  const authenticate = options.authenticate ? resolveTrust(options.authenticate, ctx.scopes) : guard;
+  const authenticate = options.authenticate
+    ? resolveTrust(options.authenticate, Object.keys(ctx.scopes))
+    : guard;
   const csrf = createCsrf(ctx.csrfSecret);
   const routes: Record<string, (request: Request) => Promise<Response>> = {
     [OAUTH_PATHS.authorize]: authorizeEndpoint(ctx, csrf),

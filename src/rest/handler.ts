@@ -2,7 +2,9 @@
  * The resource interface of spec section 4.2: the built-in resource routes (clients, orders, messages),
  * served by the shared route layer (src/http).
  */
+import { resolveTrust } from '../core/auth.js';
 import type { Domain } from '../core/domain/index.js';
+import { servedScopes } from '../core/resources/scopes.js';
 import type { Storage } from '../core/storage/index.js';
 import type { AnyRoute } from '../http/route.js';
 import { createRouteHandler, type RestHandler, type RouteHandlerOptions } from '../http/route-handler.js';
@@ -31,5 +33,9 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
     apiVersion: options.apiVersion,
     limits: options.limits,
   });
-  return createRouteHandler({ ...options, routes: [...builtIn, ...(options.routes ?? [])] });
+  const routes = [...builtIn, ...(options.routes ?? [])];
+  // A trusted caller holds every scope served here: each resource's (a host's too) and each route's.
+  const scopes = new Set(servedScopes(options.domain.resources));
+  for (const { scope } of routes) if (scope && scope !== 'public') scopes.add(scope);
+  return createRouteHandler({ ...options, authenticate: resolveTrust(options.authenticate, scopes), routes });
 }

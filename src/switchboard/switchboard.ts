@@ -232,7 +232,7 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
     ...(options.oauth ? options.oauth.scopes : {}),
   };
   // trustEveryone's caller holds all of them, a host resource's as a built-in's.
-  const hostAuthenticate = options.authenticate && resolveTrust(options.authenticate, scopes);
+  const hostAuthenticate = options.authenticate && resolveTrust(options.authenticate, Object.keys(scopes));
   const oauth =
     options.oauth === false
       ? undefined

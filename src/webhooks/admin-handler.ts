@@ -27,7 +27,7 @@ export function createWebhookAdminHandler(options: WebhookAdminHandlerOptions): 
   return createRouteHandler({
     routes: webhookAdminRoutes(options.admin),
     // Used on its own, a trusted caller holds what these routes need.
-    authenticate: resolveTrust(options.authenticate, WEBHOOK_ADMIN_SCOPES),
+    authenticate: resolveTrust(options.authenticate, Object.keys(WEBHOOK_ADMIN_SCOPES)),
     basePath: options.basePath ?? '/api/v1',
     clock: options.clock,
     logger: options.logger,

@@ -7,15 +7,19 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { createGraphQLHandler, createSchema, resourceSchema } from '../../src/graphql/index.js';
 import {
   type Authenticate,
   clients,
+  createDomain,
+  createMemoryEventBus,
   createSwitchboard,
   defineResource,
   type Resource,
   type Switchboard,
   trustEveryone,
 } from '../../src/index.js';
+import { createRestHandler } from '../../src/rest/index.js';
 import { createMemoryStorage } from '../../src/storage/memory/index.js';
 import { createWebhooks } from '../../src/webhooks/index.js';
 import {
@@ -212,6 +216,36 @@ describe.each(AUTHENTICATORS)('a host resource under %s', (_, makeCaller) => {
       expect(await exercise(caller, c, i * 10)).toEqual(LIKE_A_BUILT_IN);
     },
   );
+});
+
+describe('trustEveryone on a building block used on its own', () => {
+  it("holds a host resource's scopes on REST and GraphQL over a domain serving it", async () => {
+    const storage = createMemoryStorage();
+    const domain = createDomain({ storage, resources: [claims] });
+    const owner = await domain.clients.create({ name: 'Ada', email: 'ada@example.com' });
+    const rest = createRestHandler({ domain, storage, authenticate: trustEveryone });
+    const made = await rest(
+      new Request('http://localhost/api/v1/warranty-claims', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ clientId: owner.id, product: 'Kettle' }),
+      }),
+    );
+    expect(made.status).toBe(201);
+    const graphql = createGraphQLHandler({
+      domain,
+      bus: createMemoryEventBus(),
+      schema: createSchema([resourceSchema([claims])]),
+    });
+    const listed = await graphql(
+      new Request('http://localhost/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: '{ warrantyClaims { product } }' }),
+      }),
+    );
+    expect(await listed.json()).toEqual({ data: { warrantyClaims: [{ product: 'Kettle' }] } });
+  });
 });
 
 describe('the webhook event-type catalogue', () => {

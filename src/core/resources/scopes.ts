@@ -3,9 +3,10 @@
  * a resource added is grantable, shown on the consent page and held by a trusted caller with no list
  * to keep.
  */
-import type { ScopeCatalogue } from '../auth.js';
+import type { Scope, ScopeCatalogue } from '../auth.js';
 import { BUILT_IN_RESOURCES, CORE_RESOURCES } from './built-ins/index.js';
 import type { Resource } from './define.js';
+import type { ResourceService } from './service.js';
 
 /**
  * The read and write scope of each resource, in its words. Resources sharing a scope (a return and
@@ -22,6 +23,14 @@ export function scopeCatalogue(resources: readonly Resource[]): ScopeCatalogue {
     catalogue[scopes.write] ??= scopes.describe.write;
   }
   return catalogue;
+}
+
+/**
+ * Every scope the services of a domain check (`domain.resources`): what a trusted caller of an
+ * interface over it holds.
+ */
+export function servedScopes(services: Readonly<Record<string, ResourceService>>): Scope[] {
+  return Object.keys(scopeCatalogue(Object.values(services).map((s) => s.resource)));
 }
 
 /** The scopes of the built-in resources (the core records and bookings). */
