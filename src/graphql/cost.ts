@@ -37,8 +37,8 @@ type ListLimits = Pick<GraphQLLimits, 'defaultListLimit' | 'maxListLimit'>;
  * The multiplier cost model (GitHub's, graphql-cost-analysis's): every field costs 1, and a list field
  * also the cost of its selection times the items it may return. That is its `limit` (a literal, or the
  * variable's value), kept within 1‥`maxListLimit`. Without one: at the root, the `defaultListLimit`
- * the server then returns; below it, `maxListLimit`, the nearest bound of a list that may return every
- * record (a client's orders), which a `limit` makes cheaper; a list that takes no `limit` (a delivery's
+ * the server then returns; below it, `maxListLimit`, what a client's nested list (its orders) then
+ * returns at most, which a smaller `limit` makes cheaper; a list that takes no `limit` (a delivery's
  * attempts) is bounded by the server and priced at `defaultListLimit`. Fragments count once expanded.
  * Introspection fields count one a field, as graphql-armor leaves introspection out of its cost: their
  * depth and size have limits of their own.

@@ -143,7 +143,7 @@ ${
     ? `extend type Client {
   """
   The client's ${resource.plural}, oldest first, at most \`limit\` of them (1 to the server's list
-  limit; all when omitted). Needs ${resource.scopes.read}.
+  limit, which is also the default): page with \`offset\`. Needs ${resource.scopes.read}.
   """
   ${names.ofClient}(${[filterArgs([resource.owner!]), 'limit: Int', 'offset: Int'].filter(Boolean).join(', ')}): [${typeName}!]!
 }\n`
@@ -268,12 +268,14 @@ function resolversOf(resource: Resource, current: readonly CurrentField[]): Grap
           client.id,
           Object.keys(where).length ? where : undefined,
         );
-        if ((args.limit ?? null) === null && !args.offset) return records;
+        // At most the server's list limit when none is given: no caller reads a client's every record
+        // at once, and the query's cost (cost.ts) prices the field at that limit.
         const { limit, offset } = listRange(
           { limit: args.limit ?? ctx.limits.maxListLimit, offset: args.offset },
           ctx,
         );
-        const slice = (all: readonly ResourceRecord[]) => all.slice(offset, offset + limit);
+        const slice = (all: readonly ResourceRecord[]) =>
+          offset === 0 && all.length <= limit ? all : all.slice(offset, offset + limit);
         return records instanceof Promise ? records.then(slice) : slice(records);
       },
     };
