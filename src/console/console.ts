@@ -12,12 +12,12 @@ import type { Stores } from '../core/storage/index.js';
 import { readText } from '../http/body.js';
 import { createCredentialWatch } from '../http/credential-watch.js';
 import type { RateLimiter } from '../http/rate-limit.js';
-import { OAUTH_ADMIN_SCOPES } from '../oauth/admin-routes.js';
+import { ADMIN_SCOPE, OAUTH_ADMIN_SCOPES } from '../oauth/admin-routes.js';
 import type { OAuthAdmin } from '../oauth/admin-service.js';
 import { hashSecret } from '../oauth/secrets.js';
 import type { SignIn } from '../oauth/server-options.js';
 import type { WebhookAdmin } from '../webhooks/admin-service.js';
-import { WEBHOOK_ADMIN_SCOPES } from '../webhooks/scopes.js';
+import { WEBHOOK_ADMIN_SCOPES, WEBHOOK_READ_SCOPE } from '../webhooks/scopes.js';
 import { SCRIPT, STYLE } from './assets.js';
 import { esc, page } from './html.js';
 import { accessRoutes } from './pages/access.js';
@@ -352,11 +352,11 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
   /** The navigation a principal gets: what its scopes open, and its own page when it is a user. */
   function sectionsFor(principal: Principal): string[] {
     const sections: string[] = [];
-    if (options.webhooks && principal.scopes.has('admin.webhooks.read'))
+    if (options.webhooks && principal.scopes.has(WEBHOOK_READ_SCOPE))
       sections.push('webhooks', 'event-types');
-    if (options.oauth && principal.scopes.has('admin.oauth.write'))
+    if (options.oauth && principal.scopes.has(ADMIN_SCOPE))
       sections.push('api-keys', 'oauth-clients', 'grants');
-    if (options.bus && principal.scopes.has('admin.webhooks.read')) sections.push('activity');
+    if (options.bus && principal.scopes.has(WEBHOOK_READ_SCOPE)) sections.push('activity');
     if (options.oauth && principal.userId !== undefined) sections.push('me');
     return sections;
   }

@@ -4,6 +4,7 @@ import type { GraphQLContext } from '../graphql/context.js';
 import { type GraphQLResolvers, listRange, type Paging } from '../graphql/resolvers.js';
 import type { CreateSchemaOptions } from '../graphql/schema.js';
 import type { WebhookAdmin, WebhookDelivery, WebhookEndpoint } from '../webhooks/admin-service.js';
+import { WEBHOOK_READ_SCOPE as READ, WEBHOOK_WRITE_SCOPE as WRITE } from '../webhooks/scopes.js';
 
 const typeDefs = /* GraphQL */ `
   "Whether a delivery still has attempts ahead, arrived, or was given up on."
@@ -229,17 +230,17 @@ export function webhookAdminSchema(admin: WebhookAdmin): CreateSchemaOptions {
     typeDefs,
     resolvers: resolvers(admin),
     scopes: {
-      'Query.webhookEndpoints': 'admin.webhooks.read',
-      'Query.webhookEndpoint': 'admin.webhooks.read',
-      'Query.webhookDeliveries': 'admin.webhooks.read',
-      'Query.webhookEventTypes': 'admin.webhooks.read',
-      'Query.webhookEventExample': 'admin.webhooks.read',
-      'Mutation.createWebhookEndpoint': 'admin.webhooks.write',
-      'Mutation.updateWebhookEndpoint': 'admin.webhooks.write',
-      'Mutation.deleteWebhookEndpoint': 'admin.webhooks.write',
-      'Mutation.rotateWebhookSecret': 'admin.webhooks.write',
-      'Mutation.resendWebhookDelivery': 'admin.webhooks.write',
-      'Mutation.sendWebhookTestEvent': 'admin.webhooks.write',
+      'Query.webhookEndpoints': READ,
+      'Query.webhookEndpoint': READ,
+      'Query.webhookDeliveries': READ,
+      'Query.webhookEventTypes': READ,
+      'Query.webhookEventExample': READ,
+      'Mutation.createWebhookEndpoint': WRITE,
+      'Mutation.updateWebhookEndpoint': WRITE,
+      'Mutation.deleteWebhookEndpoint': WRITE,
+      'Mutation.rotateWebhookSecret': WRITE,
+      'Mutation.resendWebhookDelivery': WRITE,
+      'Mutation.sendWebhookTestEvent': WRITE,
     },
   };
 }

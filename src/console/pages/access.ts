@@ -3,11 +3,10 @@
  * (register, edit redirect URIs and scopes, rotate the secret) and the grants users gave to
  * applications (revoke one, which ends its tokens).
  */
+import { ADMIN_SCOPE as WRITE } from '../../oauth/admin-routes.js';
 import type { OAuthAdmin } from '../../oauth/admin-service.js';
 import { button, checkboxes, csrfField, esc, shownOnce, table, time } from '../html.js';
 import { type ConsoleRoute, field, fields, noticeOf } from '../route.js';
-
-const WRITE = 'admin.oauth.write';
 
 /** A time as stored (epoch ms or ISO text) as ISO text. */
 function iso(value: string | number | null | undefined): string | null {

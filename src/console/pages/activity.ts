@@ -6,6 +6,7 @@
 import type { EventBus } from '../../core/event-bus.js';
 import { eventStream } from '../../core/event-stream.js';
 import type { DomainEvent } from '../../core/events.js';
+import { WEBHOOK_READ_SCOPE } from '../../webhooks/scopes.js';
 import { esc } from '../html.js';
 import type { ConsoleRoute } from '../route.js';
 
@@ -19,7 +20,7 @@ export function activityRoutes(bus: EventBus): ConsoleRoute[] {
     {
       method: 'GET',
       pattern: /^\/activity$/,
-      scope: 'admin.webhooks.read',
+      scope: WEBHOOK_READ_SCOPE,
       section: 'activity',
       async handle(ctx) {
         return ctx.render(
@@ -32,7 +33,7 @@ export function activityRoutes(bus: EventBus): ConsoleRoute[] {
     {
       method: 'GET',
       pattern: /^\/activity\/stream$/,
-      scope: 'admin.webhooks.read',
+      scope: WEBHOOK_READ_SCOPE,
       section: 'activity',
       async handle(ctx) {
         const events = eventStream(bus, { types: ['*'], pick: view, maxQueue: MAX_UNREAD });

@@ -5,11 +5,10 @@
  */
 import type { WebhookDeliveryFilter } from '../../core/storage/index.js';
 import type { WebhookAdmin } from '../../webhooks/admin-service.js';
+import { WEBHOOK_READ_SCOPE as READ, WEBHOOK_WRITE_SCOPE as WRITE } from '../../webhooks/scopes.js';
 import { button, checkboxes, csrfField, esc, shownOnce, table, time } from '../html.js';
 import { type ConsoleRoute, field, fields, noticeOf, type PageContext } from '../route.js';
 
-const READ = 'admin.webhooks.read';
-const WRITE = 'admin.webhooks.write';
 const PAGE_SIZE = 25;
 
 export function webhookRoutes(admin: WebhookAdmin): ConsoleRoute[] {
