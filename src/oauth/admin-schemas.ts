@@ -5,10 +5,9 @@
  * Unknown fields are ignored, as the admin routes always did.
  */
 import { z } from 'zod';
+import type { ScopeCatalogue } from '../core/auth.js';
 import type { OAuthGrantType } from '../core/storage/index.js';
 import { redirectUriProblem } from './redirect-uri.js';
-
-type KnownScopes = Readonly<Record<string, string>>;
 
 /** A checked client registration. */
 export interface ClientFields {
@@ -50,7 +49,7 @@ const redirectUri = z.string().superRefine((uri, ctx) => {
 });
 
 /** A scope that exists: one of `knownScopes`. */
-function knownScope(knownScopes: KnownScopes): z.ZodString {
+function knownScope(knownScopes: ScopeCatalogue): z.ZodString {
   return z.string().superRefine((scope, ctx) => {
     if (!Object.hasOwn(knownScopes, scope))
       ctx.addIssue({
@@ -61,7 +60,7 @@ function knownScope(knownScopes: KnownScopes): z.ZodString {
   });
 }
 
-const registrationFields = (knownScopes: KnownScopes) => ({
+const registrationFields = (knownScopes: ScopeCatalogue) => ({
   name,
   type: z.enum(['confidential', 'public']),
   /** None is fine for a client-credentials client; the code flow needs one (below). */
@@ -97,12 +96,12 @@ function flowRules(
 }
 
 /** A client an admin registers: `{ name, type, redirectUris, scopes, grantTypes? }`. */
-export function clientRegistration(knownScopes: KnownScopes): z.ZodType<ClientFields> {
+export function clientRegistration(knownScopes: ScopeCatalogue): z.ZodType<ClientFields> {
   return z.object(registrationFields(knownScopes)).superRefine(flowRules);
 }
 
 /** A client the host registers in code: an admin's fields, plus a fixed id or secret. */
-export function hostClientRegistration(knownScopes: KnownScopes): z.ZodType<HostClientFields> {
+export function hostClientRegistration(knownScopes: ScopeCatalogue): z.ZodType<HostClientFields> {
   return z
     .object({
       ...registrationFields(knownScopes),
@@ -113,7 +112,7 @@ export function hostClientRegistration(knownScopes: KnownScopes): z.ZodType<Host
 }
 
 /** What may change on a client: `{ name?, redirectUris?, scopes? }`; the result is checked as a registration. */
-export function clientChanges(knownScopes: KnownScopes): z.ZodType<ClientChangeFields> {
+export function clientChanges(knownScopes: ScopeCatalogue): z.ZodType<ClientChangeFields> {
   return z.object({
     name: name.optional(),
     redirectUris: z.array(redirectUri).optional(),
@@ -132,7 +131,7 @@ export const HostApiKeyFields: z.ZodType<ApiKeyInputFields> = z.object({
 });
 
 /** An API key an admin creates: `{ name, scopes }`, every scope a known one. */
-export function apiKeyFields(knownScopes: KnownScopes): z.ZodType<ApiKeyInputFields> {
+export function apiKeyFields(knownScopes: ScopeCatalogue): z.ZodType<ApiKeyInputFields> {
   return z.object({ name, scopes: z.array(knownScope(knownScopes)) });
 }
 

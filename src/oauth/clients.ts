@@ -1,3 +1,4 @@
+import type { ScopeCatalogue } from '../core/auth.js';
 import { SwitchboardError } from '../core/errors.js';
 import type { Clock, IdGenerator } from '../core/runtime.js';
 import { isoAt } from '../core/runtime.js';
@@ -39,7 +40,7 @@ export interface RegisterClientOptions {
   readonly clock: Clock;
   readonly ids: IdGenerator;
   /** Scopes that exist; a client may not ask for others. */
-  readonly knownScopes: Readonly<Record<string, string>>;
+  readonly knownScopes: ScopeCatalogue;
 }
 
 /**
