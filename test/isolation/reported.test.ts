@@ -5,15 +5,7 @@
  */
 import { createClient } from 'graphql-sse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  ADMIN_KEY,
-  authorizationUrl,
-  authorizeThroughPage,
-  type Demo,
-  REDIRECT,
-  startDemo,
-  tokenRequest,
-} from '../oauth/support.js';
+import { ADMIN_KEY, appTokenFor, type Demo, startDemo } from '../oauth/support.js';
 
 const SCOPES = 'chat.messages.read chat.messages.write chat.conversations.read chat.conversations.write';
 
@@ -39,27 +31,7 @@ describe("a user and another user's conversation", () => {
       graphql: {},
       rest: { versions: [{ basePath: '/api/v2', apiVersion: 2 }] },
     });
-    const secret = 'sbcs_reported_secret_0123456789abcdefghijkl';
-    const app = await demo.switchboard.oauth!.registerClient({
-      name: 'Support bot',
-      type: 'confidential',
-      redirectUris: [REDIRECT],
-      scopes: SCOPES.split(' '),
-      secret,
-    });
-    const { url, verifier } = authorizationUrl(demo, { client_id: app.client.id, scope: SCOPES });
-    const callback = await authorizeThroughPage(url, demo.ada, demo.base);
-    const token = await tokenRequest(
-      demo,
-      {
-        grant_type: 'authorization_code',
-        code: callback.searchParams.get('code')!,
-        redirect_uri: REDIRECT,
-        code_verifier: verifier,
-      },
-      { id: app.client.id, secret },
-    );
-    ada = String(token.body.access_token);
+    ada = await appTokenFor(demo, demo.ada, SCOPES.split(' '));
     const admin = (method: string, path: string, body?: unknown) => api(method, path, body, ADMIN_KEY);
     const conversation = async (clientId: string, visitorId: string) =>
       (

@@ -7,14 +7,7 @@
 import { z } from 'zod';
 import type { ResourceRecord, Storage } from '../../src/core/storage/index.js';
 import { createSwitchboard, defineResource, type ResourceService } from '../../src/index.js';
-import {
-  authorizationUrl,
-  authorizeThroughPage,
-  type Demo,
-  REDIRECT,
-  startDemo,
-  tokenRequest,
-} from '../oauth/support.js';
+import { appTokenFor, type Demo, startDemo } from '../oauth/support.js';
 import { returns } from '../resources/returns.js';
 import { type JsonSchema, sampleOf } from './samples.js';
 
@@ -79,30 +72,7 @@ export async function startWorld(storage?: Storage): Promise<World> {
   const scopes = [
     ...new Set(Object.values(services).flatMap((s) => [s.resource.scopes.read, s.resource.scopes.write])),
   ];
-  const secret = 'sbcs_isolation_secret_0123456789abcdefghij';
-  const app = await demo.switchboard.oauth!.registerClient({
-    name: 'Isolation suite',
-    type: 'confidential',
-    redirectUris: [REDIRECT],
-    scopes,
-    secret,
-  });
-  const tokenOf = async (user: { email: string; password: string }) => {
-    const { url, verifier } = authorizationUrl(demo, { client_id: app.client.id, scope: scopes.join(' ') });
-    const callback = await authorizeThroughPage(url, user, demo.base);
-    const { status, body } = await tokenRequest(
-      demo,
-      {
-        grant_type: 'authorization_code',
-        code: callback.searchParams.get('code')!,
-        redirect_uri: REDIRECT,
-        code_verifier: verifier,
-      },
-      { id: app.client.id, secret },
-    );
-    if (status !== 200) throw new Error(`token exchange failed: ${JSON.stringify(body)}`);
-    return String(body.access_token);
-  };
+  const tokenOf = (user: { email: string; password: string }) => appTokenFor(demo, user, scopes);
 
   const sample = (name: string, tenant: Tenant): Record<string, unknown> => {
     const { resource } = services[name]!;

@@ -289,6 +289,39 @@ export async function tokensFor(
   return body as { access_token: string; refresh_token: string; scope: string };
 }
 
+/**
+ * A user's access token for an app of its own (a confidential client that may ask for `scopes`),
+ * through the real sign-in and consent pages: for scopes the demo's clients do not hold.
+ */
+export async function appTokenFor(
+  demo: Demo,
+  user: { email: string; password: string },
+  scopes: readonly string[],
+): Promise<string> {
+  const secret = `sbcs_${randomVerifier()}`;
+  const app = await demo.switchboard.oauth!.registerClient({
+    name: 'Test app',
+    type: 'confidential',
+    redirectUris: [REDIRECT],
+    scopes: [...scopes],
+    secret,
+  });
+  const { url, verifier } = authorizationUrl(demo, { client_id: app.client.id, scope: scopes.join(' ') });
+  const callback = await authorizeThroughPage(url, user, demo.base);
+  const { status, body } = await tokenRequest(
+    demo,
+    {
+      grant_type: 'authorization_code',
+      code: callback.searchParams.get('code')!,
+      redirect_uri: REDIRECT,
+      code_verifier: verifier,
+    },
+    { id: app.client.id, secret },
+  );
+  if (status !== 200) throw new Error(`token exchange failed: ${JSON.stringify(body)}`);
+  return String(body.access_token);
+}
+
 /** A GET with a bearer token. */
 export function get(demo: Demo, path: string, token?: string): Promise<Response> {
   return fetch(`${demo.base}${path}`, token ? { headers: { authorization: `Bearer ${token}` } } : {});
