@@ -10,6 +10,10 @@ import type { AnyRoute } from '../http/route.js';
 import { createRouteHandler, type RestHandler, type RouteHandlerOptions } from '../http/route-handler.js';
 import { type ApiVersion, resourceRoutes } from './routes/index.js';
 
+/**
+ * Options of {@link createRestHandler}: the domain and storage, the API version, routes to add, and the
+ * route layer's (`authenticate`, limits, …).
+ */
 export interface RestHandlerOptions extends Omit<RouteHandlerOptions, 'routes'> {
   readonly domain: Domain;
   readonly storage: Storage;
