@@ -72,7 +72,14 @@ describe('node adapter', () => {
     expect(response.status).toBe(500);
     const text = await response.text();
     expect(text).not.toContain('secret');
-    expect(JSON.parse(text)).toEqual({ code: 'internal', message: 'Something went wrong on our side.' });
+    expect(response.headers.get('content-type')).toBe('application/problem+json');
+    expect(JSON.parse(text)).toEqual({
+      type: '/problems/internal',
+      title: 'Internal server error',
+      status: 500,
+      detail: 'Something went wrong on our side. Try again later.',
+      code: 'internal',
+    });
   });
 
   it('drains in-flight requests on shutdown, refuses new ones, then runs onShutdown', async () => {
