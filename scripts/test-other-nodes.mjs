@@ -1,6 +1,9 @@
 // The whole test suite again on the other Node lines the package supports (22 and 24; `npm test` ran it
 // on the machine's Node first). Each binary comes from the npm registry; one that cannot be installed
 // fails the run. The runtime-matrix test is left out here: it already runs every version itself.
+// Both test projects run (vitest.config.ts), not only `unit`: much of what differs between Node lines
+// (fetch, streams, WebSocket, child processes, the example server started with this very binary, the
+// framework examples on the built package) is exercised by the `e2e` files.
 import { spawnSync } from 'node:child_process';
 import { nodeBinary } from '../test/runtimes/node-binary.mjs';
 
