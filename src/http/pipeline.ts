@@ -256,8 +256,16 @@ class Context implements RouteContext {
 function finishDraft(request: Request, response: Response, draft: Draft, options: PipelineOptions): Response {
   const { cors, deprecation } = options;
   const read = request.method === 'GET' || request.method === 'HEAD';
-  // Nothing to add (a write without CORS or deprecation): the route's answer is already what its draft says.
-  if (!read && !cors && !deprecation) return response;
+  // A write without CORS or deprecation is sent as the route made it, with what the draft gained since
+  // (the RateLimit fields), rather than built again.
+  if (!read && !cors && !deprecation) {
+    const { ratelimit, 'ratelimit-policy': policy } = draft.headers;
+    if (ratelimit === undefined || policy === undefined) return response;
+    return withHeaders(response, (answer) => {
+      answer.headers.set('ratelimit-policy', policy);
+      answer.headers.set('ratelimit', ratelimit);
+    });
+  }
   const headers = new RecordHeaders(draft.headers);
   if (read && draft.status === 200) {
     draft.headers.etag ??= textTag(draft.text);
@@ -315,12 +323,15 @@ function notModified(headers: Readonly<Record<string, string>>): Response {
 }
 
 /**
- * The RateLimit fields onto an answer: into its draft too when json() made it, so that the answer
- * still says what its draft says (a write without CORS or deprecation is sent as it is).
+ * The RateLimit fields onto an answer. An answer json() made gets them in its draft only: the handler
+ * set builds it from the draft once (finishDraft), so its own headers are never materialised here.
  */
 function withRateHeaders(response: Response, limits: RateHeaders): Response {
   const draft = draftOf(response);
-  if (draft) Object.assign(draft.headers, limits);
+  if (draft) {
+    Object.assign(draft.headers, limits);
+    return response;
+  }
   return withHeaders(response, (answer) => {
     answer.headers.set('ratelimit-policy', limits['ratelimit-policy']);
     answer.headers.set('ratelimit', limits.ratelimit);

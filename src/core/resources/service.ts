@@ -236,81 +236,117 @@ export function resourceService(
     }
   };
 
-  const acting = (principal: Principal | undefined): ResourceService => {
-    const userId = principal?.userId;
-    const may = (scope: string) => {
-      if (principal) requireScope(principal, scope);
-    };
-    const read = () => may(resource.scopes.read);
-    const write = () => may(resource.scopes.write);
-    const find = async (id: string) => {
-      read();
-      const record = await visibleIn(ctx.storage, userId, id);
-      return record && view(record);
-    };
-    return {
-      resource,
-      ownerPath,
-      for: (caller) => acting(caller),
-      sees: (event) => userId === undefined || !ownerPath || event.owner === userId,
-      exists: async (id) => (await visibleIn(ctx.storage, userId, id)) !== null,
-      async create(input, options = {}) {
-        write();
-        const fields = validate(resource.createInput, input);
-        return commit(ctx, async (tx) => {
-          const record = await createIn(tx, fields, userId);
-          await options.within?.(tx, record);
-          return record;
-        });
-      },
-      async get(id) {
-        const record = await find(id);
-        if (!record) throw notFound(name, id);
-        return record;
-      },
-      find,
-      async list(query) {
-        read();
-        let where = query.where ?? {};
-        if (userId !== undefined && ownerPath) {
-          const [field, owned] = await ownedWhere(ownerPath, userId, idsOf);
-          const both = bothOf(where[field], owned);
-          if (both === null) return { items: [], total: 0 };
-          where = { ...where, [field]: both };
-        }
-        const page = await ctx.storage.resources.list(name, {
-          where,
-          sort: storedSort(query.sort ?? { field: resource.createdField, descending: false }),
-          range: query.range,
-        });
-        return resource.versioned ? page : { items: page.items.map(view), total: page.total };
-      },
-      async replace(id, input, options = {}) {
-        write();
-        return change(id, validate(resource.replaceInput, input), options, true, userId);
-      },
-      async update(id, patch, options = {}) {
-        write();
-        return change(id, validate(resource.patchInput, patch), options, false, userId);
-      },
-      async delete(id, options = {}) {
-        write();
-        await withRetry(options, () =>
-          commit(ctx, async (tx) => {
-            const current = await visibleIn(tx, userId, id);
-            if (!current) throw notFound(name, id);
-            checkVersion(options, current.version);
-            if (!(await tx.resources.delete(name, id, current.version))) return null;
-            await deleteOwned(tx, registry, name, id);
-            await announce(tx, resource.events.deleted, current);
-            return true;
-          }),
-        );
-      },
-    };
+  const find = async (principal: Principal | undefined, id: string) => {
+    if (principal) requireScope(principal, resource.scopes.read);
+    const record = await visibleIn(ctx.storage, principal?.userId, id);
+    return record && view(record);
   };
 
-  return { ...acting(undefined), createIn };
+  // One small object per caller, its methods shared: `for(principal)` runs on every request.
+  class Acting implements ResourceService {
+    readonly resource = resource;
+    readonly ownerPath = ownerPath;
+    constructor(private readonly principal?: Principal) {}
+
+    private may(scope: string): void {
+      if (this.principal) requireScope(this.principal, scope);
+    }
+
+    for(caller: Principal): ResourceService {
+      return new Acting(caller);
+    }
+
+    sees(event: DomainEvent): boolean {
+      const userId = this.principal?.userId;
+      return userId === undefined || !ownerPath || event.owner === userId;
+    }
+
+    async exists(id: string): Promise<boolean> {
+      return (await visibleIn(ctx.storage, this.principal?.userId, id)) !== null;
+    }
+
+    async create(input: unknown, options: CreateOptions<ResourceRecord> = {}): Promise<ResourceRecord> {
+      this.may(resource.scopes.write);
+      const fields = validate(resource.createInput, input);
+      return commit(ctx, async (tx) => {
+        const record = await createIn(tx, fields, this.principal?.userId);
+        await options.within?.(tx, record);
+        return record;
+      });
+    }
+
+    async get(id: string): Promise<ResourceRecord> {
+      const record = await find(this.principal, id);
+      if (!record) throw notFound(name, id);
+      return record;
+    }
+
+    find(id: string): Promise<ResourceRecord | null> {
+      return find(this.principal, id);
+    }
+
+    async list(query: ResourceListQuery): Promise<Page<ResourceRecord>> {
+      this.may(resource.scopes.read);
+      const userId = this.principal?.userId;
+      let where = query.where ?? {};
+      if (userId !== undefined && ownerPath) {
+        const [field, owned] = await ownedWhere(ownerPath, userId, idsOf);
+        const both = bothOf(where[field], owned);
+        if (both === null) return { items: [], total: 0 };
+        where = { ...where, [field]: both };
+      }
+      const page = await ctx.storage.resources.list(name, {
+        where,
+        sort: storedSort(query.sort ?? { field: resource.createdField, descending: false }),
+        range: query.range,
+      });
+      return resource.versioned ? page : { items: page.items.map(view), total: page.total };
+    }
+
+    async replace(id: string, input: unknown, options: WriteOptions = {}): Promise<ResourceRecord> {
+      this.may(resource.scopes.write);
+      return change(id, validate(resource.replaceInput, input), options, true, this.principal?.userId);
+    }
+
+    async update(id: string, patch: unknown, options: WriteOptions = {}): Promise<ResourceRecord> {
+      this.may(resource.scopes.write);
+      return change(id, validate(resource.patchInput, patch), options, false, this.principal?.userId);
+    }
+
+    async delete(id: string, options: WriteOptions = {}): Promise<void> {
+      this.may(resource.scopes.write);
+      const userId = this.principal?.userId;
+      await withRetry(options, () =>
+        commit(ctx, async (tx) => {
+          const current = await visibleIn(tx, userId, id);
+          if (!current) throw notFound(name, id);
+          checkVersion(options, current.version);
+          if (!(await tx.resources.delete(name, id, current.version))) return null;
+          await deleteOwned(tx, registry, name, id);
+          await announce(tx, resource.events.deleted, current);
+          return true;
+        }),
+      );
+    }
+  }
+
+  // The host's own calls: every record, no scope asked (a caller's go through `for`). Its methods are
+  // bound, so that `const { create } = domain.resources.client` works as it always has.
+  const system = new Acting();
+  for (const method of [
+    'for',
+    'sees',
+    'exists',
+    'create',
+    'get',
+    'find',
+    'list',
+    'replace',
+    'update',
+    'delete',
+  ] as const)
+    Object.defineProperty(system, method, { value: system[method].bind(system) });
+  return Object.assign(system, { createIn }) as InternalService;
 }
 
 /** Records owned by a deleted one go with it (a client's orders, bookings, conversations). */
