@@ -14,9 +14,27 @@ export const MAX_ID_LENGTH = 200;
 // A NUL, a high surrogate not followed by a low one, or a low one not preceded by a high one.
 const UNSTORABLE = /\0|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
+// Any NUL or surrogate at all: most text has neither, and this is cheaper than the full rule.
+const SUSPECT = /[\0\uD800-\uDFFF]/;
+
 /** Whether `text` can be stored and read back the same by every adapter. */
 export function isStorableText(text: string): boolean {
-  return !UNSTORABLE.test(text);
+  return !SUSPECT.test(text) || !UNSTORABLE.test(text);
+}
+
+/**
+ * Whether every text in `value` (strings, keys, nested in arrays and plain objects) is storable: what
+ * {@link unstorableTextIn} answers, without building a path for each value (it runs on every store call).
+ */
+export function isStorableValue(value: unknown): boolean {
+  if (typeof value === 'string') return isStorableText(value);
+  if (Array.isArray(value)) {
+    for (const item of value) if (!isStorableValue(item)) return false;
+    return true;
+  }
+  if (!isPlainObject(value)) return true;
+  for (const key in value) if (!isStorableText(key) || !isStorableValue(value[key])) return false;
+  return true;
 }
 
 /** Whether `id` could name a record at all: 1 to {@link MAX_ID_LENGTH} characters of storable text. */
