@@ -10,7 +10,7 @@ import { ORDER_STATUSES } from './records.js';
 import { clients } from './resources/built-ins/clients.js';
 import { messages } from './resources/built-ins/messages.js';
 import { orders } from './resources/built-ins/orders.js';
-import { invalidText, unstorableTextIn } from './storable-text.js';
+import { invalidText, isStorableValue, unstorableTextIn } from './storable-text.js';
 
 /** A new client: `name` and `email` required, `phone` and `city` optional. Unknown fields are refused. */
 export const ClientCreateInput = clients.createInput as z.ZodType<{
@@ -74,8 +74,10 @@ export function validate<S extends z.ZodType>(schema: S, input: unknown): z.outp
   const result = schema.safeParse(input);
   // Every text of every schema is checked here, once, whoever declared the field: NUL or a lone
   // surrogate would be refused by PostgreSQL (a 500) and kept by memory (storable-text.ts).
-  const unstorable = unstorableTextIn(result.success ? result.data : input).map(invalidText);
-  if (result.success && !unstorable.length) return result.data;
+  const checked = result.success ? result.data : input;
+  // The common case allocates nothing: the paths are found only when something is refused.
+  if (result.success && isStorableValue(checked)) return result.data;
+  const unstorable = unstorableTextIn(checked).map(invalidText);
   const shape = result.success ? [] : fieldErrorsOf(schema, result.error.issues, input);
   const details = [...shape, ...unstorable];
   throw new SwitchboardError('validation_failed', summaryOf(details), { details });

@@ -12,16 +12,27 @@ import { invalidText, isStorableValue, unstorableTextIn } from '../storable-text
 /**
  * The same stores, each method refusing text with NUL (U+0000) or an unpaired surrogate in its
  * arguments. Nested stores (`oauth.clients`) are wrapped too; other values are kept as they are.
+ * Wrapped on first use: adapters make stores for every transaction, and most use a few of them.
  */
 export function refusingUnstorableText<T extends object>(stores: T): T {
-  const wrapped: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(stores)) {
-    if (typeof value === 'function') wrapped[key] = refusing(value as Method, stores);
-    else if (value !== null && Object.getPrototypeOf(value) === Object.prototype)
-      wrapped[key] = refusingUnstorableText(value as object);
-    else wrapped[key] = value;
-  }
-  return wrapped as T;
+  const made = new Map<PropertyKey, { readonly of: unknown; readonly wrapped: unknown }>();
+  return new Proxy(stores, {
+    get(target, key) {
+      const value = Reflect.get(target, key) as unknown;
+      if (typeof value !== 'function' && !isPlainStore(value)) return value;
+      // Kept while the store holds the same member (a test may swap one for a spy).
+      const known = made.get(key);
+      if (known?.of === value) return known.wrapped;
+      const wrapped =
+        typeof value === 'function' ? refusing(value as Method, target) : refusingUnstorableText(value);
+      made.set(key, { of: value, wrapped });
+      return wrapped;
+    },
+  });
+}
+
+function isPlainStore(value: unknown): value is object {
+  return value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype;
 }
 
 type Method = (...args: unknown[]) => unknown;
