@@ -1,5 +1,5 @@
 import { type ExecutionResult, GraphQLError, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
-import { type Authenticate, type Principal, resolveTrust, trustEveryone } from '../core/auth.js';
+import { type Authenticate, type Principal, resolveTrust } from '../core/auth.js';
 import type { Domain } from '../core/domain/index.js';
 import type { EventBus } from '../core/event-bus.js';
 import { servedScopes } from '../core/resources/scopes.js';
@@ -20,8 +20,11 @@ export interface GraphQLOptions {
   readonly domain: Domain;
   /** Feeds subscriptions; `message.created` events reach `onNewMessage` subscribers. */
   readonly bus: EventBus;
-  /** Turns credentials into a principal. Default: trust everyone (tests, trusted networks only). */
-  readonly authenticate?: Authenticate;
+  /**
+   * Turns credentials into a principal: the OAuth guard, or `trustEveryone` said explicitly (tests, a
+   * gateway that authenticates upstream), as every other block requires.
+   */
+  readonly authenticate: Authenticate;
   /** The schema to serve; `createSchema()` when omitted. Pass your own to extend it. */
   readonly schema?: GraphQLSchema;
   readonly logger?: Logger;
@@ -91,7 +94,7 @@ export function createEngine(options: GraphQLOptions): Engine {
     introspection,
     rateLimit: options.rateLimit,
     // Trusted, a caller holds every resource's scopes, a host resource's as a built-in's.
-    authenticate: resolveTrust(options.authenticate ?? trustEveryone, servedScopes(options.domain.resources)),
+    authenticate: resolveTrust(options.authenticate, servedScopes(options.domain.resources)),
     prepare,
     admit: (request) => admit(prepare, limits, request),
     execute: (run) => {

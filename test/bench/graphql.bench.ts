@@ -10,7 +10,7 @@ import { createMemoryEventBus } from '../../src/core/event-bus.js';
 import { silentLogger } from '../../src/core/runtime.js';
 import { createContext } from '../../src/graphql/context.js';
 import { createGraphQLHandler, createSchema, DEFAULT_LIMITS } from '../../src/graphql/index.js';
-import { createDomain } from '../../src/index.js';
+import { createDomain, trustEveryone } from '../../src/index.js';
 import { serve } from '../../src/node/index.js';
 import { createMemoryStorage } from '../../src/storage/memory/index.js';
 import { EVERY_SCOPE } from '../support/scopes.js';
@@ -25,7 +25,7 @@ for (let i = 0; i < 50; i++) {
 }
 
 const schema = createSchema();
-const switchboard = createGraphQLHandler({ domain, bus, schema });
+const switchboard = createGraphQLHandler({ domain, bus, schema, authenticate: trustEveryone });
 const yoga = createYoga({
   schema,
   graphiql: false,

@@ -236,6 +236,7 @@ describe('trustEveryone on a building block used on its own', () => {
       domain,
       bus: createMemoryEventBus(),
       schema: createSchema([resourceSchema([claims])]),
+      authenticate: trustEveryone,
     });
     const listed = await graphql(
       new Request('http://localhost/graphql', {
