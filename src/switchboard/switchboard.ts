@@ -54,6 +54,12 @@ import { webhookAdminSchema } from './webhooks-in-graphql.js';
 export type { FetchHandler } from './prefix-router.js';
 
 /**
+ * What the switchboard gives each block itself: a sub-config cannot name them (they would be ignored),
+ * so storage, clock, ids and telemetry are given once, at the top.
+ */
+type SwitchboardGives = 'storage' | 'clock' | 'ids' | 'telemetry';
+
+/**
  * Options of {@link createSwitchboard}: shared services (storage, bus, clock, ids, logger, authentication)
  * and each interface, which `false` leaves out.
  */
@@ -88,7 +94,7 @@ export interface SwitchboardOptions {
    * lifetimes, ID tokens. Storage, clock, ids and logger come from
    * the switchboard. `false` leaves the endpoints out; the guard still checks API keys and tokens.
    */
-  readonly oauth?: Partial<AuthorizationServerOptions> | false;
+  readonly oauth?: Partial<Omit<AuthorizationServerOptions, SwitchboardGives | 'rateLimit'>> | false;
   /** How often the outbox relay polls for events left by crashed or other instances (default 1 s). */
   readonly relayIntervalMs?: number;
   /** How often `storage.sweep` deletes expired records, when the adapter has it (default 5 minutes). */
@@ -105,12 +111,14 @@ export interface SwitchboardOptions {
    * can be checked; `false` leaves webhooks out. Storage, clock, ids, logger and `authenticate` come
    * from the switchboard.
    */
-  readonly webhooks?: Partial<WebhooksOptions> | false;
+  readonly webhooks?: Partial<Omit<WebhooksOptions, SwitchboardGives | 'onCommit' | 'resources'>> | false;
   /**
    * The GraphQL interface (`switchboard-kit/graphql`) on `/graphql`: schema, introspection, limits;
    * `false` to leave it out. Domain, bus and `authenticate` come from the switchboard.
    */
-  readonly graphql?: Partial<GraphQLHandlerOptions & GraphQLWebSocketOptions> | false;
+  readonly graphql?:
+    | Partial<Omit<GraphQLHandlerOptions & GraphQLWebSocketOptions, SwitchboardGives | 'domain' | 'bus'>>
+    | false;
   /**
    * The operator console on `/console` (docs/console.md): webhooks, API keys, OAuth clients, grants
    * and live activity, behind a sign-in with an admin API key (or a user account `isAdmin` accepts);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createSwitchboard } from '../../src/index.js';
+import { createSwitchboard, type SwitchboardOptions } from '../../src/index.js';
 import { createMemoryStorage } from '../../src/storage/memory/index.js';
 
 describe('createSwitchboard', () => {
@@ -24,6 +24,33 @@ describe('createSwitchboard', () => {
     switchboard.start();
     await switchboard.domain.clients.create({ name: 'Ada', email: 'ada@example.com' });
     expect(await received).toBe('client.created');
+    await switchboard.close();
+  });
+
+  it('gives every block the storage it was given once: a sub-config cannot name a dependency it would ignore', async () => {
+    const storage = createMemoryStorage();
+    const elsewhere = createMemoryStorage();
+    const options: SwitchboardOptions = {
+      storage,
+      oauth: { adminApiKey: 'sbk_switchboard_test_admin_key_0123456789' },
+      // @ts-expect-error storage is the switchboard's, given at the top: here it would be ignored
+      webhooks: { storage: elsewhere },
+    };
+    const switchboard = createSwitchboard(options);
+    const answer = await switchboard.fetch(
+      new Request('http://localhost/api/v1/webhook-endpoints', {
+        method: 'POST',
+        headers: {
+          authorization: 'Bearer sbk_switchboard_test_admin_key_0123456789',
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify({ url: 'https://hooks.example.com/in', eventTypes: ['client.*'] }),
+      }),
+    );
+    expect(answer.status).toBe(201);
+    const all = { offset: 0, limit: 10 };
+    expect((await storage.webhooks.endpoints.list(all)).total).toBe(1);
+    expect((await elsewhere.webhooks.endpoints.list(all)).total).toBe(0);
     await switchboard.close();
   });
 });
