@@ -19,22 +19,12 @@ describe('the cost of a GraphQL operation', () => {
   });
   afterAll(() => server.close());
 
-  const post = (query: string, token: string, variables?: Record<string, unknown>) =>
-    fetch(server.url, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/graphql-response+json',
-        authorization: `Bearer ${token}`,
-      },
-      body: JSON.stringify({ query, variables }),
-    });
-  const left = (response: Response): number =>
+  const left = (response: { headers: Headers }): number =>
     Number(response.headers.get('ratelimit')?.match(/^"graphql";r=(\d+);/)?.[1]);
   /** What one operation takes from a fresh caller's budget. */
   const costOf = async (query: string, variables?: Record<string, unknown>): Promise<number> => {
-    const response = await post(query, `user:cost-${++callers}`, variables);
-    expect(response.status, JSON.stringify(await response.clone().json())).toBe(200);
+    const response = await server.gql(query, variables, `user:cost-${++callers}`);
+    expect(response.status, JSON.stringify(response.body)).toBe(200);
     return BUDGET - left(response);
   };
 
@@ -61,12 +51,13 @@ describe('the cost of a GraphQL operation', () => {
   });
 
   it('refuses an operation that costs more than maxCost, naming the limit', async () => {
-    const response = await post(
+    const response = await server.gql(
       '{ clients(limit: 100) { id name email orders(limit: 2) { id } } }',
+      undefined,
       `user:cost-${++callers}`,
     );
     expect(response.status).toBe(400);
-    const { errors, data } = await response.json();
+    const { errors, data } = response.body;
     expect(data).toBeUndefined();
     expect(errors[0]).toMatchObject({ extensions: { code: 'query_too_complex', limit: 500 } });
     expect(errors[0].message).toBe(
@@ -85,16 +76,7 @@ describe('documents the server refuses', () => {
   });
   afterAll(() => server.close());
 
-  const post = (query: string) =>
-    fetch(server.url, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/graphql-response+json',
-        authorization: 'Bearer user:refused',
-      },
-      body: JSON.stringify({ query }),
-    });
+  const post = (query: string) => server.gql(query, undefined, 'user:refused');
 
   it('charges a refused document its tokens: parse, validation and limit refusals meet a 429', async () => {
     const refusals: [string, string][] = [
@@ -106,7 +88,7 @@ describe('documents the server refuses', () => {
     for (let round = 0; round < 5; round++)
       for (const [query] of refusals) {
         const response = await post(query);
-        const body = await response.json();
+        const body = response.body;
         answers.push({
           status: response.status,
           code: body.errors[0].extensions.code,

@@ -44,6 +44,7 @@ export interface TestServer {
 
 export interface GqlResult {
   readonly status: number;
+  readonly headers: Headers;
   // biome-ignore lint/suspicious/noExplicitAny: test bodies are inspected freely
   readonly body: any;
 }
@@ -82,7 +83,7 @@ export async function startServer(
         },
         body: JSON.stringify({ query, variables }),
       });
-      return { status: response.status, body: await response.json() };
+      return { status: response.status, headers: response.headers, body: await response.json() };
     },
     ws(token = 'service') {
       const client = createClient({
