@@ -6,10 +6,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createSwitchboard, defineResource, type Storage, type Switchboard } from '../../src/index.js';
-import { createMemoryStorage } from '../../src/storage/memory/index.js';
+import { createSwitchboard, defineResource, type Switchboard } from '../../src/index.js';
 import { WELL_FORMED_TEXTS } from '../../src/storage/testing/text.js';
-import { createTestDatabase, type TestDatabase } from '../setup/database.js';
+import { bothStorages } from '../setup/database.js';
 
 const ADMIN = 'sbk_text_input_admin_key_0123456789abcdefghij';
 const NUL = 'a\u0000b';
@@ -29,21 +28,12 @@ const notes = defineResource({
   scopes: { read: 'crm.notes.read', write: 'crm.notes.write' },
 });
 
-let db: TestDatabase;
-beforeAll(async () => {
-  db = await createTestDatabase();
-});
-afterAll(() => db?.drop());
-
 interface Answer {
   readonly status: number;
   readonly body: Record<string, unknown>;
 }
 
-describe.each([
-  ['memory', async (): Promise<Storage> => createMemoryStorage()],
-  ['PostgreSQL', async (): Promise<Storage> => db.storage()],
-])('text and identifiers on %s', (_, makeStorage) => {
+describe.each(bothStorages())('text and identifiers on %s', (_, makeStorage) => {
   let switchboard: Switchboard;
   let clientId = '';
   let oauthClientId = '';

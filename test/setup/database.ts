@@ -5,7 +5,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
+import type { Storage } from '../../src/core/storage/index.js';
+import { createMemoryStorage } from '../../src/storage/memory/index.js';
 import { createPostgresStorage, type PostgresStorage } from '../../src/storage/postgres/index.js';
 
 export interface TestDatabase {
@@ -87,4 +89,21 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       }
     },
   };
+}
+
+/**
+ * The storages a file's tests run on alike: memory, and PostgreSQL on a database of the file's own,
+ * made before its tests and dropped after them. Call it at the top of the file:
+ * `describe.each(bothStorages())('… on %s', (_, makeStorage) => …)`.
+ */
+export function bothStorages(): [string, () => Promise<Storage>][] {
+  let db: TestDatabase | undefined;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+  });
+  afterAll(() => db?.drop());
+  return [
+    ['memory', async () => createMemoryStorage()],
+    ['PostgreSQL', async () => db!.storage()],
+  ];
 }

@@ -3,22 +3,11 @@
  * storage keeps (docs/storage.md, "Text"), become U+FFFD as malformed UTF-8 does, and the attempt is
  * recorded like any other (issue 28, defect 12).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Storage } from '../../src/core/storage/index.js';
-import { createMemoryStorage } from '../../src/storage/memory/index.js';
-import { createTestDatabase, type TestDatabase } from '../setup/database.js';
+import { describe, expect, it } from 'vitest';
+import { bothStorages } from '../setup/database.js';
 import { harness, orderEvent, scriptedReceiver } from './support.js';
 
-let db: TestDatabase;
-beforeAll(async () => {
-  db = await createTestDatabase();
-});
-afterAll(() => db?.drop());
-
-describe.each([
-  ['memory', async (): Promise<Storage> => createMemoryStorage()],
-  ['PostgreSQL', async (): Promise<Storage> => db.storage()],
-])('a receiver’s answer on %s', (_, makeStorage) => {
+describe.each(bothStorages())('a receiver’s answer on %s', (_, makeStorage) => {
   it('keeps NUL bytes of the answer as U+FFFD in the excerpt and records the attempt', async () => {
     const h = harness(await makeStorage());
     const receiver = await scriptedReceiver(h.clock, [

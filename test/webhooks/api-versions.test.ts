@@ -9,12 +9,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUILT_IN_RESOURCES, CORE_RESOURCES } from '../../src/core/resources/built-ins/index.js';
 import type { Resource } from '../../src/core/resources/define.js';
 import { PREVIOUS_RECORD_FIELD, wireOf } from '../../src/core/resources/wire.js';
-import { createSwitchboard, type Storage, type Switchboard } from '../../src/index.js';
+import { createSwitchboard, type Switchboard } from '../../src/index.js';
 import { type NodeServer, serve } from '../../src/node/index.js';
 import { createMemoryStorage } from '../../src/storage/memory/index.js';
 import { ADMIN_KEY, closeConsoles, get, post, signIn, startConsoles } from '../console/support.js';
 import { type ReceivedWebhook, startReceiver } from '../resources/receiver.js';
-import { createTestDatabase, type TestDatabase } from '../setup/database.js';
+import { bothStorages } from '../setup/database.js';
 import { until } from '../support/until.js';
 
 const ADMIN = 'sbk_api_versions_admin_key_0123456789abcdef';
@@ -38,16 +38,7 @@ const omit = (data: Json, keys: readonly string[]): Json =>
 const recordKeys = (resource: Resource, version: number): string[] =>
   Object.keys(wireOf(resource, version).recordSchema.shape);
 
-let db: TestDatabase;
-beforeAll(async () => {
-  db = await createTestDatabase();
-});
-afterAll(() => db?.drop());
-
-describe.each([
-  ['memory', async (): Promise<Storage> => createMemoryStorage()],
-  ['PostgreSQL', async (): Promise<Storage> => db.storage()],
-])('webhook payloads per API version on %s', (_, makeStorage) => {
+describe.each(bothStorages())('webhook payloads per API version on %s', (_, makeStorage) => {
   let switchboard: Switchboard;
   let server: NodeServer;
   const receivers: NodeServer[] = [];
