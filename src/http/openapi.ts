@@ -19,6 +19,15 @@ export type OpenApiDocument = Record<string, unknown>;
 
 type Json = Record<string, unknown>;
 
+/** Routes served under a base path of their own. */
+export interface RouteSet {
+  readonly basePath: string;
+  readonly routes: readonly AnyRoute[];
+}
+
+/** A path-level server: the path is written from the root of the host that serves the document. */
+const ROOT = [{ url: '/', description: 'Served from the root of this host, not under the base path.' }];
+
 /**
  * Builds the OpenAPI 3.1 document of a route set served under `basePath`; `deprecated` marks every
  * operation, `rateLimited` documents the 429 a spent budget answers.
@@ -28,7 +37,14 @@ type Json = Record<string, unknown>;
  */
 export function buildOpenApiDocument(
   routes: readonly AnyRoute[],
-  options: { basePath: string; info?: OpenApiInfo; deprecated?: boolean; rateLimited?: boolean },
+  options: {
+    basePath: string;
+    info?: OpenApiInfo;
+    deprecated?: boolean;
+    rateLimited?: boolean;
+    /** Route sets served on mounts of their own, listed here too under their full path (e.g. `/oauth/clients`). */
+    elsewhere?: readonly RouteSet[];
+  },
 ): OpenApiDocument {
   const inputs = z.registry<{ id: string }>();
   const outputs = z.registry<{ id: string }>();
@@ -48,7 +64,14 @@ export function buildOpenApiDocument(
   register(outputs, ProblemSchema, 'Problem');
 
   const paths: Record<string, Json> = {};
-  for (const route of routes) {
+  // Routes of other mounts keep their own path from the host's root: a path-level server says so.
+  const listed = [
+    ...routes.map((route) => ({ key: route.path, route, servers: undefined })),
+    ...(options.elsewhere ?? []).flatMap((set) =>
+      set.routes.map((route) => ({ key: `${set.basePath}${route.path}`, route, servers: ROOT })),
+    ),
+  ];
+  for (const { key, route, servers } of listed) {
     const operation: Json = {
       operationId: route.operationId,
       summary: route.summary,
@@ -107,7 +130,7 @@ export function buildOpenApiDocument(
     // A path parameter can always name nothing (or, with a `/` in it, a path nothing is served at).
     if (route.params) responses['404'] ??= problemRef('Nothing is served at this path');
     if (options.rateLimited) responses['429'] ??= RATE_LIMITED;
-    paths[route.path] = { ...paths[route.path], [route.method.toLowerCase()]: operation };
+    paths[key] = { ...paths[key], ...(servers ? { servers } : {}), [route.method.toLowerCase()]: operation };
   }
   const uri = (id: string): string => `#/components/schemas/${id}`;
   const schemas = {
@@ -129,7 +152,7 @@ export function buildOpenApiDocument(
         bearerAuth: {
           type: 'http',
           scheme: 'bearer',
-          description: `OAuth 2.0 access token or API key. Scopes: ${scopesOf(routes).join(', ')}.`,
+          description: `OAuth 2.0 access token or API key. Scopes: ${scopesOf(listed.map((l) => l.route)).join(', ')}.`,
         },
       },
     },

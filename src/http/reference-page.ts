@@ -29,9 +29,10 @@ export function renderReferencePage(document: OpenApiDocument): string {
   const paths = document.paths as Record<string, Record<string, Json>>;
   const schemas = ((document.components as Json).schemas ?? {}) as Record<string, Json>;
   const operations: string[] = [];
-  for (const [path, methods] of Object.entries(paths)) {
+  for (const [path, { servers, ...methods }] of Object.entries(paths)) {
+    // A path with servers of its own (another mount's routes) is written from the host's root.
     for (const [method, op] of Object.entries(methods))
-      operations.push(renderOperation(server, path, method, op));
+      operations.push(renderOperation(servers ? '' : server, path, method, op));
   }
   const components = Object.entries(schemas)
     .map(

@@ -9,7 +9,7 @@ import { type Clock, type Logger, silentLogger, systemClock } from '../core/runt
 import type { Storage } from '../core/storage/index.js';
 import type { CorsOptions } from './cors.js';
 import type { DeprecationNotice } from './deprecation.js';
-import { buildOpenApiDocument, type OpenApiDocument, type OpenApiInfo } from './openapi.js';
+import { buildOpenApiDocument, type OpenApiDocument, type OpenApiInfo, type RouteSet } from './openapi.js';
 import type { PageLimits } from './pagination.js';
 import { createPipeline, type Served } from './pipeline.js';
 import type { RateLimiter } from './rate-limit.js';
@@ -49,6 +49,11 @@ export interface RouteHandlerOptions {
   readonly deprecation?: DeprecationNotice;
   readonly info?: OpenApiInfo;
   /**
+   * Route sets served on mounts of their own, listed in this set's document under their full path
+   * (every API version's document lists OAuth administration on `/oauth`).
+   */
+  readonly elsewhere?: readonly RouteSet[];
+  /**
    * Budgets per caller, reads (GET) and writes apart: over budget is 429 with `Retry-After`, and every
    * answer carries the RateLimit fields. Off when omitted.
    */
@@ -69,6 +74,7 @@ export function createRouteHandler(options: RouteHandlerOptions): RestHandler {
     info: options.info,
     deprecated: options.deprecation !== undefined,
     rateLimited: options.rateLimit !== undefined,
+    ...(options.elsewhere ? { elsewhere: options.elsewhere } : {}),
   });
   const pipeline = createPipeline({
     ...options,

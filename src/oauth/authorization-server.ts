@@ -4,7 +4,7 @@ import type { ApiKeyRecord, OAuthClientRecord } from '../core/storage/index.js';
 import { authErrorResponse } from '../http/challenge.js';
 import { jsonResponse } from '../http/json.js';
 import { noteRoute } from '../http/request-telemetry.js';
-import { createRouteHandler } from '../http/route-handler.js';
+import { createRouteHandler, type RestHandler } from '../http/route-handler.js';
 import { oauthAdminRoutes } from './admin-routes.js';
 import { createOAuthAdmin, type OAuthAdmin } from './admin-service.js';
 import { type CreateApiKeyInput, type CreatedApiKey, createApiKey, ensureApiKey } from './api-keys.js';
@@ -69,6 +69,11 @@ export interface AuthorizationServer {
   readonly keys: KeyRing | null;
   /** Clients, API keys and grants as plain functions: what the admin routes and the console call. */
   readonly admin: OAuthAdmin;
+  /**
+   * The admin routes (`/oauth/clients`, `/oauth/api-keys`, `/oauth/grants`), served by `fetch`: their
+   * definitions and OpenAPI document, which each REST version's document lists as well.
+   */
+  readonly adminRoutes: RestHandler;
   /**
    * The host's `signIn`, its `verifyPassword` behind the server's lockout (`signInLockout`): give it to
    * anything else that checks passwords (the console does) so one lockout covers every sign-in.
@@ -197,6 +202,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     },
     keys: ctx.idTokens?.keys ?? null,
     admin,
+    adminRoutes,
     signIn: ctx.signIn,
     registerClient: (input) =>
       registerOAuthClient(ctx.storage, input, { clock: ctx.clock, ids: ctx.ids, knownScopes: ctx.scopes }),

@@ -29,7 +29,8 @@ export interface RestMount {
 export interface MountedRouteSets {
   /**
    * E.g. the webhook admin handler on `/api/v1/webhook-endpoints`: its routes are listed in the
-   * OpenAPI document of the version with the same base path.
+   * OpenAPI document of the version with the same base path. A set under a base path no version has
+   * (OAuth administration on `/oauth`) is listed in every version's document under its full path.
    */
   readonly mounted?: readonly RestHandler[];
 }
@@ -63,12 +64,15 @@ export function createRestVersions(
   versions: readonly RestVersion[] = DEFAULT_VERSIONS,
 ): RestMount[] {
   const { mounted = [], ...options } = shared;
+  const bases = new Set(versions.map(({ basePath }) => basePath.replace(/\/+$/, '')));
+  const elsewhere = mounted.filter((set) => !bases.has(set.basePath));
   return versions.map((version) => {
     const basePath = version.basePath.replace(/\/+$/, '');
     const neighbours = mounted.filter((set) => set.basePath === basePath).flatMap((set) => set.routes);
     const handle = createRestHandler({
       ...options,
       ...version,
+      elsewhere,
       info: version.info ?? options.info,
       routes: [...neighbours, ...(options.routes ?? []), ...(version.routes ?? [])],
     });

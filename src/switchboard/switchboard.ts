@@ -354,7 +354,8 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
       ...(rateLimit ? { rateLimit } : {}),
       ...rest,
       routes,
-      mounted: rest.mounted ?? [],
+      // OAuth administration is documented in every version's OpenAPI document, served on /oauth.
+      mounted: [...(rest.mounted ?? []), ...(oauth ? [oauth.adminRoutes] : [])],
     };
     for (const { prefix, handle } of createRestVersions(shared, versions))
       mounts.push({ prefix, name: 'rest', handle });

@@ -65,6 +65,30 @@ describe('versions in the path', () => {
     expect(v1.components.schemas.Order.properties.total.type).toBe('string');
   });
 
+  it("lists OAuth administration in every version's document, from the host's root, as it is served", async () => {
+    const adminApiKey = 'sbk_test_admin_key_0123456789abcdefghijklmnop';
+    const switchboard = createSwitchboard({ oauth: { adminApiKey }, rest: { versions } });
+    const admin = { authorization: `Bearer ${adminApiKey}` };
+    for (const base of ['/api/v1', '/api/v2']) {
+      const document = await (
+        await switchboard.fetch(new Request(`http://localhost${base}/openapi.json`))
+      ).json();
+      for (const path of ['/oauth/clients', '/oauth/api-keys', '/oauth/grants']) {
+        // A path-level server: the path is not under the version's base path.
+        expect(document.paths[path].servers).toEqual([expect.objectContaining({ url: '/' })]);
+        expect(document.paths[path].get.responses['429']).toBeDefined();
+        const served = await switchboard.fetch(new Request(`http://localhost${path}`, { headers: admin }));
+        expect(served.status).toBe(200);
+        expect(served.headers.get('ratelimit')).toMatch(/^"read";r=\d+;t=\d+$/);
+      }
+      // The business clients stay where they were: the two `clients` paths do not meet.
+      expect(document.paths['/clients'].get.operationId).toBe('listClients');
+      const page = await (await switchboard.fetch(new Request(`http://localhost${base}/docs`))).text();
+      expect(page).toContain('/oauth/api-keys');
+      expect(page).not.toContain(`${base}/oauth/`);
+    }
+  });
+
   it('createSwitchboard mounts the configured versions, and only /api/v1 by default', async () => {
     const both = createSwitchboard({ authenticate: testAuthenticate, rest: { versions } });
     const auth = { authorization: 'Bearer admin' };
