@@ -170,7 +170,7 @@ export function createOAuthAdmin(
       return {
         client: clientView(client),
         secret: secret!,
-        previousSecretValidUntil: client.previousSecret?.until ?? null,
+        previousSecretValidUntil: isoOrNull(client.previousSecret?.until ?? null),
       };
     },
     async deleteClient(id) {
@@ -189,7 +189,7 @@ export function createOAuthAdmin(
     },
     async revokeApiKey(id) {
       // Idempotent: revoking twice, or a key that is gone, still leaves it revoked.
-      await storage.apiKeys.revoke(id, isoAt(clock.now()));
+      await storage.apiKeys.revoke(id, clock.now());
     },
     async listGrants(filter = {}) {
       const { userId, clientId } = validate(GrantFilterFields, filter);
@@ -219,7 +219,7 @@ function clientView(client: OAuthClientRecord): OAuthClientView {
     redirectUris: client.redirectUris,
     scopes: client.scopes,
     grantTypes: client.grantTypes,
-    createdAt: client.createdAt,
+    createdAt: isoAt(client.createdAt),
   };
 }
 
@@ -229,9 +229,9 @@ function apiKeyView(key: ApiKeyRecord): ApiKeyView {
     prefix: key.prefix,
     name: key.name,
     scopes: key.scopes,
-    createdAt: key.createdAt,
-    revokedAt: key.revokedAt,
-    lastUsedAt: key.lastUsedAt,
+    createdAt: isoAt(key.createdAt),
+    revokedAt: isoOrNull(key.revokedAt),
+    lastUsedAt: isoOrNull(key.lastUsedAt),
   };
 }
 
@@ -245,4 +245,9 @@ function grantView(grant: GrantRecord, clientName: string | null): OAuthGrantVie
     createdAt: isoAt(grant.createdAt),
     expiresAt: isoAt(grant.expiresAt),
   };
+}
+
+// Storage keeps epoch milliseconds; the admin answers carry ISO-8601 text, like every time on the wire.
+function isoOrNull(ms: number | null): string | null {
+  return ms === null ? null : isoAt(ms);
 }

@@ -1,4 +1,4 @@
-import { type Clock, type IdGenerator, isoAt } from '../core/runtime.js';
+import type { Clock, IdGenerator } from '../core/runtime.js';
 import type { ApiKeyRecord, Stores } from '../core/storage/index.js';
 import { validate } from '../core/validation.js';
 import { HostApiKeyFields } from './admin-schemas.js';
@@ -48,7 +48,7 @@ export async function createApiKey(
     hash: hashSecret(key),
     name: fields.name,
     scopes: [...new Set(fields.scopes)],
-    createdAt: isoAt(options.clock.now()),
+    createdAt: options.clock.now(),
     revokedAt: null,
     lastUsedAt: null,
   };

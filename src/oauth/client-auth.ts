@@ -52,9 +52,7 @@ export async function authenticateClient(
   const accepted =
     secret !== undefined &&
     (secretMatches(secret, client.secretHash) ||
-      (previous != null &&
-        Date.parse(previous.until) > ctx.clock.now() &&
-        secretMatches(secret, previous.hash)));
+      (previous != null && previous.until > ctx.clock.now() && secretMatches(secret, previous.hash)));
   if (!accepted) throw oauthError('invalid_client', 'Client authentication failed.');
   return client;
 }

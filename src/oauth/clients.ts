@@ -1,7 +1,6 @@
 import type { ScopeCatalogue } from '../core/auth.js';
 import { SwitchboardError } from '../core/errors.js';
 import type { Clock, IdGenerator } from '../core/runtime.js';
-import { isoAt } from '../core/runtime.js';
 import type { OAuthClientRecord, OAuthGrantType, Stores } from '../core/storage/index.js';
 import { validate } from '../core/validation.js';
 import {
@@ -66,7 +65,7 @@ export async function registerOAuthClient(
     redirectUris: [...fields.redirectUris],
     scopes: [...new Set(fields.scopes)],
     grantTypes: [...new Set(fields.grantTypes ?? DEFAULT_GRANT_TYPES)],
-    createdAt: isoAt(options.clock.now()),
+    createdAt: options.clock.now(),
   };
   await stores.oauth.clients.insert(client);
   return { client, secret };
@@ -151,7 +150,7 @@ export async function rotateOAuthClientSecret(
     ...current,
     secretHash: hashSecret(secret),
     previousSecret:
-      overlapMs > 0 ? { hash: current.secretHash, until: isoAt(options.clock.now() + overlapMs) } : null,
+      overlapMs > 0 ? { hash: current.secretHash, until: options.clock.now() + overlapMs } : null,
   };
   if (!(await stores.oauth.clients.update(client)))
     throw new SwitchboardError('not_found', `No OAuth client with id "${id}".`);

@@ -1,6 +1,6 @@
 import type { Authenticate, Principal, Scope } from '../core/auth.js';
 import { SwitchboardError } from '../core/errors.js';
-import { type Clock, isoAt, systemClock } from '../core/runtime.js';
+import { type Clock, systemClock } from '../core/runtime.js';
 import type { Stores } from '../core/storage/index.js';
 import type { BearerErrorCode } from '../http/challenge.js';
 import { hasQueryParam } from '../http/url.js';
@@ -64,8 +64,8 @@ export function createGuard(options: GuardOptions): Authenticate {
       const key = await storage.apiKeys.findByHash(hash);
       if (!key || key.revokedAt !== null)
         throw failure('invalid_token', 'The API key is unknown or revoked.');
-      if (key.lastUsedAt === null || Date.parse(key.lastUsedAt) + touchEveryMs <= now) {
-        await storage.apiKeys.touch(key.id, isoAt(now));
+      if (key.lastUsedAt === null || key.lastUsedAt + touchEveryMs <= now) {
+        await storage.apiKeys.touch(key.id, now);
       }
       return { kind: 'service', subject: key.id, scopes: scopesOf(key) };
     }

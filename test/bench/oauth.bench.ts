@@ -38,9 +38,9 @@ await storage.apiKeys.insert({
   hash: hashSecret(key),
   name: 'bench',
   scopes: ['crm.clients.read'],
-  createdAt: new Date(now).toISOString(),
+  createdAt: now,
   revokedAt: null,
-  lastUsedAt: new Date(now).toISOString(),
+  lastUsedAt: now,
 });
 // Filler so lookups run against a realistic map size.
 for (let i = 0; i < 10_000; i++) {

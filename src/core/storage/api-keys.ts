@@ -3,6 +3,8 @@
  * the whole key), scoped, revocable, with the time of last use. The key itself is shown once, at creation.
  */
 
+/** One API key. Instants are epoch milliseconds. */
+
 export interface ApiKeyRecord {
   readonly id: string;
   /** The first characters of the key (e.g. `sbk_7hq2m4`), so people can tell keys apart; not secret. */
@@ -10,9 +12,9 @@ export interface ApiKeyRecord {
   readonly hash: string;
   readonly name: string;
   readonly scopes: readonly string[];
-  readonly createdAt: string;
-  readonly revokedAt: string | null;
-  readonly lastUsedAt: string | null;
+  readonly createdAt: number;
+  readonly revokedAt: number | null;
+  readonly lastUsedAt: number | null;
 }
 
 /** API keys: looked up by hash on every request, listed and revoked by id. */
@@ -25,9 +27,9 @@ export interface ApiKeyStore {
   /** Ordered by `createdAt`, then `id`. */
   list(): Promise<ApiKeyRecord[]>;
   /** Sets `revokedAt` once; false when absent or already revoked. */
-  revoke(id: string, at: string): Promise<boolean>;
+  revoke(id: string, at: number): Promise<boolean>;
   /** Records a use: sets `lastUsedAt`. */
-  touch(id: string, at: string): Promise<void>;
+  touch(id: string, at: number): Promise<void>;
   /** Replaces the key's scopes; false when absent. */
   setScopes(id: string, scopes: readonly string[]): Promise<boolean>;
 }

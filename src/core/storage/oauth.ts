@@ -5,7 +5,7 @@
  *
  * Shaped for SQL: each record is one flat row, lookups go by primary key or hash, and every state change
  * that must be atomic is a single compare-and-set (`UPDATE … WHERE consumed_at IS NULL RETURNING …`).
- * Instants that are compared (expiry, use) are epoch milliseconds; display times are ISO-8601 text.
+ * Instants are epoch milliseconds, like every time in the storage port but a business record's.
  */
 
 /** How a client proves who it is at the token endpoint (RFC 7591 §2 names). */
@@ -20,14 +20,14 @@ export interface OAuthClientRecord {
   readonly name: string;
   /** SHA-256 hex of the client secret; `null` for a public client. */
   readonly secretHash: string | null;
-  /** The secret replaced by a rotation, still accepted until `until` (ISO-8601); absent otherwise. */
-  readonly previousSecret?: { readonly hash: string; readonly until: string } | null;
+  /** The secret replaced by a rotation, still accepted until `until` (epoch ms); absent otherwise. */
+  readonly previousSecret?: { readonly hash: string; readonly until: number } | null;
   /** Exact-match list; https, or http on a loopback address (RFC 8252 §7.3). */
   readonly redirectUris: readonly string[];
   /** The most this client may ever be granted. */
   readonly scopes: readonly string[];
   readonly grantTypes: readonly OAuthGrantType[];
-  readonly createdAt: string;
+  readonly createdAt: number;
 }
 
 /** Registered OAuth clients, by id. */

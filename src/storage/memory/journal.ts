@@ -37,7 +37,9 @@ export class Mutex {
 }
 
 /** Stable order of records by creation time, then id (what PostgreSQL's ORDER BY gives). */
-export function byTimeThenId<T extends { id: string }>(time: (record: T) => string): (a: T, b: T) => number {
+export function byTimeThenId<T extends { id: string }>(
+  time: (record: T) => number | string,
+): (a: T, b: T) => number {
   return (a, b) => {
     const ta = time(a);
     const tb = time(b);

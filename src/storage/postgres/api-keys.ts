@@ -1,6 +1,6 @@
 import { SwitchboardError } from '../../core/errors.js';
 import type { ApiKeyRecord, ApiKeyStore } from '../../core/storage/index.js';
-import { type Database, iso } from './database.js';
+import { type Database, ms, msOrNull } from './database.js';
 
 interface ApiKeyRow {
   id: string;
@@ -8,9 +8,9 @@ interface ApiKeyRow {
   hash: string;
   name: string;
   scopes: string[];
-  created_at: Date;
-  revoked_at: Date | null;
-  last_used_at: Date | null;
+  created_at: string;
+  revoked_at: string | null;
+  last_used_at: string | null;
 }
 
 const COLUMNS = 'id, prefix, hash, name, scopes, created_at, revoked_at, last_used_at';
@@ -22,9 +22,9 @@ function toKey(row: ApiKeyRow): ApiKeyRecord {
     hash: row.hash,
     name: row.name,
     scopes: row.scopes,
-    createdAt: iso(row.created_at),
-    revokedAt: row.revoked_at && iso(row.revoked_at),
-    lastUsedAt: row.last_used_at && iso(row.last_used_at),
+    createdAt: ms(row.created_at),
+    revokedAt: msOrNull(row.revoked_at),
+    lastUsedAt: msOrNull(row.last_used_at),
   };
 }
 

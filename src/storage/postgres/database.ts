@@ -86,7 +86,20 @@ export function translate(error: unknown): unknown {
   return error;
 }
 
-/** PostgreSQL `timestamptz` comes back as a Date; records carry ISO-8601 text. */
+/**
+ * The storage port's times are epoch milliseconds in `bigint` columns, which the driver returns as text
+ * (JavaScript numbers hold every millisecond up to the year 275760 exactly).
+ */
+export function ms(value: string | number): number {
+  return Number(value);
+}
+
+/** {@link ms} for a column that may be null. */
+export function msOrNull(value: string | number | null): number | null {
+  return value === null ? null : Number(value);
+}
+
+/** PostgreSQL `timestamptz` comes back as a Date; business records carry ISO-8601 text. */
 export function iso(value: Date | string): string {
   return value instanceof Date ? value.toISOString() : new Date(value).toISOString();
 }

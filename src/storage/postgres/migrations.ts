@@ -360,4 +360,22 @@ export const MIGRATIONS: readonly Migration[] = [
     // were sent v1's shapes, and keep them.
     sql: `ALTER TABLE switchboard_webhook_endpoints ADD COLUMN api_version integer NOT NULL DEFAULT 1;`,
   },
+  {
+    version: 17,
+    name: 'epoch times of oauth clients and api keys',
+    // Every time in the storage port but a business record's is epoch milliseconds (docs/decisions.md),
+    // as the token tables have been from the start. Indexes on these columns are rebuilt by the change.
+    sql: `ALTER TABLE switchboard_oauth_clients
+            ALTER COLUMN created_at TYPE bigint USING ${epochMs('created_at')},
+            ALTER COLUMN previous_secret_until TYPE bigint USING ${epochMs('previous_secret_until')};
+          ALTER TABLE switchboard_api_keys
+            ALTER COLUMN created_at TYPE bigint USING ${epochMs('created_at')},
+            ALTER COLUMN revoked_at TYPE bigint USING ${epochMs('revoked_at')},
+            ALTER COLUMN last_used_at TYPE bigint USING ${epochMs('last_used_at')};`,
+  },
 ];
+
+/** SQL turning a `timestamptz` column into epoch milliseconds (null stays null). */
+function epochMs(column: string): string {
+  return `floor(extract(epoch FROM ${column}) * 1000)::bigint`;
+}

@@ -9,11 +9,7 @@ import type {
   RefreshTokenRecord,
 } from '../../core/storage/index.js';
 import { GRANT_LIST_LIMIT } from '../../core/storage/oauth.js';
-import { type Database, iso } from './database.js';
-
-// Epoch-millisecond columns are bigint, which the driver returns as text.
-const ms = (value: string | number): number => Number(value);
-const msOrNull = (value: string | number | null): number | null => (value === null ? null : Number(value));
+import { type Database, ms, msOrNull } from './database.js';
 
 interface ClientRow {
   id: string;
@@ -22,9 +18,9 @@ interface ClientRow {
   redirect_uris: string[];
   scopes: string[];
   grant_types: OAuthGrantType[];
-  created_at: Date;
+  created_at: string;
   previous_secret_hash: string | null;
-  previous_secret_until: Date | null;
+  previous_secret_until: string | null;
 }
 
 const toClient = (r: ClientRow): OAuthClientRecord => ({
@@ -34,9 +30,9 @@ const toClient = (r: ClientRow): OAuthClientRecord => ({
   redirectUris: r.redirect_uris,
   scopes: r.scopes,
   grantTypes: r.grant_types,
-  createdAt: iso(r.created_at),
-  ...(r.previous_secret_hash && r.previous_secret_until
-    ? { previousSecret: { hash: r.previous_secret_hash, until: iso(r.previous_secret_until) } }
+  createdAt: ms(r.created_at),
+  ...(r.previous_secret_hash && r.previous_secret_until !== null
+    ? { previousSecret: { hash: r.previous_secret_hash, until: ms(r.previous_secret_until) } }
     : {}),
 });
 

@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import type { ApiKeyRecord, Storage } from '../../core/storage/index.js';
-import { at } from './fixtures.js';
+import { ms } from './fixtures.js';
 
 let counter = 0;
 
@@ -12,7 +12,7 @@ export function anApiKey(overrides: Partial<ApiKeyRecord> = {}): ApiKeyRecord {
     hash: n.toString(16).padStart(64, 'a'),
     name: `Key ${n}`,
     scopes: ['crm.clients.read'],
-    createdAt: at(n),
+    createdAt: ms(n),
     revokedAt: null,
     lastUsedAt: null,
     ...overrides,
@@ -56,17 +56,17 @@ export function apiKeyContract(storage: () => Storage): void {
     const s = storage();
     const key = anApiKey();
     await s.apiKeys.insert(key);
-    expect(await s.apiKeys.revoke(key.id, at(1000))).toBe(true);
-    expect(await s.apiKeys.revoke(key.id, at(2000))).toBe(false);
-    expect(await s.apiKeys.revoke('key_absent', at(2000))).toBe(false);
-    expect(await s.apiKeys.findByHash(key.hash)).toEqual({ ...key, revokedAt: at(1000) });
+    expect(await s.apiKeys.revoke(key.id, ms(1000))).toBe(true);
+    expect(await s.apiKeys.revoke(key.id, ms(2000))).toBe(false);
+    expect(await s.apiKeys.revoke('key_absent', ms(2000))).toBe(false);
+    expect(await s.apiKeys.findByHash(key.hash)).toEqual({ ...key, revokedAt: ms(1000) });
   });
 
   it('records when a key was last used', async () => {
     const s = storage();
     const key = anApiKey();
     await s.apiKeys.insert(key);
-    await s.apiKeys.touch(key.id, at(500));
-    expect((await s.apiKeys.get(key.id))?.lastUsedAt).toBe(at(500));
+    await s.apiKeys.touch(key.id, ms(500));
+    expect((await s.apiKeys.get(key.id))?.lastUsedAt).toBe(ms(500));
   });
 }

@@ -6,8 +6,10 @@ export type StorageFactory = () => Storage | Promise<Storage>;
 
 let counter = 0;
 const next = (): number => ++counter;
-/** Distinct, increasing ISO instants so ordering assertions are meaningful. */
-export const at = (n: number): string => new Date(Date.UTC(2026, 0, 1) + n * 1000).toISOString();
+/** Distinct, increasing instants in epoch ms (every storage time but a business record's). */
+export const ms = (n: number): number => Date.UTC(2026, 0, 1) + n * 1000;
+/** The same instants as ISO-8601 text, for business records and events (their wire form). */
+export const at = (n: number): string => new Date(ms(n)).toISOString();
 
 export function anEvent(overrides: Partial<DomainEvent> = {}): DomainEvent {
   const n = next();

@@ -7,7 +7,7 @@ import type {
   RefreshTokenRecord,
   Storage,
 } from '../../core/storage/index.js';
-import { at } from './fixtures.js';
+import { ms } from './fixtures.js';
 
 const NOW = Date.UTC(2026, 0, 1);
 let counter = 0;
@@ -23,7 +23,7 @@ export function anOAuthClient(overrides: Partial<OAuthClientRecord> = {}): OAuth
     redirectUris: ['https://app.example.com/callback'],
     scopes: ['crm.clients.read'],
     grantTypes: ['authorization_code', 'refresh_token'],
-    createdAt: at(n),
+    createdAt: ms(n),
     ...overrides,
   };
 }
@@ -106,7 +106,7 @@ export function oauthContract(storage: () => Storage): void {
       name: 'Renamed',
       redirectUris: ['https://app.example.com/new'],
       secretHash: 'b'.repeat(64),
-      previousSecret: { hash: client.secretHash!, until: '2026-01-02T00:00:00.000Z' },
+      previousSecret: { hash: client.secretHash!, until: NOW + 86_400_000 },
     };
     expect(await s.oauth.clients.update(rotated)).toBe(true);
     expect(await s.oauth.clients.get(client.id)).toEqual(rotated);
