@@ -28,7 +28,7 @@ export interface WriteOptions {
 
 /** An event of now, in the current trace, about a record `owner` (a client id) owns when given. */
 export function newEvent(
-  ctx: DomainContext,
+  ctx: Pick<DomainContext, 'clock' | 'ids'>,
   type: string,
   data: Record<string, unknown>,
   owner?: string,
