@@ -1,7 +1,8 @@
 /**
  * Switchboard: the integration interface customer-service chatbots talk to, as Web-standard building
- * blocks. This entry point has the domain core and `createSwitchboard`, which assembles every block
- * into one `fetch(request) => Response` handler. Each block is also a subpath export of its own.
+ * blocks. This entry point has `createSwitchboard`, which assembles every block into one
+ * `fetch(request) => Response` handler, `defineResource` and the built-in declarations (their schemas
+ * and record types derive from them), and the domain core. Each block is also a subpath export.
  *
  * @example
  * import { createSwitchboard } from 'switchboard-kit';
@@ -21,13 +22,16 @@ export {
   trustEveryone,
 } from './core/auth.js';
 export {
-  type ClientService,
+  type CreateOf,
   type CreateOptions,
   createDomain,
   type Domain,
   type DomainOptions,
-  type MessageService,
-  type OrderService,
+  type ListQueryOf,
+  type PatchOf,
+  type RecordOf,
+  type ReplaceOf,
+  type TypedService,
   type WriteOptions,
 } from './core/domain/index.js';
 export { type ErrorCode, type FieldError, isSwitchboardError, SwitchboardError } from './core/errors.js';
@@ -45,22 +49,17 @@ export {
   type OutboxRelayOptions,
 } from './core/outbox-relay.js';
 export {
-  type Client,
-  type Message,
-  ORDER_STATUSES,
-  ORDER_TRANSITIONS,
-  type Order,
-  type OrderStatus,
-  type Page,
-} from './core/records.js';
-export {
+  type Booking,
   BUILT_IN_RESOURCES,
   bookings,
+  type Client,
   CORE_RESOURCES,
+  type Conversation,
   clients,
   conversations,
-  MoneySchema,
+  type Message,
   messages,
+  type Order,
   orders,
 } from './core/resources/built-ins/index.js';
 export { defineResource, type Resource } from './core/resources/define.js';
@@ -93,15 +92,7 @@ export {
   type TelemetryOptions,
   tracedStorage,
 } from './core/telemetry/index.js';
-export {
-  ClientCreateInput,
-  ClientPatchInput,
-  ClientReplaceInput,
-  MessageCreateInput,
-  OrderCreateInput,
-  OrderStatusChangeInput,
-  validate,
-} from './core/validation.js';
+export { validate } from './core/validation.js';
 export { type InstrumentOptions, instrumentFetch } from './http/request-telemetry.js';
 export {
   createSwitchboard,

@@ -17,7 +17,9 @@ export function demoUsers(): DemoUsers {
       verify: (password, hash) => argon2Verify({ password, hash }),
     }),
     async add(switchboard, email, password) {
-      const [client] = (await switchboard.domain.clients.list({ email }, { offset: 0, limit: 1 })).items;
+      const [client] = (
+        await switchboard.domain.clients.list({ where: { email }, range: { offset: 0, limit: 1 } })
+      ).items;
       if (!client) return false;
       const passwordHash = await argon2id({
         password,

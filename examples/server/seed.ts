@@ -12,10 +12,10 @@ export async function seedDemoData(domain: Domain): Promise<void> {
     domain,
     { name: 'Ada Lovelace', email: 'ada@example.com', phone: '+44 20 7946 0001', city: 'London' },
     async (ada) => {
-      const first = await domain.orders.create(ada.id, { total: '129.90', currency: 'EUR' });
-      await domain.orders.changeStatus(first.id, { status: 'paid' });
-      await domain.orders.changeStatus(first.id, { status: 'shipped' });
-      await domain.orders.create(ada.id, { total: '15.00', currency: 'EUR' });
+      const first = await domain.orders.create({ clientId: ada.id, total: '129.90', currency: 'EUR' });
+      await domain.orders.update(first.id, { status: 'paid' });
+      await domain.orders.update(first.id, { status: 'shipped' });
+      await domain.orders.create({ clientId: ada.id, total: '15.00', currency: 'EUR' });
       // A conversation the bot handed to a person, its messages in it.
       const conversations = domain.resources.conversation!;
       const handedOff = await conversations.create({
@@ -45,8 +45,8 @@ export async function seedDemoData(domain: Domain): Promise<void> {
     domain,
     { name: 'Grace Hopper', email: 'grace@example.com', city: 'New York' },
     async (grace) => {
-      const order = await domain.orders.create(grace.id, { total: '42.00', currency: 'USD' });
-      await domain.orders.changeStatus(order.id, { status: 'paid' });
+      const order = await domain.orders.create({ clientId: grace.id, total: '42.00', currency: 'USD' });
+      await domain.orders.update(order.id, { status: 'paid' });
       const fitting = await domain.resources.booking!.create({
         clientId: grace.id,
         service: 'Fitting',
@@ -60,7 +60,7 @@ export async function seedDemoData(domain: Domain): Promise<void> {
     domain,
     { name: 'Alan Turing', email: 'alan@example.com', city: 'London' },
     async (alan) => {
-      await domain.orders.create(alan.id, { total: '7.50', currency: 'GBP' });
+      await domain.orders.create({ clientId: alan.id, total: '7.50', currency: 'GBP' });
       await domain.resources.booking!.create({
         clientId: alan.id,
         service: 'Fitting',

@@ -1,6 +1,6 @@
 import type { EventBus } from './event-bus.js';
 import type { DomainEvent } from './events.js';
-import type { Message } from './records.js';
+import type { Message } from './resources/built-ins/index.js';
 
 export interface EventStreamOptions<T> {
   /** Event type patterns to listen to (`message.created`, `return.*`). */

@@ -44,13 +44,6 @@ export { ProblemSchema, pageOf } from '../http/schemas.js';
 export { createRestHandler, type RestHandlerOptions } from './handler.js';
 export { type ApiVersion, type ResourceRouteOptions, resourceRoutes } from './routes/index.js';
 export {
-  ClientSchema,
-  MessageSchema,
-  MoneySchema,
-  OrderV1Schema,
-  OrderV2Schema,
-} from './schemas.js';
-export {
   createRestVersions,
   DEFAULT_VERSIONS,
   type MountedRouteSets,

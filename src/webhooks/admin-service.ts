@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { SwitchboardError } from '../core/errors.js';
-import type { Page } from '../core/records.js';
 import { BUILT_IN_RESOURCES, CORE_RESOURCES } from '../core/resources/built-ins/index.js';
 import type { Resource } from '../core/resources/define.js';
 import { eventDataIn, latestApiVersion, resourcesByEventType } from '../core/resources/wire.js';
 import { type Clock, type IdGenerator, isoAt, sortableIds, systemClock } from '../core/runtime.js';
 import type {
+  Page,
   Range,
   Storage,
   WebhookAttemptRecord,

@@ -21,7 +21,7 @@ const bus = createMemoryEventBus();
 for (let i = 0; i < 50; i++) {
   const client = await domain.clients.create({ name: `Client ${i}`, email: `c${i}@example.com` });
   for (let j = 0; j < 3; j++)
-    await domain.orders.create(client.id, { total: `${j + 1}0.00`, currency: 'EUR' });
+    await domain.orders.create({ clientId: client.id, total: `${j + 1}0.00`, currency: 'EUR' });
 }
 
 const schema = createSchema();

@@ -56,7 +56,7 @@ hono.get('/clients/:id', async (c) => {
 hono.get('/clients', async (c) => {
   requireScope(await authenticate(c.req.raw), 'crm.clients.read');
   const q = validate(query, c.req.query());
-  const page = await domain.clients.list({}, rangeOf(q));
+  const page = await domain.clients.list({ range: rangeOf(q) });
   const text = JSON.stringify({ items: page.items, page: q.page, limit: q.limit, total: page.total });
   const etag = textTag(text);
   return c.body(text, 200, {

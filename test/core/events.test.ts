@@ -72,7 +72,7 @@ describe('outbox relay', () => {
   it('publishes committed events in commit order, once', async () => {
     const { seen, relay, domain } = setup();
     const client = await domain.clients.create({ name: 'Ada', email: 'ada@example.com' });
-    await domain.orders.create(client.id, { total: '1.00', currency: 'EUR' });
+    await domain.orders.create({ clientId: client.id, total: '1.00', currency: 'EUR' });
     await domain.messages.create({ chatbotId: 'b', visitorId: 'v', content: 'hi' });
     expect(await relay.flush()).toBe(4);
     expect(await relay.flush()).toBe(0);

@@ -15,9 +15,13 @@ describe('default ids', () => {
     const made = [];
     for (let n = 0; n < 20; n++)
       made.push(
-        (await switchboard.domain.orders.create(client.id, { total: `${n}.00`, currency: 'EUR' })).id,
+        (await switchboard.domain.orders.create({ clientId: client.id, total: `${n}.00`, currency: 'EUR' }))
+          .id,
       );
-    const listed = await switchboard.domain.orders.listByClient(client.id, {}, { offset: 0, limit: 50 });
+    const listed = await switchboard.domain.orders.list({
+      where: { clientId: client.id },
+      range: { offset: 0, limit: 50 },
+    });
     expect(listed.items.map((o) => o.id)).toEqual(made);
   });
 });

@@ -1,13 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  ClientCreateInput,
-  ClientPatchInput,
-  ClientReplaceInput,
-  OrderCreateInput,
-  SwitchboardError,
-  validate,
-} from '../../src/index.js';
+import { clients, orders, SwitchboardError, validate } from '../../src/index.js';
 import { ADMIN_KEY, type Demo, startDemo } from '../oauth/support.js';
 
 function failure(run: () => unknown): SwitchboardError {
@@ -22,7 +15,7 @@ function failure(run: () => unknown): SwitchboardError {
 
 describe('validation', () => {
   it('normalises a valid client: trims, lower-cases the e-mail', () => {
-    expect(validate(ClientCreateInput, { name: '  Ada ', email: ' ADA@Example.COM ' })).toEqual({
+    expect(validate(clients.createInput, { name: '  Ada ', email: ' ADA@Example.COM ' })).toEqual({
       name: 'Ada',
       email: 'ada@example.com',
     });
@@ -30,7 +23,7 @@ describe('validation', () => {
 
   it('lists every failing field with a machine-readable code', () => {
     const error = failure(() =>
-      validate(ClientCreateInput, { email: 'not-an-email', phone: 42, nickname: 'x' }),
+      validate(clients.createInput, { email: 'not-an-email', phone: 42, nickname: 'x' }),
     );
     expect(error.code).toBe('validation_failed');
     expect(error.status).toBe(422);
@@ -47,7 +40,7 @@ describe('validation', () => {
 
   it('refuses empty and over-long text', () => {
     const error = failure(() =>
-      validate(ClientCreateInput, { name: '   ', email: `${'a'.repeat(250)}@x.io` }),
+      validate(clients.createInput, { name: '   ', email: `${'a'.repeat(250)}@x.io` }),
     );
     expect(error.details.map((d) => [d.field, d.code])).toEqual([
       ['name', 'required'],
@@ -56,34 +49,37 @@ describe('validation', () => {
   });
 
   it('requires every field for a full replacement, null allowed where optional', () => {
-    const error = failure(() => validate(ClientReplaceInput, { name: 'Ada', email: 'ada@example.com' }));
+    const error = failure(() => validate(clients.replaceInput, { name: 'Ada', email: 'ada@example.com' }));
     expect(error.details.map((d) => d.field).sort()).toEqual(['city', 'phone']);
     expect(
-      validate(ClientReplaceInput, { name: 'Ada', email: 'a@b.io', phone: null, city: null }),
+      validate(clients.replaceInput, { name: 'Ada', email: 'a@b.io', phone: null, city: null }),
     ).toMatchObject({
       phone: null,
     });
   });
 
   it('refuses an empty patch and a null name', () => {
-    expect(failure(() => validate(ClientPatchInput, {})).details[0]).toMatchObject({ code: 'invalid' });
-    expect(failure(() => validate(ClientPatchInput, { name: null })).details[0]).toMatchObject({
+    expect(failure(() => validate(clients.patchInput, {})).details[0]).toMatchObject({ code: 'invalid' });
+    expect(failure(() => validate(clients.patchInput, { name: null })).details[0]).toMatchObject({
       field: 'name',
       code: 'invalid_type',
     });
   });
 
   it('accepts exact decimal money and ISO currency codes only', () => {
-    expect(validate(OrderCreateInput, { total: '129.90', currency: 'EUR' })).toEqual({
+    expect(validate(orders.createInput, { clientId: 'cli_1', total: '129.90', currency: 'EUR' })).toEqual({
+      clientId: 'cli_1',
       total: '129.90',
       currency: 'EUR',
     });
-    const error = failure(() => validate(OrderCreateInput, { total: '12.345', currency: 'euro' }));
+    const error = failure(() =>
+      validate(orders.createInput, { clientId: 'cli_1', total: '12.345', currency: 'euro' }),
+    );
     expect(error.details.map((d) => d.field)).toEqual(['total', 'currency']);
   });
 
   it('reports a body that is not an object', () => {
-    const error = failure(() => validate(ClientCreateInput, 'hello'));
+    const error = failure(() => validate(clients.createInput, 'hello'));
     expect(error.details).toEqual([
       { field: '', code: 'invalid_type', message: 'The body must be an object.' },
     ]);

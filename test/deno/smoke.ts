@@ -18,7 +18,7 @@ const onListen = (addr: { port: number }): void => {
 const server = Deno.serve({ port: 0, hostname: '127.0.0.1', onListen }, switchboard.fetch);
 const health = await fetch(`http://127.0.0.1:${port}/healthz`);
 const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
-const clients = await switchboard.domain.clients.list({}, { offset: 0, limit: 10 });
+const clients = await switchboard.domain.clients.list({ range: { offset: 0, limit: 10 } });
 console.log(
   JSON.stringify({
     health: { status: health.status, body: await health.json() },

@@ -119,8 +119,12 @@ beforeAll(async () => {
     clientIds.push(client.id);
     for (let j = 0; j < 2; j++) {
       clock.advance(1_000);
-      const order = await domain.orders.create(client.id, { total: `${i + 1}${j}.50`, currency: 'EUR' });
-      if (j === 1) await domain.orders.changeStatus(order.id, { status: 'paid' });
+      const order = await domain.orders.create({
+        clientId: client.id,
+        total: `${i + 1}${j}.50`,
+        currency: 'EUR',
+      });
+      if (j === 1) await domain.orders.update(order.id, { status: 'paid' });
     }
   }
 });

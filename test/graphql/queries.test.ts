@@ -35,10 +35,10 @@ describe('GraphQL queries and mutations over HTTP', () => {
     for (const n of [1, 2, 3]) {
       const client = await domain.clients.create({ name: `Client ${n}`, email: `c${n}@example.com` });
       ids.push(client.id);
-      await domain.orders.create(client.id, { total: `${n}0.00`, currency: 'EUR' });
+      await domain.orders.create({ clientId: client.id, total: `${n}0.00`, currency: 'EUR' });
     }
-    const paid = await domain.orders.create(ids[0]!, { total: '5.00', currency: 'EUR' });
-    await domain.orders.changeStatus(paid.id, { status: 'paid' });
+    const paid = await domain.orders.create({ clientId: ids[0]!, total: '5.00', currency: 'EUR' });
+    await domain.orders.update(paid.id, { status: 'paid' });
   });
   afterAll(() => server.close());
 
@@ -145,7 +145,11 @@ describe('GraphQL queries and mutations over HTTP', () => {
   });
 
   it('moves an order along its life cycle and refuses an illegal move as a conflict', async () => {
-    const order = await server.switchboard.domain.orders.create(ids[1]!, { total: '9.99', currency: 'EUR' });
+    const order = await server.switchboard.domain.orders.create({
+      clientId: ids[1]!,
+      total: '9.99',
+      currency: 'EUR',
+    });
     const paid = await server.gql(
       'mutation($id: ID!) { updateOrderStatus(id: $id, status: PAID) { status } }',
       { id: order.id },
@@ -219,8 +223,11 @@ describe('GraphQL queries and mutations over HTTP', () => {
     it("hides another user's orders and refuses creating clients on a user's behalf", async () => {
       const [own, other] = [ids[0]!, ids[1]!];
       const token = `user:${own}`;
-      const foreign = (await server.switchboard.domain.orders.listByClients([other]))[0]!;
-      const mine = (await server.switchboard.domain.orders.listByClients([own]))[0]!;
+      const firstOrderOf = async (clientId: string) =>
+        (await server.switchboard.domain.orders.list({ where: { clientId }, range: { offset: 0, limit: 1 } }))
+          .items[0]!;
+      const foreign = await firstOrderOf(other);
+      const mine = await firstOrderOf(own);
       const query = 'query($id: ID!) { order(id: $id) { id } }';
       expect((await server.gql(query, { id: foreign.id }, token)).body.data.order).toBeNull();
       expect((await server.gql(query, { id: mine.id }, token)).body.data.order).toEqual({ id: mine.id });

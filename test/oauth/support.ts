@@ -61,7 +61,11 @@ export async function startDemo(overrides: Partial<SwitchboardOptions> = {}): Pr
 
   const user = async (name: string, email: string, password: string) => {
     const client = await switchboard.domain.clients.create({ name, email });
-    const order = await switchboard.domain.orders.create(client.id, { total: '10.00', currency: 'EUR' });
+    const order = await switchboard.domain.orders.create({
+      clientId: client.id,
+      total: '10.00',
+      currency: 'EUR',
+    });
     passwords.set(email, { userId: client.id, passwordHash: await hash(password) });
     return { id: client.id, email, password, orderId: order.id };
   };

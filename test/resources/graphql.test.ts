@@ -26,8 +26,9 @@ describe('a host-declared resource over GraphQL', () => {
     });
     const client = await server.switchboard.domain.clients.create({ name: 'Ada', email: 'ada@example.com' });
     clientId = client.id;
-    orderId = (await server.switchboard.domain.orders.create(client.id, { total: '5.00', currency: 'EUR' }))
-      .id;
+    orderId = (
+      await server.switchboard.domain.orders.create({ clientId: client.id, total: '5.00', currency: 'EUR' })
+    ).id;
   });
   afterAll(() => server.close());
 
@@ -102,7 +103,8 @@ describe('a host-declared resource over GraphQL', () => {
       name: 'Grace',
       email: 'grace@example.com',
     });
-    const otherOrder = await server.switchboard.domain.orders.create(other.id, {
+    const otherOrder = await server.switchboard.domain.orders.create({
+      clientId: other.id,
       total: '1.00',
       currency: 'EUR',
     });
@@ -157,7 +159,7 @@ describe('Client.<plural> of a declared resource', () => {
       const { domain } = server.switchboard;
       for (const name of ['Ada', 'Grace', 'Alan']) {
         const client = await domain.clients.create({ name, email: `${name.toLowerCase()}@example.com` });
-        const order = await domain.orders.create(client.id, { total: '1.00', currency: 'EUR' });
+        const order = await domain.orders.create({ clientId: client.id, total: '1.00', currency: 'EUR' });
         for (let i = 1; i <= 2; i++)
           await domain.resources.return!.create({
             clientId: client.id,

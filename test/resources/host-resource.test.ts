@@ -71,7 +71,9 @@ describe.each([
     ({ server: receiver, received } = await startReceiver());
     const client = await switchboard.domain.clients.create({ name: 'Ada', email: 'ada@example.com' });
     clientId = client.id;
-    orderId = (await switchboard.domain.orders.create(client.id, { total: '20.00', currency: 'EUR' })).id;
+    orderId = (
+      await switchboard.domain.orders.create({ clientId: client.id, total: '20.00', currency: 'EUR' })
+    ).id;
     const endpoint = await call('/api/v1/webhook-endpoints', {
       method: 'POST',
       json: { url: `${receiver.url}/hooks`, eventTypes: ['return.*'] },
@@ -238,8 +240,16 @@ describe('a host-declared resource seen by a signed-in user', () => {
     });
     const ada = await switchboard.domain.clients.create({ name: 'Ada', email: 'ada@example.com' });
     const grace = await switchboard.domain.clients.create({ name: 'Grace', email: 'grace@example.com' });
-    const adaOrder = await switchboard.domain.orders.create(ada.id, { total: '1.00', currency: 'EUR' });
-    const graceOrder = await switchboard.domain.orders.create(grace.id, { total: '2.00', currency: 'EUR' });
+    const adaOrder = await switchboard.domain.orders.create({
+      clientId: ada.id,
+      total: '1.00',
+      currency: 'EUR',
+    });
+    const graceOrder = await switchboard.domain.orders.create({
+      clientId: grace.id,
+      total: '2.00',
+      currency: 'EUR',
+    });
     const service = switchboard.domain.resources.return!;
     const adas = await service.create({ clientId: ada.id, orderId: adaOrder.id, reason: 'a', quantity: 1 });
     const graces = await service.create({

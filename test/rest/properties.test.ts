@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ClientCreateInput, validate } from '../../src/index.js';
+import { clients as clientDeclaration, validate } from '../../src/index.js';
 import { createClient, type RestServer, startRestServer } from './support.js';
 
 let api: RestServer;
@@ -244,7 +244,12 @@ describe('any request', () => {
     const { items: clients } = await all('client');
     for (const client of clients) {
       const { name, email, phone, city } = client;
-      expect(validate(ClientCreateInput, { name, email, phone, city })).toEqual({ name, email, phone, city });
+      expect(validate(clientDeclaration.createInput, { name, email, phone, city })).toEqual({
+        name,
+        email,
+        phone,
+        city,
+      });
       const { items: orders } = await all('order', { clientId: client.id });
       for (const order of orders) expect(order.clientId).toBe(client.id);
     }

@@ -269,10 +269,10 @@ describe('many instances on one database', () => {
     expect(counts.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(123);
     expect(handled.size).toBe(123);
     expect([...handled.values()].every((times) => times === 1)).toBe(true);
-    const page = await createDomain({ storage }).messages.list(
-      { chatbotId: 'bot-multi' },
-      { offset: 0, limit: 500 },
-    );
+    const page = await createDomain({ storage }).messages.list({
+      where: { chatbotId: 'bot-multi' },
+      range: { offset: 0, limit: 500 },
+    });
     expect(page.total).toBe(120);
     expect(new Set(page.items.map((m) => m.id))).toEqual(new Set(created));
   });

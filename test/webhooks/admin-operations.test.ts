@@ -145,8 +145,12 @@ describe('webhook endpoint health and the delivery log', () => {
 
     switchboard.start();
     const client = await switchboard.domain.clients.create({ name: 'Ada', email: 'ada@example.com' });
-    const order = await switchboard.domain.orders.create(client.id, { total: '12.50', currency: 'EUR' });
-    await switchboard.domain.orders.changeStatus(order.id, { status: 'paid' });
+    const order = await switchboard.domain.orders.create({
+      clientId: client.id,
+      total: '12.50',
+      currency: 'EUR',
+    });
+    await switchboard.domain.orders.update(order.id, { status: 'paid' });
     await expect.poll(async () => (await health()).failed, { timeout: 5000 }).toBe(1);
 
     const body = await health();
@@ -273,8 +277,12 @@ describe('webhook event catalogue', () => {
 
     switchboard.start();
     const client = await switchboard.domain.clients.create({ name: 'Ada', email: 'ada@example.com' });
-    const order = await switchboard.domain.orders.create(client.id, { total: '12.50', currency: 'EUR' });
-    await switchboard.domain.orders.changeStatus(order.id, { status: 'paid' });
+    const order = await switchboard.domain.orders.create({
+      clientId: client.id,
+      total: '12.50',
+      currency: 'EUR',
+    });
+    await switchboard.domain.orders.update(order.id, { status: 'paid' });
     await expect.poll(() => receiver.events.length, { timeout: 5000 }).toBe(2);
     const real = receiver.events.find((e) => e.type === 'order.paid')!.payload.data;
     expect(shape(catalogue.examples['order.paid'])).toEqual(shape(real));

@@ -57,7 +57,11 @@ describe('webhook admin routes and the assembled switchboard', () => {
     switchboard.start();
     try {
       const client = await switchboard.domain.clients.create({ name: 'Ada', email: 'ada@example.com' });
-      const order = await switchboard.domain.orders.create(client.id, { total: '12.50', currency: 'EUR' });
+      const order = await switchboard.domain.orders.create({
+        clientId: client.id,
+        total: '12.50',
+        currency: 'EUR',
+      });
       await expect.poll(() => received.length, { timeout: 5000 }).toBe(1);
       expect(received[0]).toMatchObject({
         type: 'order.created',
@@ -229,7 +233,7 @@ describe('webhook admin routes and the assembled switchboard', () => {
     switchboard.start();
     try {
       const client = await switchboard.domain.clients.create({ name: 'Bo', email: 'bo@example.com' });
-      await switchboard.domain.orders.create(client.id, { total: '1.00', currency: 'EUR' });
+      await switchboard.domain.orders.create({ clientId: client.id, total: '1.00', currency: 'EUR' });
       await expect
         .poll(() => types.sort(), { timeout: 5000 })
         .toEqual(['order.created', 'webhook_endpoint.disabled']);

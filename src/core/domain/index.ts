@@ -1,25 +1,42 @@
-import { CORE_RESOURCES } from '../resources/built-ins/index.js';
+import { CORE_RESOURCES, clients, conversations, messages, orders } from '../resources/built-ins/index.js';
 import type { Resource } from '../resources/define.js';
 import { ownerPaths } from '../resources/ownership.js';
 import { type InternalService, type ResourceService, resourceService } from '../resources/service.js';
 import { type Clock, type IdGenerator, sortableIds, systemClock } from '../runtime.js';
 import type { Storage } from '../storage/index.js';
-import { type ClientService, clientService } from './clients.js';
-import { type MessageService, messageService } from './messages.js';
-import { type OrderService, orderService } from './orders.js';
+import { type TypedService, typedService } from './typed-service.js';
 
-export type { ClientService } from './clients.js';
 export type { CreateOptions, WriteOptions } from './context.js';
-export type { MessageService } from './messages.js';
-export type { OrderService } from './orders.js';
+export type {
+  CreateOf,
+  ListQueryOf,
+  PatchOf,
+  RecordOf,
+  ReplaceOf,
+  TypedService,
+} from './typed-service.js';
 
-/** The business operations every interface calls: validated, transactional, each publishing its event. */
+/**
+ * The business operations every interface calls: validated, transactional, each publishing its event.
+ * Every resource has one service with the same methods; the always-served ones have a typed shortcut,
+ * and `of(declaration)` types any other (a host's, or bookings) the same way.
+ */
 export interface Domain {
-  readonly clients: ClientService;
-  readonly orders: OrderService;
-  readonly messages: MessageService;
-  /** The service of every resource, built-in and declared, by name (`domain.resources.return`). */
+  readonly clients: TypedService<typeof clients>;
+  readonly orders: TypedService<typeof orders>;
+  readonly conversations: TypedService<typeof conversations>;
+  readonly messages: TypedService<typeof messages>;
+  /** The service of every resource, built-in and declared, by name (`domain.resources.return`), untyped. */
   readonly resources: Readonly<Record<string, ResourceService>>;
+  /**
+   * The service of a served resource, typed from its declaration; throws when the domain does not
+   * serve that declaration.
+   *
+   * @example
+   * const returns = domain.of(returnsResource);
+   * await returns.create({ clientId, orderId, reason: 'Too small' });
+   */
+  of<R extends Resource>(resource: R): TypedService<R>;
 }
 
 /** Options of {@link createDomain}: the storage, plus the clock and ids (default: system time, sortable). */
@@ -56,10 +73,17 @@ export function createDomain(options: DomainOptions): Domain {
     registry.set(resource.name, resourceService(ctx, resource, registry, owners.get(resource.name)));
   }
   const resources: Record<string, ResourceService> = Object.fromEntries(registry);
+  const of = <R extends Resource>(resource: R): TypedService<R> => {
+    const service = registry.get(resource.name);
+    if (!service) throw new Error(`No resource named "${resource.name}" is served.`);
+    return typedService(service, resource);
+  };
   return {
-    clients: clientService(resources.client!),
-    orders: orderService(resources.order!, resources.client!),
-    messages: messageService(resources.message!),
+    clients: of(clients),
+    orders: of(orders),
+    conversations: of(conversations),
+    messages: of(messages),
     resources,
+    of,
   };
 }

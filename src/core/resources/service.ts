@@ -19,9 +19,8 @@ import {
 } from '../domain/context.js';
 import { SwitchboardError } from '../errors.js';
 import type { DomainEvent } from '../events.js';
-import type { Page } from '../records.js';
 import { isoAt } from '../runtime.js';
-import type { Range, ResourceQuery, ResourceRecord, Stores } from '../storage/index.js';
+import type { Page, Range, ResourceQuery, ResourceRecord, Stores } from '../storage/index.js';
 import { validate } from '../validation.js';
 import type { Resource } from './define.js';
 import type { Related } from './input.js';

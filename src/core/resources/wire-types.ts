@@ -147,3 +147,34 @@ export type WireSort<D extends DeclaredShape> =
   | Keys<D['sort']> extends infer K extends string
   ? K | `-${K}`
   : never;
+
+type SearchedFields<D extends DeclaredShape> = D extends { search: infer S extends object }
+  ? S[keyof S] & string
+  : never;
+
+type MatchValue<D extends DeclaredShape, K extends string> = K extends keyof D['fields']
+  ? Exclude<z.output<D['fields'][K]>, undefined | null>
+  : K extends keyof LifecycleOf<D>
+    ? LifecycleOf<D>[K]
+    : string;
+
+/** What one field of a list's `where` may be: the value, `null`, several texts, or part of a text. */
+type MatchOf<V> = V | null | ([V] extends [string] ? readonly V[] | { readonly contains: string } : never);
+
+/**
+ * The conditions a service's list takes, by stored field: the declared filters, relations, groups,
+ * the life-cycle field, the searched text fields (`{ contains }`) and `id`. Values are matched as
+ * stored (an e-mail lower-cased), not read as query parameters are.
+ */
+export type ListWhere<D extends DeclaredShape> = {
+  readonly [K in
+    | Keys<D['filters']>
+    | Keys<D['relations']>
+    | Keys<D['groupedBy']>
+    | SearchedFields<D>
+    | (D extends { lifecycle: { field: infer F extends string } } ? F : never)
+    | 'id']?: MatchOf<MatchValue<D, K>>;
+};
+
+/** The fields a list may sort on: the creation time and the declared sort keys. */
+export type SortField<D extends DeclaredShape> = Exclude<WireSort<D>, `-${string}`>;

@@ -29,8 +29,8 @@ export type {
   TokenEndpointAuthMethod,
 } from './oauth.js';
 export type { ClaimOptions, OutboxStore } from './outbox.js';
+export type { Page, Range } from './page.js';
 export type { RateDecision, RateLimitStore, RateRule } from './rate-limits.js';
-export type { ClientFilter, MessageFilter, OrderFilter, Range } from './records.js';
 export type {
   ResourceLayout,
   ResourceMatch,

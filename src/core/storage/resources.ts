@@ -1,5 +1,4 @@
-import type { Page } from '../records.js';
-import type { Range } from './records.js';
+import type { Page, Range } from './page.js';
 
 /** A record of a declared resource (src/core/resources): its fields, with the columns every record has. */
 export interface ResourceRecord {

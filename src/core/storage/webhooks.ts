@@ -5,8 +5,7 @@
  * `INSERT … ON CONFLICT (event_id, endpoint_id) DO NOTHING`. Times are ISO-8601 UTC strings like every
  * record; `now` arguments are epoch milliseconds like the outbox's.
  */
-import type { Page } from '../records.js';
-import type { Range } from './records.js';
+import type { Page, Range } from './page.js';
 
 /**
  * A signing secret. Stored as given: HMAC signing needs the secret itself, so it cannot be hashed like

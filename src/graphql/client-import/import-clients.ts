@@ -4,18 +4,18 @@
  * emits its event), rows that fail reported by line rather than failing the file.
  */
 import { isSwitchboardError } from '../../core/errors.js';
-import type { Client } from '../../core/records.js';
+import type { ResourceRecord } from '../../core/storage/index.js';
 import type { GraphQLContext } from '../context.js';
 import type { Upload } from '../upload.js';
 import { readCsvRows } from './csv.js';
 
 export interface ImportResult {
-  readonly created: Client[];
+  readonly created: ResourceRecord[];
   readonly rejected: { line: number; code: string; message: string }[];
 }
 
 export async function importClients(file: Upload, ctx: GraphQLContext): Promise<ImportResult> {
-  const created: Client[] = [];
+  const created: ResourceRecord[] = [];
   const rejected: { line: number; code: string; message: string }[] = [];
   const clients = ctx.domain.resources.client!.for(ctx.principal);
   let line = 1;
@@ -23,7 +23,7 @@ export async function importClients(file: Upload, ctx: GraphQLContext): Promise<
     for await (const row of readCsvRows(file.stream(), { maxRows: ctx.limits.maxImportRows })) {
       line = row.line;
       try {
-        created.push((await clients.create(row.fields)) as unknown as Client);
+        created.push(await clients.create(row.fields));
       } catch (error) {
         if (!isSwitchboardError(error)) throw error;
         rejected.push({ line: row.line, code: error.code, message: error.message });

@@ -44,7 +44,7 @@ export async function seedBenchData(domain: Domain): Promise<void> {
       });
     if (!client) return;
     for (let j = 1; j <= 3; j++) {
-      await domain.orders.create(client.id, { total: `${j}9.90`, currency: 'EUR' });
+      await domain.orders.create({ clientId: client.id, total: `${j}9.90`, currency: 'EUR' });
     }
   }
 }

@@ -28,7 +28,7 @@ function keep(client: Client): void {
   emails.add(client.email);
 }
 
-// Mirrors ClientCreateInput in src/core/validation.ts.
+// Mirrors the client declaration's create input (src/core/resources/built-ins/clients.ts).
 const text = (max: number) => z.string().trim().min(1).max(max);
 const createInput = z.strictObject({
   name: text(200),

@@ -1,7 +1,17 @@
 import { z } from 'zod';
-import { ORDER_STATUSES, ORDER_TRANSITIONS, type OrderStatus } from '../../records.js';
 import { defineResource } from '../define.js';
 import { amount, currency } from './fields.js';
+
+/** Which status may follow which: `cancelled` and `refunded` are final. */
+const states = {
+  pending: { to: ['paid', 'cancelled'] },
+  paid: { to: ['shipped', 'refunded'] },
+  shipped: { to: ['delivered', 'refunded'] },
+  delivered: { to: ['refunded'] },
+  cancelled: { to: [] },
+  refunded: { to: [] },
+} as const;
+type Status = keyof typeof states;
 
 const time = z.string().meta({ format: 'date-time', description: 'ISO-8601 UTC time' });
 
@@ -9,7 +19,7 @@ const time = z.string().meta({ format: 'date-time', description: 'ISO-8601 UTC t
  * An amount of money, `{ amount, currency }`: how `/api/v2` gives an order's `total`. Its title names
  * the shape where an interface needs a name (GraphQL's `Money`, `Order.totalMoney`).
  */
-export const MoneySchema = z
+const MoneySchema = z
   .object({
     amount: amount.meta({ description: 'Exact decimal amount as text', example: '129.90' }),
     currency: currency.meta({ description: 'ISO 4217 code', example: 'EUR' }),
@@ -36,10 +46,7 @@ export const orders = defineResource({
   lifecycle: {
     field: 'status',
     initial: 'pending',
-    states: Object.fromEntries(ORDER_STATUSES.map((s) => [s, { to: ORDER_TRANSITIONS[s] }])) as Record<
-      OrderStatus,
-      { to: readonly OrderStatus[] }
-    >,
+    states,
   },
   changes: { replace: false, delete: false },
   scopes: {
@@ -59,7 +66,7 @@ export const orders = defineResource({
         .object({
           id: z.string(),
           clientId: z.string(),
-          status: z.enum(ORDER_STATUSES as [OrderStatus, ...OrderStatus[]]),
+          status: z.enum(Object.keys(states) as [Status, ...Status[]]),
           total: MoneySchema,
           createdAt: time,
           updatedAt: time,
