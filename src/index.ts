@@ -84,6 +84,7 @@ export {
   silentLogger,
   sortableIds,
   systemClock,
+  type Timers,
 } from './core/runtime.js';
 export type * from './core/storage/index.js';
 export {

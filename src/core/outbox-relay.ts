@@ -1,9 +1,10 @@
 import { SpanKind, trace } from '@opentelemetry/api';
 import type { EventBus } from './event-bus.js';
 import type { DomainEvent } from './events.js';
-import { type Clock, type Logger, silentLogger, systemClock } from './runtime.js';
+import { type Clock, type Logger, silentLogger, systemClock, systemTimers, type Timers } from './runtime.js';
 import type { Storage } from './storage/index.js';
 import { contextOfTraceparent, createTelemetry, inSpan, type Telemetry } from './telemetry/index.js';
+import { createWorkerLoop } from './worker-loop.js';
 
 /**
  * A durable consumer of committed events (e.g. webhook fan-out), given a batch of them, oldest first, so
@@ -17,6 +18,8 @@ export interface OutboxRelayOptions {
   readonly storage: Storage;
   readonly bus: EventBus;
   readonly clock?: Clock;
+  /** The timers its background loop waits on (default the runtime's). */
+  readonly timers?: Timers;
   readonly logger?: Logger;
   readonly batchSize?: number;
   /** How long a claimed event is ours before another relay may retry it (default 30 s). */
@@ -31,11 +34,17 @@ export interface OutboxRelayOptions {
  * (or this one after a restart) takes the event again when its lease ends.
  */
 export interface OutboxRelay {
-  /** Relays everything pending now; resolves with how many events went out. */
+  /**
+   * Relays everything pending now; resolves with how many events went out. Stops at an event a handler
+   * refused (it keeps its lease, and is handed out again, alone, when the lease ends).
+   */
   flush(): Promise<number>;
   /** Schedules a flush soon; cheap to call after every write. */
   kick(): void;
-  /** Also polls every `intervalMs`, to pick up events of crashed relays and other instances. */
+  /**
+   * Also polls every `intervalMs`, to pick up events of crashed relays and other instances; after
+   * failures the wait doubles, up to 30 s.
+   */
   start(options?: { intervalMs?: number }): void;
   /** Stops polling and waits for the flush in progress. */
   stop(): Promise<void>;
@@ -44,21 +53,17 @@ export interface OutboxRelay {
 }
 
 /**
- * Creates an {@link OutboxRelay}. Call `start` to poll and `kick` after each write; `createSwitchboard`
- * does both.
+ * Creates an {@link OutboxRelay}: a worker loop over the outbox, one batch at a time. Call `start` to
+ * poll and `kick` after each write; `createSwitchboard` does both.
  */
 export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   const { storage, bus } = options;
   const clock = options.clock ?? systemClock;
+  const timers = options.timers ?? systemTimers;
   const logger = options.logger ?? silentLogger;
-  const batchSize = options.batchSize ?? 100;
   const leaseMs = options.leaseMs ?? 30_000;
   const { tracer } = options.telemetry ?? createTelemetry();
   const handlers = new Set<OutboxHandler>();
-  let running: Promise<number> | null = null;
-  let again = false;
-  let kicked = false;
-  let timer: ReturnType<typeof setInterval> | undefined;
 
   async function handle(events: readonly DomainEvent[]): Promise<boolean> {
     try {
@@ -81,22 +86,12 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     return done;
   }
 
-  async function drain(): Promise<number> {
-    let total = 0;
-    for (;;) {
-      const events = await storage.outbox.claim({ now: clock.now(), limit: batchSize, leaseMs });
-      if (events.length === 0) return total;
-      const relayed = await relay(events);
-      total += relayed.length;
-      if (relayed.length < events.length) return total;
-    }
-  }
-
   /**
    * One batch, in a span linked to the trace of each event; an event that came with a trace also gets
-   * a span in that trace, so the request's trace shows its event leaving the outbox.
+   * a span in that trace, so the request's trace shows its event leaving the outbox. Resolves with how
+   * many were relayed: the others keep their lease and are handed out again when it ends.
    */
-  function relay(events: readonly DomainEvent[]): Promise<DomainEvent[]> {
+  function relay(events: readonly DomainEvent[]): Promise<number> {
     const traced = events.filter((e) => e.traceparent);
     const links = traced.map((e) => ({
       context: trace.getSpanContext(contextOfTraceparent(e.traceparent))!,
@@ -119,54 +114,45 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
         // Published together: a bus that stores events (PostgreSQL) writes them in one statement.
         await Promise.all(relayed.map((event) => bus.publish(event)));
         await storage.outbox.markRelayed(relayed.map((e) => e.id));
-        return relayed;
+        return relayed.length;
       } finally {
         for (const span of each) span.end();
       }
     });
   }
 
-  function flush(): Promise<number> {
-    if (running) {
-      again = true;
-      return running;
-    }
-    running = (async () => {
-      let total = 0;
-      try {
-        do {
-          again = false;
-          total += await drain();
-        } while (again);
-      } finally {
-        running = null;
-      }
-      return total;
-    })();
-    return running;
-  }
+  const loop = createWorkerLoop<DomainEvent>({
+    name: 'outbox relay',
+    // One batch in flight: the events go out in commit order.
+    capacity: options.batchSize ?? 100,
+    claim: (limit) => storage.outbox.claim({ now: clock.now(), limit, leaseMs }),
+    process: relay,
+    timers,
+    logger,
+  });
 
-  const flushLogged = (): void => {
-    flush().catch((error) => logger.log('error', 'outbox relay failed', { error: String(error) }));
+  // A relay that was never started still relays soon after a kick (a host that only kicks and flushes).
+  let kicked = false;
+  const drainSoon = (): void => {
+    if (kicked) return;
+    kicked = true;
+    timers.setTimeout(() => {
+      kicked = false;
+      loop.drain().catch((error) => logger.log('error', 'outbox relay failed', { error: String(error) }));
+    }, 0);
   };
+  let started = false;
 
   return {
-    flush,
-    kick() {
-      if (kicked) return;
-      kicked = true;
-      setTimeout(() => {
-        kicked = false;
-        flushLogged();
-      }, 0);
-    },
-    start({ intervalMs = 1_000 } = {}) {
-      if (timer === undefined) timer = setInterval(flushLogged, intervalMs);
+    flush: () => loop.drain(),
+    kick: () => (started ? loop.notify() : drainSoon()),
+    start({ intervalMs } = {}) {
+      started = true;
+      loop.start(intervalMs === undefined ? {} : { idleMs: intervalMs });
     },
     async stop() {
-      clearInterval(timer);
-      timer = undefined;
-      await running?.catch(() => {});
+      started = false;
+      await loop.stop();
     },
     use(handler) {
       handlers.add(handler);

@@ -22,6 +22,21 @@ export interface Logger {
 /** The real clock: `Date.now()`. */
 export const systemClock: Clock = { now: () => Date.now() };
 
+/**
+ * One-shot timers, injected beside the clock so that background loops can be driven without the
+ * runtime's own (a handle is whatever `setTimeout` returns, given back to `clearTimeout`).
+ */
+export interface Timers {
+  setTimeout(callback: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+/** The runtime's `setTimeout` and `clearTimeout`, looked up when called. */
+export const systemTimers: Timers = {
+  setTimeout: (callback, ms) => setTimeout(callback, ms),
+  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+};
+
 /** Random ids: a prefix and 128 bits from `crypto.randomUUID`, e.g. `cli_6f1c…`. */
 export const randomIds: IdGenerator = (prefix) => `${prefix}_${crypto.randomUUID().replaceAll('-', '')}`;
 

@@ -1,4 +1,4 @@
-import type { Clock, IdGenerator, Logger } from '../core/runtime.js';
+import type { Clock, IdGenerator, Logger, Timers } from '../core/runtime.js';
 import type { Storage } from '../core/storage/index.js';
 import type { Telemetry } from '../core/telemetry/index.js';
 import type { OutboundPolicy } from './outbound.js';
@@ -7,6 +7,8 @@ import type { OutboundPolicy } from './outbound.js';
 export interface WebhookDispatcherOptions {
   readonly storage: Storage;
   readonly clock?: Clock;
+  /** The timers its background loop waits on (default the runtime's). */
+  readonly timers?: Timers;
   readonly ids?: IdGenerator;
   readonly logger?: Logger;
   /**

@@ -2,6 +2,7 @@ import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { isoAt, silentLogger, sortableIds, systemClock } from '../core/runtime.js';
 import type { WebhookDeliveryRecord, WebhookEndpointRecord } from '../core/storage/index.js';
 import { contextOfTraceparent, createTelemetry, inSpan, traceparentOf } from '../core/telemetry/index.js';
+import { createWorkerLoop } from '../core/worker-loop.js';
 import { decide } from './decide.js';
 import type { WebhookDispatcherOptions } from './dispatcher-options.js';
 import { createEndpointLimits } from './endpoint-limits.js';
@@ -12,14 +13,23 @@ import { retrySchedule } from './schedule.js';
 import { type AttemptResult, sendAttempt } from './send.js';
 import { signWebhook } from './sign.js';
 
-/** Sends due deliveries: claims them with a lease, signs, posts, and writes the outcome to storage. */
+/**
+ * Sends due deliveries: claims them with a lease, signs, posts, and writes the outcome to storage. It
+ * runs on the worker loop every durable queue runs on (`core/worker-loop.ts`), one delivery per place.
+ */
 export interface WebhookDispatcher {
   readonly workerId: string;
-  /** Delivers everything due now (and what falls due meanwhile); resolves with the attempts made. */
+  /**
+   * Delivers everything due now (and what falls due meanwhile); resolves with the deliveries it
+   * finished with (sent, or due later, or dead without an attempt). Stops claiming after a failure.
+   */
   runOnce(): Promise<number>;
   /** Looks for due deliveries soon, if started; cheap to call after every fan-out. */
   kick(): void;
-  /** Polls every `pollIntervalMs` until stopped. */
+  /**
+   * Works in the background until stopped: claims as deliveries end, and polls every `pollIntervalMs`;
+   * after failures (the storage refusing to claim) the wait doubles, up to 30 s.
+   */
   start(): void;
   /**
    * Stops claiming, lets attempts in flight finish for up to `graceMs` (default: the attempt timeout),
@@ -56,78 +66,93 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   if (maxPerSecond !== undefined && !(maxPerSecond > 0))
     throw new RangeError(`Webhook maxPerSecond must be above 0 (got ${maxPerSecond}).`);
   const leaseMs = options.leaseMs ?? timeoutMs + 60_000;
-  const disableAfterMs = options.disableAfterMs ?? 5 * 24 * 3_600_000;
   const random = options.random ?? Math.random;
   const telemetry = options.telemetry ?? createTelemetry();
   const writeOutcome = createOutcomeWriter({
     storage,
+    clock,
     ids,
     logger,
     workerId: workerIdOf,
-    disableAfterMs,
+    disableAfterMs: options.disableAfterMs ?? 5 * 24 * 3_600_000,
     ...(options.onCommit ? { onCommit: options.onCommit } : {}),
   });
+  const stopPosts = (): void => poster.stop();
   const limits =
     options.adaptiveConcurrency === false
       ? undefined
       : createEndpointLimits({ initial: maxPerEndpoint, max: Math.floor((concurrency * 3) / 4) });
-  // Stopping is a flag, and an AbortController per attempt in flight made by the attempt: workerd builds
-  // before September 2026 refuse one in a module's global scope, where the switchboard (and so this
-  // dispatcher) is often made, and tie it to the request that made it, while a Worker's dispatcher
-  // works after many.
-  let stopped = false;
-  const attempting = new Set<AbortController>();
-  const inFlight = new Map<string, Promise<void>>();
-  let filling: Promise<number> | null = null;
-  let timer: ReturnType<typeof setInterval> | undefined;
-  let kicked = false;
-  /** A slot freed while a claim was under way: claim again when it ends. */
-  let refill = false;
 
-  async function deliver(
-    delivery: WebhookDeliveryRecord,
-    endpointOf: Promise<WebhookEndpointRecord | null>,
-  ): Promise<void> {
-    const lease = { workerId: workerIdOf(), attempts: delivery.attempts };
-    const endpoint = await endpointOf;
-    const now = clock.now();
-    if (!endpoint?.enabled) {
-      limits?.forget(delivery.endpointId);
-      await storage.webhooks.deliveries.finish(delivery.id, lease, {
-        status: 'dead',
-        attempts: delivery.attempts,
-        nextAttemptAt: null,
-        lastStatusCode: null,
-        lastError: endpoint ? 'The endpoint is disabled.' : 'The endpoint was deleted.',
-        at: isoAt(now),
-      });
-      return;
-    }
-    if (maxPerSecond !== undefined) {
-      // The receiver's own pace: over it, the delivery waits for its turn and spends no attempt.
-      const turn = await storage.rateLimits.take(
-        `webhook:${endpoint.id}`,
-        // Evenly spaced, no burst: never more than maxPerSecond in any second.
-        { limit: 1, windowMs: 1000 / maxPerSecond },
-        1,
-        now,
-      );
-      if (!turn.allowed) {
-        await storage.webhooks.deliveries.finish(delivery.id, lease, {
-          status: 'pending',
-          attempts: delivery.attempts,
-          nextAttemptAt: isoAt(now + Math.max(1, turn.retryAfterMs)),
-          lastStatusCode: delivery.lastStatusCode,
-          lastError: delivery.lastError,
-          at: isoAt(now),
-        });
-        return;
+  /** Claims due deliveries, with one lookup per endpoint per claim shared by its deliveries. */
+  async function claim(limit: number): Promise<Claimed[]> {
+    const claimed = await storage.webhooks.deliveries.claimDue({
+      now: clock.now(),
+      limit,
+      leaseMs,
+      workerId: workerIdOf(),
+      maxPerEndpoint,
+      ...(limits ? { endpointLimits: limits.caps() } : {}),
+    });
+    const endpoints = new Map<string, Promise<WebhookEndpointRecord | null>>();
+    return claimed.map((delivery) => {
+      let endpoint = endpoints.get(delivery.endpointId);
+      if (!endpoint) {
+        endpoint = storage.webhooks.endpoints.get(delivery.endpointId);
+        endpoints.set(delivery.endpointId, endpoint);
       }
+      return { delivery, endpoint };
+    });
+  }
+
+  /** One claimed delivery: acknowledged with its outcome, or handed back when stopped mid-attempt. */
+  async function deliver(claimed: readonly Claimed[], signal: AbortSignal): Promise<number> {
+    const { delivery, endpoint: endpointOf } = claimed[0]!;
+    try {
+      const endpoint = await endpointOf;
+      if (!endpoint?.enabled) {
+        limits?.forget(delivery.endpointId);
+        const reason = endpoint ? 'The endpoint is disabled.' : 'The endpoint was deleted.';
+        await writeOutcome({ kind: 'dropped', delivery, reason });
+        return 1;
+      }
+      if (maxPerSecond !== undefined) {
+        const now = clock.now();
+        // The receiver's own pace: over it, the delivery waits for its turn and spends no attempt.
+        const turn = await storage.rateLimits.take(
+          `webhook:${endpoint.id}`,
+          // Evenly spaced, no burst: never more than maxPerSecond in any second.
+          { limit: 1, windowMs: 1000 / maxPerSecond },
+          1,
+          now,
+        );
+        if (!turn.allowed) {
+          const nextAttemptAt = now + Math.max(1, turn.retryAfterMs);
+          await writeOutcome({ kind: 'deferred', delivery, nextAttemptAt });
+          return 1;
+        }
+      }
+      await attemptInSpan(delivery, endpoint, signal);
+      return 1;
+    } catch (error) {
+      logger.log('error', 'webhook delivery failed unexpectedly; its lease will expire', {
+        deliveryId: delivery.id,
+        error: String(error),
+      });
+      return 0;
     }
-    // One span per attempt, in the trace of the request that caused the event; the outcome is
-    // written (and logged) inside it, so the log line carries the trace id.
+  }
+
+  /**
+   * One span per attempt, in the trace of the request that caused the event; the outcome is written
+   * (and logged) inside it, so the log line carries the trace id.
+   */
+  function attemptInSpan(
+    delivery: WebhookDeliveryRecord,
+    endpoint: WebhookEndpointRecord,
+    signal: AbortSignal,
+  ): Promise<void> {
     const spanOptions = { kind: SpanKind.CLIENT, parent: contextOfTraceparent(delivery.traceparent) };
-    await inSpan(telemetry.tracer, 'switchboard.webhook.attempt', spanOptions, async (span) => {
+    return inSpan(telemetry.tracer, 'switchboard.webhook.attempt', spanOptions, async (span) => {
       // Described only when it records: no URL parsed, nothing built for a span no one sees.
       if (span.isRecording())
         span.setAttributes({
@@ -139,6 +164,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
           'switchboard.webhook.event_type': delivery.eventType,
           'switchboard.webhook.attempt': delivery.attempts + 1,
         });
+      const now = clock.now();
       const startedAt = isoAt(now);
       const { refused, address } = await checkDestination(endpoint.url, outbound);
       const result: AttemptResult = refused
@@ -151,12 +177,13 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
             retryAfterMs: null,
             requestHeaders: null,
           }
-        : await attempt(endpoint, delivery, now, address, traceparentOf(span, delivery.traceparent));
+        : await attempt(endpoint, delivery, now, address, traceparentOf(span, delivery.traceparent), signal);
       if (result.statusCode !== null) span.setAttribute('http.response.status_code', result.statusCode);
       if (!result.ok)
         span.setStatus({ code: SpanStatusCode.ERROR, message: result.error ?? `HTTP ${result.statusCode}` });
       if (!refused) limits?.observe(endpoint.id, result);
-      if (stopped && result.statusCode === null && !refused) {
+      if (signal.aborted && result.statusCode === null && !refused) {
+        // Stopped mid-attempt: handed back, so another worker sends it at once.
         await storage.webhooks.deliveries.release(delivery.id, workerIdOf());
         return;
       }
@@ -171,6 +198,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     now: number,
     address: string | undefined,
     traceparent: string | undefined,
+    signal: AbortSignal,
   ): Promise<AttemptResult> {
     const nowIso = isoAt(now);
     const secrets = endpoint.secrets
@@ -186,23 +214,19 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     headers['user-agent'] = 'switchboard-webhooks/1';
     // The receiver joins the trace of the request that caused the event (W3C Trace Context).
     if (traceparent) headers.traceparent = traceparent;
-    const stopping = new AbortController();
-    attempting.add(stopping);
-    try {
-      return await sendAttempt({
-        url: endpoint.url,
-        address,
-        headers,
-        body: delivery.payload,
-        poster,
-        timeoutMs,
-        signal: stopping.signal,
-        burstRetries: options.burstRetries ?? 2,
-        now: () => clock.now(),
-      });
-    } finally {
-      attempting.delete(stopping);
-    }
+    // The loop aborts an attempt still in flight when its grace after `stop` has run out.
+    signal.addEventListener('abort', stopPosts, { once: true });
+    return sendAttempt({
+      url: endpoint.url,
+      address,
+      headers,
+      body: delivery.payload,
+      poster,
+      timeoutMs,
+      signal,
+      burstRetries: options.burstRetries ?? 2,
+      now: () => clock.now(),
+    });
   }
 
   async function record(
@@ -223,13 +247,12 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
           maxRetryAfterMs: options.maxRetryAfterMs ?? 10 * 3_600_000,
         });
     const { recorded } = await writeOutcome({
+      kind: 'attempted',
       delivery,
       endpoint,
       result,
       decision,
       startedAt: context.startedAt,
-      now,
-      at: isoAt(now),
     });
     if (!recorded) {
       logger.log('warn', 'webhook lease lost before the attempt was recorded', { deliveryId: delivery.id });
@@ -252,112 +275,39 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     });
   }
 
-  function launch(delivery: WebhookDeliveryRecord, endpoint: Promise<WebhookEndpointRecord | null>): void {
-    const run = deliver(delivery, endpoint)
-      .catch((error) => {
-        logger.log('error', 'webhook delivery failed unexpectedly; its lease will expire', {
-          deliveryId: delivery.id,
-          error: String(error),
-        });
-      })
-      .finally(() => {
-        inFlight.delete(delivery.id);
-        if (timer !== undefined) kick();
-      });
-    inFlight.set(delivery.id, run);
-  }
-
-  /** Claims as many due deliveries as there are free slots and starts them; one claim at a time. */
-  function fill(): Promise<number> {
-    if (filling) {
-      refill = true;
-      return filling;
-    }
-    const free = concurrency - inFlight.size;
-    if (free <= 0 || stopped) return Promise.resolve(0);
-    // `.finally` runs after this assignment, so a claim that settles at once cannot leave `filling` stuck.
-    const claiming = claimAndLaunch(free).finally(() => {
-      filling = null;
-      if (refill) {
-        refill = false;
-        kick();
-      }
-    });
-    filling = claiming;
-    return claiming;
-  }
-
-  async function claimAndLaunch(limit: number): Promise<number> {
-    const claimed = await storage.webhooks.deliveries.claimDue({
-      now: clock.now(),
-      limit,
-      leaseMs,
-      workerId: workerIdOf(),
-      maxPerEndpoint,
-      ...(limits ? { endpointLimits: limits.caps() } : {}),
-    });
-    // One lookup per endpoint per claim, shared by its deliveries.
-    const endpoints = new Map<string, Promise<WebhookEndpointRecord | null>>();
-    for (const delivery of claimed) {
-      let endpoint = endpoints.get(delivery.endpointId);
-      if (!endpoint) {
-        endpoint = storage.webhooks.endpoints.get(delivery.endpointId);
-        endpoints.set(delivery.endpointId, endpoint);
-      }
-      launch(delivery, endpoint);
-    }
-    return claimed.length;
-  }
-
-  function kick(): void {
-    // Only a started dispatcher works in the background; `runOnce` is the manual way.
-    if (kicked || timer === undefined) return;
-    kicked = true;
-    // A microtask, not a timer: a freed slot is claimed again at once (a timer waits ≥ 1 ms per round),
-    // and finishes in the same turn still share one claim.
-    queueMicrotask(() => {
-      kicked = false;
-      fill().catch((error) =>
-        logger.log('error', 'webhook dispatcher poll failed', { error: String(error) }),
-      );
-    });
-  }
+  const loop = createWorkerLoop<Claimed>({
+    name: 'webhook dispatcher',
+    capacity: concurrency,
+    // Each delivery frees its place as it ends: a slow endpoint holds only its own.
+    unit: 'item',
+    claim,
+    process: deliver,
+    idleMs: options.pollIntervalMs ?? 1_000,
+    ...(options.timers ? { timers: options.timers } : {}),
+    logger,
+  });
+  // Stopped for good: no claims afterwards, and the poster's idle connections closed.
+  let stopped = false;
 
   return {
     get workerId() {
       return workerIdOf();
     },
-    async runOnce() {
-      let total = 0;
-      for (;;) {
-        const started = await fill();
-        total += started;
-        if (inFlight.size === 0 && started === 0) return total;
-        if (started === 0 || inFlight.size >= concurrency) await Promise.race(inFlight.values());
-      }
-    },
-    kick,
+    runOnce: () => (stopped ? Promise.resolve(0) : loop.drain()),
+    kick: () => loop.notify(),
     start() {
-      if (timer !== undefined || stopped) return;
-      timer = setInterval(kick, options.pollIntervalMs ?? 1_000);
-      kick();
+      if (!stopped) loop.start();
     },
     async stop({ graceMs = timeoutMs } = {}) {
-      clearInterval(timer);
-      timer = undefined;
-      await filling?.catch(() => 0);
-      if (inFlight.size > 0) {
-        let graceTimer: ReturnType<typeof setTimeout> | undefined;
-        const grace = new Promise<void>((resolve) => {
-          graceTimer = setTimeout(resolve, graceMs);
-        });
-        await Promise.race([Promise.all(inFlight.values()), grace]);
-        clearTimeout(graceTimer);
-      }
+      await loop.stop({ graceMs });
       stopped = true;
-      for (const stopping of attempting) stopping.abort();
       poster.stop();
-      await Promise.all(inFlight.values());
     },
   };
+}
+
+/** A claimed delivery and the lookup of its endpoint (shared by the claim's deliveries to it). */
+interface Claimed {
+  readonly delivery: WebhookDeliveryRecord;
+  readonly endpoint: Promise<WebhookEndpointRecord | null>;
 }

@@ -1,22 +1,37 @@
-import { type IdGenerator, isoAt, type Logger } from '../core/runtime.js';
-import type { Storage, Stores, WebhookDeliveryRecord, WebhookEndpointRecord } from '../core/storage/index.js';
+import { type Context, context } from '@opentelemetry/api';
+import { newEvent } from '../core/domain/context.js';
+import { type Clock, type IdGenerator, isoAt, type Logger } from '../core/runtime.js';
+import type {
+  Storage,
+  Stores,
+  WebhookDeliveryRecord,
+  WebhookEndpointRecord,
+  WebhookFinish,
+} from '../core/storage/index.js';
 import type { Decision } from './decide.js';
 import type { AttemptResult } from './send.js';
 
-/** One attempt, decided, waiting to be written. */
-export interface Outcome {
-  readonly delivery: WebhookDeliveryRecord;
-  readonly endpoint: WebhookEndpointRecord;
-  readonly result: AttemptResult;
-  readonly decision: Decision;
-  readonly startedAt: string;
-  /** When it ended: epoch ms and ISO. */
-  readonly now: number;
-  readonly at: string;
-}
+/**
+ * How a claimed delivery ended, decided by the dispatcher: an attempt and what follows it (succeeded,
+ * due again, dead); or, without an attempt, `deferred` (over the receiver's pace: due again at
+ * `nextAttemptAt`, no attempt spent) or `dropped` (its endpoint disabled or deleted: dead).
+ */
+export type Outcome =
+  | {
+      readonly kind: 'attempted';
+      readonly delivery: WebhookDeliveryRecord;
+      readonly endpoint: WebhookEndpointRecord;
+      readonly result: AttemptResult;
+      readonly decision: Decision;
+      readonly startedAt: string;
+    }
+  | { readonly kind: 'deferred'; readonly delivery: WebhookDeliveryRecord; readonly nextAttemptAt: number }
+  | { readonly kind: 'dropped'; readonly delivery: WebhookDeliveryRecord; readonly reason: string };
 
+/** Options of {@link createOutcomeWriter}. */
 export interface OutcomeWriterOptions {
   readonly storage: Pick<Storage, 'transaction'>;
+  readonly clock: Clock;
   readonly ids: IdGenerator;
   readonly logger: Logger;
   /** The dispatcher's worker id (named at first use). */
@@ -29,49 +44,82 @@ export interface OutcomeWriterOptions {
   readonly writers?: number;
 }
 
-/** Resolves once the outcome is committed: `recorded` false when the lease had been lost meanwhile. */
+/**
+ * Writes an {@link Outcome}; resolves once it is committed, `recorded` false when the lease had been
+ * lost meanwhile (another worker took the delivery, and its outcome stands).
+ */
 export type OutcomeWriter = (outcome: Outcome) => Promise<{ readonly recorded: boolean }>;
 
+/** An outcome as queued: when it was written and in which trace (the attempt's span). */
 interface Queued {
   readonly outcome: Outcome;
+  readonly now: number;
+  readonly at: string;
+  readonly trace: Context;
   readonly resolve: (value: { recorded: boolean }) => void;
   readonly reject: (error: unknown) => void;
 }
 
+type Attempted = Queued & { readonly outcome: Extract<Outcome, { kind: 'attempted' }> };
+
 /**
- * Writes attempt outcomes in batches: those that arrive while a batch is being written go into the next
- * one, which costs one transaction with a statement per kind of row (deliveries, attempts, each
- * endpoint's state) instead of a transaction per attempt. Should a batch fail, its outcomes are written
- * again one by one, so one that cannot be written fails alone (its lease then expires and it is sent
- * again, at least once).
+ * The one way a delivery's outcome is written, whatever it is. Outcomes that arrive while a batch is
+ * being written go into the next one, which costs one transaction with a statement per kind of row
+ * (deliveries, attempts, each endpoint's state) instead of a transaction per attempt. Should a batch
+ * fail, its outcomes are written again one by one, so one that cannot be written fails alone (its lease
+ * then expires and it is sent again, at least once). An endpoint it disables is announced with a
+ * `webhook_endpoint.disabled` event in the same transaction, in the trace of the attempt that did it.
  */
 export function createOutcomeWriter(options: OutcomeWriterOptions): OutcomeWriter {
-  const { storage, ids, logger, workerId } = options;
+  const { storage, clock, ids, logger, workerId } = options;
   const writers = options.writers ?? 2;
   let queue: Queued[] = [];
   let writing = 0;
 
-  /** Writes a batch in `tx`; returns the ids recorded and the endpoints it disabled. */
-  async function writeBatch(tx: Stores, batch: readonly Outcome[]) {
-    const recorded = new Set(
-      await tx.webhooks.deliveries.finishMany(
-        batch.map(({ delivery, result, decision, at }) => ({
-          id: delivery.id,
-          lease: { workerId: workerId(), attempts: delivery.attempts },
-          outcome: {
-            status: decision.status,
-            attempts: delivery.attempts + 1,
-            nextAttemptAt: decision.nextAttemptAt === null ? null : isoAt(decision.nextAttemptAt),
-            lastStatusCode: result.statusCode,
-            lastError: result.error ?? (result.ok ? null : `HTTP ${result.statusCode}`),
-            at,
-          },
-        })),
-      ),
+  function finishOf({ outcome, at }: Queued): WebhookFinish {
+    const { delivery } = outcome;
+    const lease = { workerId: workerId(), attempts: delivery.attempts };
+    if (outcome.kind === 'deferred') {
+      const { attempts, lastStatusCode, lastError } = delivery;
+      const nextAttemptAt = isoAt(outcome.nextAttemptAt);
+      return {
+        id: delivery.id,
+        lease,
+        outcome: { status: 'pending', attempts, nextAttemptAt, lastStatusCode, lastError, at },
+      };
+    }
+    if (outcome.kind === 'dropped') {
+      const { attempts } = delivery;
+      const lastError = outcome.reason;
+      return {
+        id: delivery.id,
+        lease,
+        outcome: { status: 'dead', attempts, nextAttemptAt: null, lastStatusCode: null, lastError, at },
+      };
+    }
+    const { result, decision } = outcome;
+    return {
+      id: delivery.id,
+      lease,
+      outcome: {
+        status: decision.status,
+        attempts: delivery.attempts + 1,
+        nextAttemptAt: decision.nextAttemptAt === null ? null : isoAt(decision.nextAttemptAt),
+        lastStatusCode: result.statusCode,
+        lastError: result.error ?? (result.ok ? null : `HTTP ${result.statusCode}`),
+        at,
+      },
+    };
+  }
+
+  /** Writes a batch in `tx`; returns the ids recorded and whether it disabled an endpoint. */
+  async function writeBatch(tx: Stores, batch: readonly Queued[]) {
+    const recorded = new Set(await tx.webhooks.deliveries.finishMany(batch.map(finishOf)));
+    const attempted = batch.filter(
+      (q): q is Attempted => q.outcome.kind === 'attempted' && recorded.has(q.outcome.delivery.id),
     );
-    const written = batch.filter((o) => recorded.has(o.delivery.id));
     await tx.webhooks.attempts.insertMany(
-      written.map(({ delivery, endpoint, result, startedAt }) => ({
+      attempted.map(({ outcome: { delivery, endpoint, result, startedAt } }) => ({
         id: ids('wha'),
         deliveryId: delivery.id,
         endpointId: endpoint.id,
@@ -85,21 +133,21 @@ export function createOutcomeWriter(options: OutcomeWriterOptions): OutcomeWrite
         requestHeaders: result.requestHeaders,
       })),
     );
-    const disabled: WebhookEndpointRecord[] = [];
-    for (const outcomes of byEndpoint(written)) {
-      if (await recordEndpointState(tx, outcomes)) disabled.push(outcomes[0]!.endpoint);
+    let disabled = false;
+    for (const outcomes of byEndpoint(attempted)) {
+      if (await recordEndpointState(tx, outcomes)) disabled = true;
     }
     return { recorded, disabled };
   }
 
   /**
-   * An endpoint's state after its outcomes in order: a success clears `failingSince`, the first failure
+   * An endpoint's state after its attempts in order: a success clears `failingSince`, the first failure
    * after the last success sets it; disabled on 410 or when failing for too long.
    */
-  async function recordEndpointState(tx: Stores, outcomes: readonly Outcome[]): Promise<boolean> {
-    const { endpoint } = outcomes[0]!;
-    const lastSuccess = outcomes.findLastIndex((o) => o.result.ok);
-    const firstFailure = outcomes.find((o, i) => i > lastSuccess && !o.result.ok);
+  async function recordEndpointState(tx: Stores, outcomes: readonly Attempted[]): Promise<boolean> {
+    const { endpoint } = outcomes[0]!.outcome;
+    const lastSuccess = outcomes.findLastIndex((q) => q.outcome.result.ok);
+    const firstFailure = outcomes.find((q, i) => i > lastSuccess && !q.outcome.result.ok);
     let after: WebhookEndpointRecord | null = null;
     if (lastSuccess >= 0) {
       after = await tx.webhooks.endpoints.recordOutcome(endpoint.id, {
@@ -112,27 +160,22 @@ export function createOutcomeWriter(options: OutcomeWriterOptions): OutcomeWrite
     }
     const last = outcomes.at(-1)!;
     const failingFor = after?.failingSince ? last.now - Date.parse(after.failingSince) : 0;
-    const gone = outcomes.some((o) => o.decision.gone);
+    const gone = outcomes.find((q) => q.outcome.decision.gone);
     const reason = gone ? 'gone' : failingFor >= options.disableAfterMs ? 'failing' : null;
     if (!reason || !(await tx.webhooks.endpoints.disable(endpoint.id, reason, last.at))) return false;
-    await tx.outbox.append({
-      id: ids('evt'),
-      type: 'webhook_endpoint.disabled',
-      occurredAt: last.at,
-      data: { id: endpoint.id, url: endpoint.url, reason, failingSince: after?.failingSince ?? null },
-    });
-    logger.log('warn', 'webhook endpoint disabled', { endpointId: endpoint.id, gone });
+    const data = { id: endpoint.id, url: endpoint.url, reason, failingSince: after?.failingSince ?? null };
+    // Made in the trace of the attempt that disabled it: the receivers of this event join that trace.
+    const event = context.with((gone ?? last).trace, () =>
+      newEvent({ clock, ids }, 'webhook_endpoint.disabled', data),
+    );
+    await tx.outbox.append(event);
+    logger.log('warn', 'webhook endpoint disabled', { endpointId: endpoint.id, gone: gone !== undefined });
     return true;
   }
 
   async function commit(batch: readonly Queued[]): Promise<void> {
-    const { recorded, disabled } = await storage.transaction((tx) =>
-      writeBatch(
-        tx,
-        batch.map((q) => q.outcome),
-      ),
-    );
-    if (disabled.length > 0) options.onCommit?.();
+    const { recorded, disabled } = await storage.transaction((tx) => writeBatch(tx, batch));
+    if (disabled) options.onCommit?.();
     for (const q of batch) q.resolve({ recorded: recorded.has(q.outcome.delivery.id) });
   }
 
@@ -153,21 +196,22 @@ export function createOutcomeWriter(options: OutcomeWriterOptions): OutcomeWrite
 
   return (outcome) =>
     new Promise((resolve, reject) => {
-      queue.push({ outcome, resolve, reject });
+      const now = clock.now();
+      queue.push({ outcome, now, at: isoAt(now), trace: context.active(), resolve, reject });
       if (writing < writers) void write();
     });
 }
 
 /**
- * Outcomes grouped by endpoint, each group in the order given, the groups in endpoint id order: two
+ * Attempts grouped by endpoint, each group in the order given, the groups in endpoint id order: two
  * batches written side by side then lock endpoint rows in the same order and cannot deadlock.
  */
-function byEndpoint(outcomes: readonly Outcome[]): Outcome[][] {
-  const groups = new Map<string, Outcome[]>();
-  for (const outcome of outcomes) {
-    const group = groups.get(outcome.endpoint.id);
-    if (group) group.push(outcome);
-    else groups.set(outcome.endpoint.id, [outcome]);
+function byEndpoint(outcomes: readonly Attempted[]): Attempted[][] {
+  const groups = new Map<string, Attempted[]>();
+  for (const q of outcomes) {
+    const group = groups.get(q.outcome.endpoint.id);
+    if (group) group.push(q);
+    else groups.set(q.outcome.endpoint.id, [q]);
   }
   return [...groups.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, group]) => group);
 }

@@ -1,7 +1,15 @@
-import { describe, expect, it } from 'vitest';
+import { context } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Storage, Stores } from '../../src/core/storage/index.js';
+import { createTelemetry } from '../../src/core/telemetry/index.js';
 import { createMemoryStorage } from '../../src/storage/memory/index.js';
-import { harness, listen, orderEvent, scriptedReceiver } from './support.js';
+import { harness, listen, manualTimers, orderEvent, scriptedReceiver, settled } from './support.js';
 
 const page = { offset: 0, limit: 100 };
 const HOUR = 3_600_000;
@@ -340,6 +348,105 @@ describe('webhook dispatcher', () => {
     h.clock.advance(5_000);
     await dispatcher.runOnce();
     expect(await h.admin.getDelivery(delivery!.id)).toMatchObject({ status: 'succeeded', attempts: 2 });
+  });
+});
+
+describe('webhook dispatcher in the background', () => {
+  it('backs off while the storage refuses to claim, doubling the wait, and works again once it answers', async () => {
+    const h = harness();
+    const receiver = await scriptedReceiver(h.clock);
+    await h.admin.createEndpoint({ url: receiver.url, eventTypes: ['*'] });
+    await h.fanOut(orderEvent());
+    const { deliveries } = h.storage.webhooks;
+    let claims = 0;
+    let refusals = 3;
+    const storage: Storage = {
+      ...h.storage,
+      webhooks: {
+        ...h.storage.webhooks,
+        deliveries: {
+          ...deliveries,
+          claimDue: async (options) => {
+            claims++;
+            if (refusals-- > 0) throw new Error('the database is restarting');
+            return deliveries.claimDue(options);
+          },
+        },
+      },
+    };
+    const timers = manualTimers();
+    const dispatcher = h.dispatcher({ storage, timers, pollIntervalMs: 1_000 });
+    dispatcher.start();
+    await settled();
+    expect(claims).toBe(1);
+    await timers.advance(999);
+    expect(claims).toBe(1);
+    await timers.advance(1);
+    expect(claims).toBe(2);
+    // Twice as long now, and a kick does not cut the wait short.
+    dispatcher.kick();
+    await timers.advance(1_999);
+    expect(claims).toBe(2);
+    await timers.advance(1);
+    expect(claims).toBe(3);
+    await timers.advance(4_000);
+    expect(claims).toBe(4);
+    await expect.poll(() => receiver.received.length).toBe(1);
+    await expect
+      .poll(async () => (await h.admin.listDeliveries({ status: 'succeeded' }, page)).total)
+      .toBe(1);
+    // Answering again, it looks every poll interval.
+    const before = claims;
+    await timers.advance(1_000);
+    expect(claims).toBeGreaterThan(before);
+    await dispatcher.stop();
+  });
+
+  it('looks for work a moment after a kick, and waits its poll interval when it found none', async () => {
+    const h = harness();
+    const receiver = await scriptedReceiver(h.clock);
+    await h.admin.createEndpoint({ url: receiver.url, eventTypes: ['*'] });
+    const timers = manualTimers();
+    const dispatcher = h.dispatcher({ timers, pollIntervalMs: 60_000 });
+    dispatcher.start();
+    await settled();
+    await h.fanOut(orderEvent());
+    await timers.advance(59_999);
+    expect(receiver.received).toHaveLength(0);
+    dispatcher.kick();
+    await timers.advance(0);
+    await expect.poll(() => receiver.received.length).toBe(1);
+    await dispatcher.stop();
+  });
+});
+
+describe('webhook_endpoint.disabled', () => {
+  const exporter = new InMemorySpanExporter();
+  const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+  beforeAll(() => {
+    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  });
+  afterAll(() => {
+    context.disable();
+  });
+
+  it('is made like every event: id and time from the injected ids and clock, in the trace of the attempt that disabled it', async () => {
+    const h = harness();
+    const receiver = await scriptedReceiver(h.clock, [() => new Response('', { status: 410 })]);
+    const { endpoint } = await h.admin.createEndpoint({ url: receiver.url, eventTypes: ['*'] });
+    await h.fanOut(orderEvent());
+    h.clock.advance(90_000);
+    await h.dispatcher({ telemetry: createTelemetry({ tracerProvider }) }).runOnce();
+    const [event] = await h.storage.outbox.claim({ now: h.clock.now(), limit: 10, leaseMs: 1000 });
+    const attempt = exporter.getFinishedSpans().find((s) => s.name === 'switchboard.webhook.attempt')!;
+    const { traceId, spanId } = attempt.spanContext();
+    expect(event).toMatchObject({
+      id: expect.stringMatching(/^evt_\d+$/),
+      type: 'webhook_endpoint.disabled',
+      occurredAt: new Date(h.clock.now()).toISOString(),
+      data: { id: endpoint.id, reason: 'gone' },
+      traceparent: `00-${traceId}-${spanId}-01`,
+    });
   });
 });
 
