@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Storage, Stores } from '../../src/core/storage/index.js';
 import { createTelemetry } from '../../src/core/telemetry/index.js';
 import { createMemoryStorage } from '../../src/storage/memory/index.js';
-import { harness, listen, manualTimers, orderEvent, scriptedReceiver, settled } from './support.js';
+import { manualTimers, settled } from '../support/timers.js';
+import { harness, listen, orderEvent, scriptedReceiver } from './support.js';
 
 const page = { offset: 0, limit: 100 };
 const HOUR = 3_600_000;
