@@ -1,4 +1,4 @@
-import { type Client, type Domain, isSwitchboardError } from 'switchboard-kit';
+import { bookings, type Client, type Domain, isSwitchboardError } from 'switchboard-kit';
 
 /**
  * A few clients with orders, messages, conversations and bookings, so every interface has something to
@@ -17,8 +17,7 @@ export async function seedDemoData(domain: Domain): Promise<void> {
       await domain.orders.update(first.id, { status: 'shipped' });
       await domain.orders.create({ clientId: ada.id, total: '15.00', currency: 'EUR' });
       // A conversation the bot handed to a person, its messages in it.
-      const conversations = domain.resources.conversation!;
-      const handedOff = await conversations.create({
+      const handedOff = await domain.conversations.create({
         chatbotId: 'support-bot',
         visitorId: 'visitor-ada',
         clientId: ada.id,
@@ -37,8 +36,8 @@ export async function seedDemoData(domain: Domain): Promise<void> {
           conversationId: handedOff.id,
         });
       }
-      await conversations.update(handedOff.id, { status: 'waiting_for_agent' });
-      await conversations.update(handedOff.id, { status: 'with_agent', agent: 'Sam from support' });
+      await domain.conversations.update(handedOff.id, { status: 'waiting_for_agent' });
+      await domain.conversations.update(handedOff.id, { status: 'with_agent', agent: 'Sam from support' });
     },
   );
   await withClient(
@@ -47,13 +46,13 @@ export async function seedDemoData(domain: Domain): Promise<void> {
     async (grace) => {
       const order = await domain.orders.create({ clientId: grace.id, total: '42.00', currency: 'USD' });
       await domain.orders.update(order.id, { status: 'paid' });
-      const fitting = await domain.resources.booking!.create({
+      const fitting = await domain.of(bookings).create({
         clientId: grace.id,
         service: 'Fitting',
         startsAt: '2027-01-15T10:00:00Z',
         durationMinutes: 45,
       });
-      await domain.resources.booking!.update(fitting.id, { status: 'confirmed' });
+      await domain.of(bookings).update(fitting.id, { status: 'confirmed' });
     },
   );
   await withClient(
@@ -61,7 +60,7 @@ export async function seedDemoData(domain: Domain): Promise<void> {
     { name: 'Alan Turing', email: 'alan@example.com', city: 'London' },
     async (alan) => {
       await domain.orders.create({ clientId: alan.id, total: '7.50', currency: 'GBP' });
-      await domain.resources.booking!.create({
+      await domain.of(bookings).create({
         clientId: alan.id,
         service: 'Fitting',
         startsAt: '2027-01-15T11:00:00Z',
@@ -69,7 +68,7 @@ export async function seedDemoData(domain: Domain): Promise<void> {
         notes: 'Prefers mornings',
       });
       // A conversation still with the bot, of a visitor who is no client: it goes with the last client.
-      await domain.resources.conversation!.create({
+      await domain.conversations.create({
         chatbotId: 'support-bot',
         visitorId: 'visitor-42',
         channel: 'whatsapp',
