@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { newEvent } from '../core/domain/context.js';
 import { SwitchboardError } from '../core/errors.js';
 import { BUILT_IN_RESOURCES, CORE_RESOURCES } from '../core/resources/built-ins/index.js';
 import type { Resource } from '../core/resources/define.js';
@@ -311,14 +312,15 @@ export function createWebhookAdmin(options: WebhookAdminOptions): WebhookAdmin {
           },
         );
       }
-      const now = isoAt(clock.now());
-      const event = {
-        id: ids('evt'),
-        type: WEBHOOK_TEST_EVENT,
-        occurredAt: now,
-        data: testEventData(endpointId),
-      };
-      const delivery = pendingDelivery(ids('whd'), endpointId, event, webhookPayload(event), now);
+      // Made like every event: in the trace of the request that asked for it.
+      const event = newEvent({ clock, ids }, WEBHOOK_TEST_EVENT, testEventData(endpointId));
+      const delivery = pendingDelivery(
+        ids('whd'),
+        endpointId,
+        event,
+        webhookPayload(event),
+        event.occurredAt,
+      );
       await deliveries.createIfAbsent(delivery);
       options.onRequeue?.();
       return toDeliveryView(delivery);
