@@ -4,6 +4,7 @@ import { type Clock, type IdGenerator, isoAt, type Logger } from '../core/runtim
 import type {
   Storage,
   Stores,
+  WebhookAttemptOutcome,
   WebhookDeliveryRecord,
   WebhookEndpointRecord,
   WebhookFinish,
@@ -79,37 +80,7 @@ export function createOutcomeWriter(options: OutcomeWriterOptions): OutcomeWrite
   function finishOf({ outcome, at }: Queued): WebhookFinish {
     const { delivery } = outcome;
     const lease = { workerId: workerId(), attempts: delivery.attempts };
-    if (outcome.kind === 'deferred') {
-      const { attempts, lastStatusCode, lastError } = delivery;
-      const nextAttemptAt = isoAt(outcome.nextAttemptAt);
-      return {
-        id: delivery.id,
-        lease,
-        outcome: { status: 'pending', attempts, nextAttemptAt, lastStatusCode, lastError, at },
-      };
-    }
-    if (outcome.kind === 'dropped') {
-      const { attempts } = delivery;
-      const lastError = outcome.reason;
-      return {
-        id: delivery.id,
-        lease,
-        outcome: { status: 'dead', attempts, nextAttemptAt: null, lastStatusCode: null, lastError, at },
-      };
-    }
-    const { result, decision } = outcome;
-    return {
-      id: delivery.id,
-      lease,
-      outcome: {
-        status: decision.status,
-        attempts: delivery.attempts + 1,
-        nextAttemptAt: decision.nextAttemptAt === null ? null : isoAt(decision.nextAttemptAt),
-        lastStatusCode: result.statusCode,
-        lastError: result.error ?? (result.ok ? null : `HTTP ${result.statusCode}`),
-        at,
-      },
-    };
+    return { id: delivery.id, lease, outcome: { ...stateAfter(outcome), at } };
   }
 
   /** Writes a batch in `tx`; returns the ids recorded and whether it disabled an endpoint. */
@@ -214,4 +185,41 @@ function byEndpoint(outcomes: readonly Attempted[]): Attempted[][] {
     else groups.set(q.outcome.endpoint.id, [q]);
   }
   return [...groups.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, group]) => group);
+}
+
+/** A delivery's state after an outcome: what `finishMany` writes, but for the time. */
+function stateAfter(outcome: Outcome): Omit<WebhookAttemptOutcome, 'at'> {
+  const { delivery } = outcome;
+  switch (outcome.kind) {
+    case 'deferred': {
+      const { attempts, lastStatusCode, lastError } = delivery;
+      return {
+        status: 'pending',
+        attempts,
+        nextAttemptAt: isoAt(outcome.nextAttemptAt),
+        lastStatusCode,
+        lastError,
+      };
+    }
+    case 'dropped': {
+      const { attempts } = delivery;
+      return {
+        status: 'dead',
+        attempts,
+        nextAttemptAt: null,
+        lastStatusCode: null,
+        lastError: outcome.reason,
+      };
+    }
+    case 'attempted': {
+      const { result, decision } = outcome;
+      return {
+        status: decision.status,
+        attempts: delivery.attempts + 1,
+        nextAttemptAt: decision.nextAttemptAt === null ? null : isoAt(decision.nextAttemptAt),
+        lastStatusCode: result.statusCode,
+        lastError: result.error ?? (result.ok ? null : `HTTP ${result.statusCode}`),
+      };
+    }
+  }
 }
