@@ -94,6 +94,7 @@ export {
   tracedStorage,
 } from './core/telemetry/index.js';
 export { validate } from './core/validation.js';
+export type { ConnectionInfo } from './http/request-context.js';
 export { type InstrumentOptions, instrumentFetch } from './http/request-telemetry.js';
 export {
   createSwitchboard,

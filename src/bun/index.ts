@@ -10,7 +10,9 @@
  * const ws = bunGraphQLWebSocket(switchboard.graphqlWebSocket!);
  * Bun.serve({
  *   port: 4000,
- *   fetch: (request, server) => ws.upgrade(request, server) ?? switchboard.fetch(request),
+ *   fetch: (request, server) =>
+ *     ws.upgrade(request, server) ??
+ *     switchboard.fetch(request, { clientAddress: server.requestIP(request)?.address }),
  *   websocket: ws.websocket,
  * });
  *

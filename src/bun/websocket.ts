@@ -1,6 +1,5 @@
 import { CloseCode, handleProtocols } from 'graphql-ws';
 import { type GraphQLWebSocketServer, SLOW_SUBSCRIBER_CLOSE_CODE } from '../graphql/websocket/server.js';
-import { setClientAddress } from '../http/client-address.js';
 import { pathnameOf } from '../http/url.js';
 
 /** Options of {@link bunGraphQLWebSocket}: the path, keep-alive and message and buffer limits. */
@@ -74,7 +73,9 @@ export interface BunGraphQLWebSocket {
  * const ws = bunGraphQLWebSocket(switchboard.graphqlWebSocket!);
  * Bun.serve({
  *   port: 4000,
- *   fetch: (request, server) => ws.upgrade(request, server) ?? switchboard.fetch(request),
+ *   fetch: (request, server) =>
+ *     ws.upgrade(request, server) ??
+ *     switchboard.fetch(request, { clientAddress: server.requestIP(request)?.address }),
  *   websocket: ws.websocket,
  * });
  */
@@ -93,8 +94,7 @@ export function bunGraphQLWebSocket(
       // The headers for `authenticate` and the peer address for the budgets of a socket without
       // credentials, kept apart from the request Bun takes over.
       const snapshot = new Request(request.url, { headers: new Headers(request.headers) });
-      setClientAddress(snapshot, bun.requestIP(request)?.address);
-      const data = new SocketRecord(snapshot, protocol);
+      const data = new SocketRecord(snapshot, bun.requestIP(request)?.address, protocol);
       if (!bun.upgrade(request, { data, headers: { 'sec-websocket-protocol': protocol } }))
         return new Response('Not a WebSocket handshake.', { status: 400 });
       return new Response(null);
@@ -124,7 +124,7 @@ export function bunGraphQLWebSocket(
               record.receive = callback;
             },
           },
-          { request: record.request, close, sendText: send },
+          { request: record.request, clientAddress: record.clientAddress, close, sendText: send },
         );
       },
       message(ws, message) {
@@ -159,6 +159,7 @@ class SocketRecord {
 
   constructor(
     readonly request: Request,
+    readonly clientAddress: string | undefined,
     readonly protocol: string,
   ) {}
 }

@@ -4,6 +4,7 @@ import { isSwitchboardError, SwitchboardError } from '../core/errors.js';
 import { readJson } from '../http/body.js';
 import { bearerChallenge, REALM } from '../http/challenge.js';
 import { type RateHeaders, rateHeadersOf } from '../http/rate-limit.js';
+import { type ConnectionInfo, type RequestContext, requestContext } from '../http/request-context.js';
 import { hasQueryParam } from '../http/url.js';
 import { createEngine, type Engine, type GraphQLOptions } from './engine.js';
 import { createGraphiQL } from './graphiql/page.js';
@@ -25,15 +26,16 @@ const JSON_TYPES: readonly MediaType[] = ['application/graphql-response+json', '
 /**
  * A fetch handler that serves GraphQL over HTTP (https://graphql.github.io/graphql-over-http/draft/):
  * POST with JSON or a multipart upload, GET for queries only, GraphiQL for browsers, with the limits,
- * caching, masking and authorization of this module.
+ * caching, masking and authorization of this module. `info` gives the peer's address, for the budgets
+ * of callers without credentials.
  *
  * @example
  * const graphql = createGraphQLHandler({ domain, bus, authenticate });
- * Deno.serve((request) => graphql(request));
+ * Deno.serve((request, info) => graphql(request, { clientAddress: info.remoteAddr.hostname }));
  */
 export function createGraphQLHandler(
   options: GraphQLHandlerOptions,
-): (request: Request) => Promise<Response> {
+): (request: Request, info?: ConnectionInfo) => Promise<Response> {
   const engine = createEngine(options);
   const graphiql =
     (options.graphiql ?? engine.introspection)
@@ -42,10 +44,11 @@ export function createGraphQLHandler(
   const uploads = options.uploads ?? true;
   const streams = createEventStreams(engine, options);
 
-  return async (request) => {
+  return async (request, info) => {
+    const context = requestContext(request, info);
     if (streams.accepts(request) && (request.method === 'GET' || request.method === 'POST')) {
       try {
-        return await streams.handle(request, await authenticateOrAnonymous(engine, request));
+        return await streams.handle(context, await authenticateOrAnonymous(engine, request));
       } catch (error) {
         return errorResponse(engine, error, 'application/json', request);
       }
@@ -70,7 +73,7 @@ export function createGraphQLHandler(
       const principal = await authenticateOrAnonymous(engine, request);
       const { params, close } = await readParams(request, engine, uploads);
       try {
-        return await run(engine, request, params, principal, media);
+        return await run(engine, context, params, principal, media);
       } finally {
         await close?.();
       }
@@ -127,17 +130,18 @@ async function readParams(request: Request, engine: Engine, uploads: boolean): P
 
 async function run(
   engine: Engine,
-  request: Request,
+  context: RequestContext,
   params: GraphQLParams,
   principal: Principal,
   media: MediaType,
 ): Promise<Response> {
+  const { request } = context;
   const admission = engine.admit(params);
   const refusal = admission.ok ? refusalOver(request, admission.operation) : undefined;
   // A refused request is charged too (its tokens), before it is answered; over budget it is a 429.
   const charge = !admission.ok ? admission.charge : refusal ? admission.refusal : admission.charge;
   const limits = engine.rateLimit
-    ? await engine.rateLimit.take(request, principal, charge.cls, charge.units)
+    ? await engine.rateLimit.take(context, principal, charge.cls, charge.units)
     : undefined;
   if (!admission.ok) {
     // An operation the document does not have is a bad request, whatever the media type.

@@ -7,6 +7,7 @@ import type { CreateOptions } from '../core/domain/index.js';
 import { SwitchboardError } from '../core/errors.js';
 import type { IdempotencyStore } from '../core/storage/index.js';
 import { bodyTag } from './conditional.js';
+import { type Answer, isAnswer } from './responses.js';
 
 /** How long a finished key answers with its stored response. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -44,7 +45,9 @@ export interface IdempotentRun {
   readonly body: Uint8Array;
   readonly now: number;
   /** Runs the request; a create passes `idempotent(respond)` to the domain to store its answer atomically. */
-  readonly run: (idempotent: <T>(respond: (record: T) => Response) => CreateOptions<T>) => Promise<Response>;
+  readonly run: (
+    idempotent: <T>(respond: (record: T) => Answer | Response) => CreateOptions<T>,
+  ) => Promise<Answer | Response>;
 }
 
 /**
@@ -53,7 +56,7 @@ export interface IdempotentRun {
  * still running, a retry gets 409. Only successful answers are kept: after a failure the key is freed
  * so a corrected retry can use it.
  */
-export async function runIdempotent(options: IdempotentRun): Promise<Response> {
+export async function runIdempotent(options: IdempotentRun): Promise<Answer | Response> {
   const fingerprint = await bodyTag(options.body);
   const claim = await options.store.claim(options.key, { now: options.now, lockMs: LOCK_MS });
   if (claim.state === 'in_progress') {
@@ -66,19 +69,17 @@ export async function runIdempotent(options: IdempotentRun): Promise<Response> {
   if (claim.state === 'completed') {
     const stored = JSON.parse(claim.result ?? 'null') as StoredResponse | null;
     if (!stored || stored.fingerprint !== fingerprint) throw reused();
-    const response = new Response(stored.body, { status: stored.status, headers: stored.headers });
-    response.headers.set('idempotent-replayed', 'true');
-    return response;
+    return replay(stored, { 'idempotent-replayed': 'true' });
   }
   const expiresAt = options.now + IDEMPOTENCY_TTL_MS;
   let storedWithRecord = false;
-  const idempotent = <T>(respond: (record: T) => Response): CreateOptions<T> => ({
+  const idempotent = <T>(respond: (record: T) => Answer | Response): CreateOptions<T> => ({
     async within(tx, record) {
       await tx.idempotency.complete(options.key, await stored(respond(record), fingerprint), expiresAt);
       storedWithRecord = true;
     },
   });
-  let response: Response;
+  let response: Answer | Response;
   try {
     response = await options.run(idempotent);
   } catch (error) {
@@ -92,15 +93,36 @@ export async function runIdempotent(options: IdempotentRun): Promise<Response> {
   if (storedWithRecord) return response;
   const text = await stored(response, fingerprint);
   await options.store.complete(options.key, text, expiresAt);
-  const { status, headers, body } = JSON.parse(text) as StoredResponse;
-  return new Response(body, { status, headers });
+  // An answer is still this request's to finish; a Response's body was read to store it.
+  return isAnswer(response) ? response : replay(JSON.parse(text) as StoredResponse);
 }
 
 /** The answer as kept for replays (never a cookie). */
-async function stored(response: Response, fingerprint: string): Promise<string> {
+async function stored(response: Answer | Response, fingerprint: string): Promise<string> {
+  const { status } = response;
+  if (isAnswer(response)) {
+    const headers = Object.entries(response.headers).filter(([name]) => name !== 'set-cookie');
+    return JSON.stringify({
+      fingerprint,
+      status,
+      headers,
+      body: response.body ?? '',
+    } satisfies StoredResponse);
+  }
   const body = await response.text();
   const headers = [...response.headers].filter(([name]) => name !== 'set-cookie');
-  return JSON.stringify({ fingerprint, status: response.status, headers, body } satisfies StoredResponse);
+  return JSON.stringify({ fingerprint, status, headers, body } satisfies StoredResponse);
+}
+
+/** A stored answer as a fresh one, with `extra` fields. */
+function replay(stored: StoredResponse, extra: Record<string, string> = {}): Answer {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of stored.headers) headers[name] = value;
+  return {
+    status: stored.status,
+    headers: Object.assign(headers, extra),
+    body: stored.body === '' && stored.status === 204 ? null : stored.body,
+  };
 }
 
 function reused(): SwitchboardError {

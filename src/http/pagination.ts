@@ -3,9 +3,8 @@
  * path-absolute references, so they stay right behind proxies that rewrite the host.
  */
 import { z } from 'zod';
-import type { Page } from '../core/records.js';
-import type { Range } from '../core/storage/index.js';
-import { json } from './responses.js';
+import type { Page, Range } from '../core/storage/index.js';
+import { type Answer, json } from './responses.js';
 
 export const DEFAULT_PAGE_SIZE = 20;
 /** The largest `limit` a list accepts unless the handler set passes another `maxPageSize`. */
@@ -76,7 +75,7 @@ export function paginated<T>(
   query: { page: number; limit: number },
   url: URL,
   present: (item: T) => unknown = (item) => item,
-): Response {
+): Answer {
   const body = { items: page.items.map(present), page: query.page, limit: query.limit, total: page.total };
   return json(body, { headers: { link: linkHeader(url, query, page.total) } });
 }

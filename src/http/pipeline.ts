@@ -1,6 +1,8 @@
 /**
  * What happens to every request of a handler set, in order: authenticate → scope → params → query →
  * body → idempotency → route → ETag/304 → CORS and deprecation headers. Errors become problem+json.
+ * Routes answer with data ({@link Answer}); every field is added to its header record and the
+ * `Response` is built once, in {@link Pipeline.finish}.
  */
 import { type Authenticate, type Principal, requireScope } from '../core/auth.js';
 import { isSwitchboardError, SwitchboardError } from '../core/errors.js';
@@ -12,12 +14,12 @@ import { applyCors, type CorsOptions, isPreflight, preflightResponse } from './c
 import { applyDeprecation, type DeprecationNotice } from './deprecation.js';
 import { idempotencyKeyOf, runIdempotent } from './idempotency.js';
 import type { OpenApiDocument } from './openapi.js';
-import { renderProblem, routeNotFound } from './problems.js';
+import { problemOf, routeNotFound } from './problems.js';
 import { type RateHeaders, type RateLimiter, rateHeadersOf } from './rate-limit.js';
 import { renderReferencePage } from './reference-page.js';
 import { decodeParams, parseQuery, readJsonBody } from './request.js';
-import { noteRoute } from './request-telemetry.js';
-import { type Draft, draftOf, fromDraft, RecordHeaders } from './responses.js';
+import type { RequestContext } from './request-context.js';
+import { type Answer, isAnswer, RecordHeaders, toResponse } from './responses.js';
 import type { AnyRoute, RouteContext } from './route.js';
 import { queryOf } from './route-table.js';
 
@@ -41,32 +43,38 @@ export interface PipelineOptions {
   readonly rateLimit?: RateLimiter;
 }
 
+/** What a route or page answers: data to finish, or a `Response` of its own (see {@link Answer}). */
+export type Reply = Answer | Response;
+
 /** What a path serves: a route definition, or one of the handler set's own pages. */
-export type Served = AnyRoute | ((request: Request) => Response | Promise<Response>);
+export type Served = AnyRoute | ((request: Request) => Reply);
 
 export interface Pipeline {
   /** Runs what the route table found, with the raw path params it matched. */
-  serve(served: Served, request: Request, params: Record<string, string>): Promise<Response>;
+  serve(served: Served, context: RequestContext, params: Record<string, string>): Promise<Reply>;
   /** Renders an error that escaped routing itself. */
-  fail(error: unknown, request: Request): Response;
+  fail(error: unknown, request: Request): Reply;
   /** The answer when no route matched: 404, or 405 / OPTIONS / preflight when `methods` serve the path. */
-  unrouted(request: Request, methods: readonly string[]): Promise<Response>;
-  finish(request: Request, response: Response): Response;
-  openapiJson(request: Request): Promise<Response>;
-  docsPage(request: Request): Response;
+  unrouted(context: RequestContext, methods: readonly string[]): Promise<Reply>;
+  /** The `Response` of an answer, with every field the handler set adds: built here, once. */
+  finish(request: Request, reply: Reply): Response;
+  openapiJson(request: Request): Answer;
+  docsPage(request: Request): Answer;
 }
 
 export function createPipeline(options: PipelineOptions): Pipeline {
   const maxBytes = options.limits?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const openapiText = JSON.stringify(options.openapi);
+  const openapiTag = textTag(openapiText);
   let docsHtml: string | undefined;
 
-  async function run(route: AnyRoute, request: Request, raw: Record<string, string>): Promise<Response> {
-    noteRoute(request, `${options.basePath}${route.path}`);
+  async function run(route: AnyRoute, at: RequestContext, raw: Record<string, string>): Promise<Reply> {
+    const { request } = at;
+    at.route = `${options.basePath}${route.path}`;
     // The budget the request was charged to: every answer from then on carries its fields, problems too.
     let limits: RateHeaders | undefined;
     try {
-      const take = (who: Principal) => options.rateLimit!.take(request, who, classOf(request));
+      const take = (who: Principal) => options.rateLimit!.take(at, who, classOf(request));
       let principal: Principal;
       try {
         principal = route.scope === 'public' ? anonymous : await options.authenticate(request);
@@ -103,9 +111,9 @@ export function createPipeline(options: PipelineOptions): Pipeline {
                 return route.handle(context);
               },
             });
-      // Answers made by json() get their validators when finish() builds them.
+      // Answers get their validators when finish() builds them; a route's own Response gets them here.
       const answer =
-        route.method === 'GET' && !draftOf(response) ? await cacheable(request, response) : response;
+        route.method === 'GET' && !isAnswer(response) ? await cacheable(request, response) : response;
       return limits ? withRateHeaders(answer, limits) : answer;
     } catch (error) {
       const response = problem(error, request, route);
@@ -118,20 +126,20 @@ export function createPipeline(options: PipelineOptions): Pipeline {
    * Serves what is answered without a route's definition (a handler set's own pages, a path or method
    * nothing serves), charged to the caller's address: probing paths is not free either.
    */
-  async function charged(request: Request, answer: () => Response | Promise<Response>): Promise<Response> {
+  async function charged(at: RequestContext, answer: () => Reply | Promise<Reply>): Promise<Reply> {
     if (!options.rateLimit) return answer();
     let limits: RateHeaders;
     try {
-      limits = await options.rateLimit.take(request, anonymous, classOf(request));
+      limits = await options.rateLimit.take(at, anonymous, classOf(at.request));
     } catch (error) {
       const headers = rateHeadersOf(error);
-      const response = problem(error, request);
+      const response = problem(error, at.request);
       return headers ? withRateHeaders(response, headers) : response;
     }
     return withRateHeaders(await answer(), limits);
   }
 
-  function problem(error: unknown, request: Request, route?: AnyRoute): Response {
+  function problem(error: unknown, request: Request, route?: AnyRoute): Answer {
     if (!isSwitchboardError(error)) {
       options.logger.log('error', 'unhandled error in REST route', {
         route: route ? `${route.method} ${route.path}` : undefined,
@@ -139,41 +147,41 @@ export function createPipeline(options: PipelineOptions): Pipeline {
         stack: (error as Error | undefined)?.stack,
       });
     }
-    const response = renderProblem(error, { request });
+    const answer = problemOf(error, { request });
     // RFC 5789 §2.2: a refused patch format names the ones that are accepted.
-    if (route?.method === 'PATCH' && response.status === 415 && route.body) {
-      response.headers.set('accept-patch', (route.body.contentTypes ?? ['application/json']).join(', '));
+    if (route?.method === 'PATCH' && answer.status === 415 && route.body) {
+      answer.headers['accept-patch'] = (route.body.contentTypes ?? ['application/json']).join(', ');
     }
-    return response;
+    return answer;
   }
 
   return {
-    serve: (served, request, params) =>
-      typeof served === 'function' ? charged(request, () => served(request)) : run(served, request, params),
+    serve: (served, at, params) =>
+      typeof served === 'function' ? charged(at, () => served(at.request)) : run(served, at, params),
     fail: (error, request) => problem(error, request),
-    async unrouted(request, served) {
+    async unrouted(at, served) {
+      const { request } = at;
       const { pathname } = new URL(request.url);
-      if (served.length === 0) return charged(request, () => problem(routeNotFound(pathname), request));
+      if (served.length === 0) return charged(at, () => problem(routeNotFound(pathname), request));
       const methods = new Set([...served, 'OPTIONS']);
       const allow = [...methods].join(', ');
       // Preflights and OPTIONS are answered from the route table alone, with no budget (browsers send them).
       if (isPreflight(request) && options.cors) return preflightResponse(request, options.cors, [...methods]);
       if (request.method === 'OPTIONS') {
-        const response = new Response(null, { status: 204, headers: { allow } });
-        if (methods.has('PATCH'))
-          response.headers.set('accept-patch', 'application/merge-patch+json, application/json');
-        return response;
+        const headers: Record<string, string> = { allow };
+        if (methods.has('PATCH')) headers['accept-patch'] = 'application/merge-patch+json, application/json';
+        return { status: 204, headers, body: null };
       }
       const error = new SwitchboardError(
         'method_not_allowed',
         `${request.method} is not served at ${pathname}; use ${allow}.`,
       );
-      return charged(request, () => renderProblem(error, { headers: { allow } }));
+      return charged(at, () => problemOf(error, { headers: { allow } }));
     },
-    finish(request, response) {
+    finish(request, reply) {
+      if (isAnswer(reply)) return finishAnswer(request, reply, options);
       const { cors, deprecation } = options;
-      const draft = draftOf(response);
-      if (draft) return finishDraft(request, response, draft, options);
+      const response = reply;
       const result =
         cors || deprecation
           ? withHeaders(response, (answer) => {
@@ -186,21 +194,26 @@ export function createPipeline(options: PipelineOptions): Pipeline {
       }
       return result;
     },
-    async openapiJson(request) {
-      const response = new Response(openapiText, {
-        headers: { 'content-type': 'application/json; charset=utf-8' },
-      });
-      return cacheable(request, response, 'public, max-age=300');
-    },
+    openapiJson: () => ({
+      status: 200,
+      headers: {
+        'content-type': 'application/json; charset=utf-8',
+        etag: openapiTag,
+        'cache-control': 'public, max-age=300',
+      },
+      body: openapiText,
+    }),
     docsPage() {
       docsHtml ??= renderReferencePage(options.openapi);
-      return new Response(docsHtml, {
+      return {
+        status: 200,
         headers: {
           'content-type': 'text/html; charset=utf-8',
           'cache-control': 'public, max-age=300',
           'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'",
         },
-      });
+        body: docsHtml,
+      };
     },
   };
 }
@@ -250,27 +263,27 @@ class Context implements RouteContext {
 }
 
 /**
- * Builds an answer made by json() once, with every header the handler set adds: for a successful GET
- * its validators (or 304), then CORS and deprecation. The route's own Response is not read.
+ * Builds an answer's `Response` once, with every field the handler set adds: for a successful read its
+ * validators (or 304), then CORS and deprecation. The fields go into the answer's own header record;
+ * no `Headers` object is made before the `Response`.
  */
-function finishDraft(request: Request, response: Response, draft: Draft, options: PipelineOptions): Response {
+function finishAnswer(request: Request, answer: Answer, options: PipelineOptions): Response {
   const { cors, deprecation } = options;
   const read = request.method === 'GET' || request.method === 'HEAD';
-  // A write without CORS or deprecation: the route's answer as it is, or (once the RateLimit fields
-  // joined its draft) the draft built again, which costs less than a Headers object on the answer.
-  if (!read && !cors && !deprecation)
-    return draft.headers.ratelimit === undefined ? response : fromDraft(draft);
-  const headers = new RecordHeaders(draft.headers);
-  if (read && draft.status === 200) {
-    draft.headers.etag ??= textTag(draft.text);
-    const etag = draft.headers.etag;
-    draft.headers['cache-control'] ??= PRIVATE;
-    headers.append('vary', 'Authorization');
-    if (noneMatch(request.headers.get('if-none-match'), etag)) return notModified(draft.headers);
+  const fields = answer.headers;
+  if (read && answer.status === 200 && answer.body !== null) {
+    fields.etag ??= textTag(answer.body);
+    fields['cache-control'] ??= PRIVATE;
+    if (!fields['cache-control'].startsWith('public'))
+      fields.vary = fields.vary === undefined ? 'Authorization' : `${fields.vary}, Authorization`;
+    if (noneMatch(request.headers.get('if-none-match'), fields.etag)) return notModified(fields);
   }
-  if (cors) applyCors(request, headers, cors);
-  if (deprecation) applyDeprecation(headers, deprecation);
-  return fromDraft(draft, { head: request.method === 'HEAD' });
+  if (cors || deprecation) {
+    const headers = new RecordHeaders(fields);
+    if (cors) applyCors(request, headers, cors);
+    if (deprecation) applyDeprecation(headers, deprecation);
+  }
+  return toResponse(answer, { head: request.method === 'HEAD' });
 }
 
 /**
@@ -317,13 +330,13 @@ function notModified(headers: Readonly<Record<string, string>>): Response {
 }
 
 /**
- * The RateLimit fields onto an answer. An answer json() made gets them in its draft only: the handler
- * set builds it from the draft once (finishDraft), so its own headers are never materialised here.
+ * The RateLimit fields onto an answer: into its header record, which finish() builds the `Response`
+ * from; a route's own `Response` gets them on its headers.
  */
-function withRateHeaders(response: Response, limits: RateHeaders): Response {
-  const draft = draftOf(response);
-  if (draft) {
-    Object.assign(draft.headers, limits);
+function withRateHeaders(response: Reply, limits: RateHeaders): Reply {
+  if (isAnswer(response)) {
+    response.headers['ratelimit-policy'] = limits['ratelimit-policy'];
+    response.headers.ratelimit = limits.ratelimit;
     return response;
   }
   return withHeaders(response, (answer) => {

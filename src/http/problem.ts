@@ -1,6 +1,7 @@
 import { ERROR_CATALOGUE } from '../core/error-catalogue.js';
 import { isSwitchboardError, SwitchboardError } from '../core/errors.js';
-import { jsonResponse } from './json.js';
+import { type HeaderRecord, headerRecord } from './json.js';
+import { type Answer, toResponse } from './responses.js';
 
 /**
  * The `type` of every problem document: a reference relative to the server, where `createSwitchboard`
@@ -13,6 +14,11 @@ export const PROBLEM_TYPE_BASE = '/problems/';
  * the caller never sees a stack trace or an internal message.
  */
 export function problemResponse(error: unknown, headers: HeadersInit = {}): Response {
+  return toResponse(problemAnswer(error, headers));
+}
+
+/** {@link problemResponse} as an answer, for the route pipeline to finish before it is built. */
+export function problemAnswer(error: unknown, headers?: HeadersInit): Answer {
   const known = isSwitchboardError(error)
     ? error
     : new SwitchboardError('internal', 'Something went wrong on our side. Try again later.');
@@ -24,9 +30,7 @@ export function problemResponse(error: unknown, headers: HeadersInit = {}): Resp
     code: known.code,
     ...(known.details.length ? { errors: known.details } : {}),
   };
-  const withRetry =
-    known.retryAfter === undefined
-      ? headers
-      : { ...Object.fromEntries(new Headers(headers)), 'retry-after': String(known.retryAfter) };
-  return jsonResponse(known.status, body, withRetry, 'application/problem+json');
+  const record: HeaderRecord = headerRecord(headers, { 'content-type': 'application/problem+json' });
+  if (known.retryAfter !== undefined) record['retry-after'] = String(known.retryAfter);
+  return { status: known.status, headers: record, body: JSON.stringify(body) };
 }

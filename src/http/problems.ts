@@ -5,7 +5,8 @@
 import { SwitchboardError } from '../core/errors.js';
 import { bearerChallenge } from './challenge.js';
 import { headerRecord } from './json.js';
-import { problemResponse } from './problem.js';
+import { problemAnswer } from './problem.js';
+import { type Answer, toResponse } from './responses.js';
 
 export interface ProblemOptions {
   readonly headers?: HeadersInit;
@@ -21,8 +22,13 @@ export interface ProblemOptions {
  * catch (error) { return renderProblem(error); }
  */
 export function renderProblem(error: unknown, options: ProblemOptions = {}): Response {
+  return toResponse(problemOf(error, options));
+}
+
+/** {@link renderProblem} as an answer, for the route pipeline to finish before it is built. */
+export function problemOf(error: unknown, options: ProblemOptions = {}): Answer {
   const challenge = bearerChallenge(error, options.request);
-  return problemResponse(
+  return problemAnswer(
     error,
     challenge ? headerRecord(options.headers, { 'www-authenticate': challenge }) : options.headers,
   );

@@ -10,6 +10,7 @@ import { type Clock, systemClock } from '../core/runtime.js';
 import type { RateDecision, RateLimitStore, RateRule } from '../core/storage/index.js';
 import { createTelemetry, type Telemetry } from '../core/telemetry/index.js';
 import { clientAddressOf } from './client-address.js';
+import type { Requester } from './request-context.js';
 
 /**
  * The classes of operation budgets are kept for: REST reads and writes, GraphQL by cost, token
@@ -89,12 +90,13 @@ export const DEFAULT_RATE_RULES: Readonly<Record<RateClass, RateRule>> = {
 export interface RateLimiter {
   /** The rule of each class in force: the defaults with the options' overrides. */
   readonly rules: Readonly<Record<RateClass, RateRule>>;
-  take(request: Request, principal: Principal, cls: RateClass, cost?: number): Promise<RateHeaders>;
+  /** Takes from the budget of the caller of a request: its principal, else its address. */
+  take(context: Requester, principal: Principal, cls: RateClass, cost?: number): Promise<RateHeaders>;
   /**
    * Who a request's budget belongs to ({@link callerOf} with the limiter's trusted proxies), for a
    * caller whose budget is taken from later without a request (a WebSocket's, found at connection_init).
    */
-  callerOf(request: Request, principal: Principal): string;
+  callerOf(context: Requester, principal: Principal): string;
   /** {@link RateLimiter.take} for a caller found before by {@link RateLimiter.callerOf}. */
   takeFor(caller: string, cls: RateClass, cost?: number): Promise<RateHeaders>;
   /**
@@ -116,7 +118,7 @@ export interface LocalBucket {
  *
  * @example
  * const limiter = createRateLimiter({ store: storage.rateLimits, rules: { read: { limit: 100, windowMs: 60_000 } } });
- * const headers = await limiter.take(request, principal, 'read'); // or throws `rate_limited`
+ * const headers = await limiter.take(context, principal, 'read'); // or throws `rate_limited`
  */
 export function createRateLimiter(options: RateLimitOptions): RateLimiter {
   const rules = { ...DEFAULT_RATE_RULES, ...options.rules };
@@ -146,8 +148,8 @@ export function createRateLimiter(options: RateLimitOptions): RateLimiter {
   }
   return {
     rules,
-    take: (request, principal, cls, cost) => takeFor(callerOf(request, principal, trustedProxies), cls, cost),
-    callerOf: (request, principal) => callerOf(request, principal, trustedProxies),
+    take: (context, principal, cls, cost) => takeFor(callerOf(context, principal, trustedProxies), cls, cost),
+    callerOf: (context, principal) => callerOf(context, principal, trustedProxies),
     takeFor,
     local: (cls) => new MemoryBucket(rules[cls], clock),
   };
@@ -220,11 +222,11 @@ class MemoryBucket implements LocalBucket {
 }
 
 /** Who a budget belongs to: the API key or OAuth client (and user), or the network address. */
-export function callerOf(request: Request, principal: Principal, trustedProxies: number): string {
+export function callerOf(context: Requester, principal: Principal, trustedProxies: number): string {
   if (principal.userId !== undefined) return `user:${principal.clientId ?? '-'}:${principal.userId}`;
   if (principal.subject && principal.subject !== 'anonymous' && principal.kind !== 'anonymous')
     return `${principal.kind}:${principal.subject}`;
-  return `ip:${clientAddressOf(request, trustedProxies)}`;
+  return `ip:${clientAddressOf(context, trustedProxies)}`;
 }
 
 /** The two RateLimit fields, by lower-case name: a plain object, cheaper than `Headers` on every answer. */

@@ -1,7 +1,7 @@
 /**
  * A span (HTTP server semantic conventions) and a duration measurement per request, for any fetch
- * handler. The route template is what the handler that served the request noted (`/api/v1/clients/{id}`),
- * so spans and metrics are grouped by route, never by raw path.
+ * handler. The route template is what the handler that served the request noted on its context
+ * (`/api/v1/clients/{id}`), so spans and metrics are grouped by route, never by raw path.
  */
 import {
   type Attributes,
@@ -16,19 +16,8 @@ import {
   trace,
 } from '@opentelemetry/api';
 import { createTelemetry, failed, type Telemetry } from '../core/telemetry/index.js';
+import { type ConnectionInfo, type RequestContext, requestContext } from './request-context.js';
 import { pathnameOf } from './url.js';
-
-const routes = new WeakMap<Request, string>();
-const interfaces = new WeakMap<Request, string>();
-
-/**
- * Records the route template that serves a request (called by routers; the last one called wins, so
- * a mount's path is replaced by the template its router matched) and the interface it belongs to.
- */
-export function noteRoute(request: Request, route: string, iface?: string): void {
-  routes.set(request, route);
-  if (iface) interfaces.set(request, iface);
-}
 
 const fromHeaders: TextMapGetter<Headers> = {
   get: (headers, key) => headers.get(key) ?? undefined,
@@ -51,32 +40,39 @@ export interface InstrumentOptions {
 /**
  * Wraps a fetch handler: each request gets a server span (continuing the caller's trace when it sends
  * `traceparent`) and an `http.server.request.duration` measurement by interface, method, route and status.
+ * The handler is given the request's context (a {@link ConnectionInfo} with the peer's address the
+ * runtime gave): Switchboard's handlers note their route template and interface on it.
  */
 export function instrumentFetch(
-  handle: (request: Request) => Promise<Response>,
+  handle: (request: Request, info: ConnectionInfo) => Promise<Response>,
   options: InstrumentOptions,
-): (request: Request) => Promise<Response> {
+): (request: Request, info?: ConnectionInfo) => Promise<Response> {
   const { tracer, requestDuration, measuring } = options.telemetry ?? createTelemetry();
 
-  async function traced(request: Request, span: Span, parent: Context): Promise<Response> {
+  async function traced(
+    request: Request,
+    at: RequestContext,
+    span: Span,
+    parent: Context,
+  ): Promise<Response> {
     const started = performance.now();
     const method = request.method;
     let status = 500;
     try {
       const response = span.isRecording()
-        ? await context.with(trace.setSpan(parent, span), handle, undefined, request)
-        : await handle(request);
+        ? await context.with(trace.setSpan(parent, span), handle, undefined, request, at)
+        : await handle(request, at);
       status = response.status;
       return response;
     } catch (error) {
       failed(span, error);
       throw error;
     } finally {
-      const route = routes.get(request) ?? options.route;
+      const route = at.route ?? options.route;
       const attributes: Attributes = {
         'http.request.method': method,
         'http.response.status_code': status,
-        'switchboard.interface': interfaces.get(request) ?? options.interface,
+        'switchboard.interface': at.interface ?? options.interface,
       };
       if (route !== undefined) attributes['http.route'] = route;
       if (span.isRecording()) {
@@ -90,11 +86,13 @@ export function instrumentFetch(
     }
   }
 
-  return (request) => {
+  return (request, info) => {
     const parent = propagation.extract(ROOT_CONTEXT, request.headers, fromHeaders);
     const span = tracer.startSpan(request.method, { kind: SpanKind.SERVER }, parent);
+    // The request's one context: made here unless the adapter made it, and read back once served.
+    const at = requestContext(request, info);
     // Nothing records and nothing measures (no SDK): the handler alone, not one promise more.
-    if (!measuring && !span.isRecording()) return handle(request);
-    return traced(request, span, parent);
+    if (!measuring && !span.isRecording()) return handle(request, at);
+    return traced(request, at, span, parent);
   };
 }

@@ -1,8 +1,27 @@
-/** Response builders every route uses, so success answers look alike across the interface. */
+/**
+ * What routes answer with: an {@link Answer} (status, header fields, body), made by the builders every
+ * route uses so that success answers look alike. The pipeline finishes it (ETag, Cache-Control, Vary,
+ * CORS, deprecation, RateLimit fields) and only then turns it into a `Response`, once.
+ */
 import { type HeaderRecord, headerRecord } from './json.js';
+
+/**
+ * A route's answer as data. `headers` is the answer's own record (lower-case names): the pipeline adds
+ * its fields to it before the `Response` is built, so make a fresh answer per request (the builders
+ * do). A route that must answer with a Web `Response` itself (a redirect, a stream, a proxied `fetch`)
+ * may; the pipeline then sets its fields on that response's headers, copying it first only if they are
+ * immutable.
+ */
+export interface Answer {
+  readonly status: number;
+  readonly headers: HeaderRecord;
+  /** The body as text (JSON for the builders', its type in `content-type`), or null for none. */
+  readonly body: string | null;
+}
 
 export interface JsonOptions {
   readonly status?: number;
+  /** Extra header fields: they reach the client with the pipeline's own. */
   readonly headers?: HeadersInit;
   /**
    * The record's `version`: becomes a strong `ETag` that `If-Match` can name. Without it, GET answers
@@ -12,25 +31,19 @@ export interface JsonOptions {
 }
 
 /**
- * A JSON answer (200 unless told otherwise). The handler set finishes it (ETag, Cache-Control, CORS,
- * deprecation) from what is passed here, building the final headers once: give extra headers in
- * `options.headers` rather than changing `response.headers` afterwards.
+ * A JSON answer (200 unless told otherwise), serialised here once.
  *
  * @example
  * return json(client, { version: client.version });
  */
-export function json(body: unknown, options: JsonOptions = {}): Response {
-  const text = JSON.stringify(body);
+export function json(body: unknown, options: JsonOptions = {}): Answer {
   const headers: HeaderRecord = { 'content-type': 'application/json; charset=utf-8' };
   if (options.version !== undefined) headers.etag = versionTag(options.version);
-  const draft: Draft = {
-    text,
+  return {
     status: options.status ?? 200,
-    headers: headerRecord(options.headers, headers),
+    headers: options.headers === undefined ? headers : headerRecord(options.headers, headers),
+    body: JSON.stringify(body),
   };
-  const response = new Response(text, { status: draft.status, headers: { ...draft.headers } });
-  (response as DraftCarrier)[DRAFT] = draft;
-  return response;
 }
 
 /**
@@ -39,13 +52,13 @@ export function json(body: unknown, options: JsonOptions = {}): Response {
  * @example
  * return created(client, `${basePath}/clients/${client.id}`, { version: client.version });
  */
-export function created(body: unknown, location: string, options: JsonOptions = {}): Response {
+export function created(body: unknown, location: string, options: JsonOptions = {}): Answer {
   return json(body, { ...options, status: 201, headers: headerRecord(options.headers, { location }) });
 }
 
 /** `204 No Content`: no body, no content type (RFC 9110 §15.3.5). */
-export function noContent(): Response {
-  return new Response(null, { status: 204 });
+export function noContent(options: { readonly headers?: HeadersInit } = {}): Answer {
+  return { status: 204, headers: headerRecord(options.headers), body: null };
 }
 
 /** The strong entity tag of a record version, e.g. `"3"`. */
@@ -53,33 +66,21 @@ export function versionTag(version: number): string {
   return `"${version}"`;
 }
 
-/** What {@link json} made a response from: the handler set adds its headers here and builds it once. */
-export interface Draft {
-  readonly text: string;
-  readonly status: number;
-  readonly headers: HeaderRecord;
+/** Whether a route answered with an {@link Answer} rather than a `Response` of its own. */
+export function isAnswer(answer: Answer | Response): answer is Answer {
+  // Not `instanceof`: a proxied fetch's Response need not be of the global class (@hono/node-server
+  // replaces it on Node).
+  return typeof (answer as Partial<Response>).arrayBuffer !== 'function';
 }
 
-// A symbol property rides on the response: cheaper for the GC than a WeakMap entry per response.
-const DRAFT = Symbol('switchboard.draft');
-
-interface DraftCarrier {
-  [DRAFT]?: Draft;
-}
-
-/** The draft of a response made by {@link json}, if it was. */
-export function draftOf(response: Response): Draft | undefined {
-  return (response as DraftCarrier)[DRAFT];
-}
-
-/** The response a draft describes now, built in one step (no body for HEAD). */
-export function fromDraft(draft: Draft, options: { head?: boolean } = {}): Response {
-  return new Response(options.head ? null : draft.text, { status: draft.status, headers: draft.headers });
+/** The `Response` of an answer, built in one step (no body for HEAD). */
+export function toResponse(answer: Answer, options: { readonly head?: boolean } = {}): Response {
+  return new Response(options.head ? null : answer.body, { status: answer.status, headers: answer.headers });
 }
 
 /**
  * A header record seen through the three `Headers` methods the finishing steps use, so that CORS and
- * deprecation headers land in a draft without a `Headers` object. Names are lower case.
+ * deprecation fields land in an answer without a `Headers` object. Names are lower case.
  */
 export class RecordHeaders implements Pick<Headers, 'has' | 'set' | 'append'> {
   constructor(private readonly record: HeaderRecord) {}

@@ -11,8 +11,9 @@ import type { CorsOptions } from './cors.js';
 import type { DeprecationNotice } from './deprecation.js';
 import { buildOpenApiDocument, type OpenApiDocument, type OpenApiInfo, type RouteSet } from './openapi.js';
 import type { PageLimits } from './pagination.js';
-import { createPipeline, type Served } from './pipeline.js';
+import { createPipeline, type Reply, type Served } from './pipeline.js';
 import type { RateLimiter } from './rate-limit.js';
+import { type ConnectionInfo, requestContext } from './request-context.js';
 import type { AnyRoute } from './route.js';
 import { createRouteTable, routePathOf } from './route-table.js';
 
@@ -23,7 +24,8 @@ export interface RestLimits extends PageLimits {
 
 /** A fetch handler of routes, with the OpenAPI document it serves. */
 export interface RestHandler {
-  (request: Request): Promise<Response>;
+  /** Serves a request; `info` gives the peer's address (see {@link ConnectionInfo}). */
+  (request: Request, info?: ConnectionInfo): Promise<Response>;
   readonly basePath: string;
   readonly openapi: OpenApiDocument;
   /** The routes it serves, e.g. to list them in another handler set's document as well. */
@@ -91,14 +93,15 @@ export function createRouteHandler(options: RouteHandlerOptions): RestHandler {
   table.add('GET', '/openapi.json', pipeline.openapiJson);
   table.add('GET', '/docs', pipeline.docsPage);
 
-  const handler = async (request: Request): Promise<Response> => {
-    let response: Response;
+  const handler = async (request: Request, info?: ConnectionInfo): Promise<Response> => {
+    let response: Reply;
     try {
+      const context = requestContext(request, info);
       const path = routePathOf(request.url, basePath);
       const match = path === undefined ? undefined : table.match(request.method, path);
       response = match
-        ? await pipeline.serve(match.entry, request, match.params)
-        : await pipeline.unrouted(request, path === undefined ? [] : table.methodsAt(path));
+        ? await pipeline.serve(match.entry, context, match.params)
+        : await pipeline.unrouted(context, path === undefined ? [] : table.methodsAt(path));
     } catch (error) {
       response = pipeline.fail(error, request);
     }

@@ -7,6 +7,7 @@ import type { z } from 'zod';
 import type { Principal, Scope } from '../core/auth.js';
 import type { CreateOptions } from '../core/domain/index.js';
 import type { Clock, Logger } from '../core/runtime.js';
+import type { Answer } from './responses.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -33,7 +34,7 @@ export interface RouteContext<P = unknown, Q = unknown, B = unknown> {
    * const respond = (client: Client) => created(client, `${basePath}/clients/${client.id}`);
    * return respond(await domain.clients.create(body, idempotent(respond)));
    */
-  idempotent<T>(respond: (record: T) => Response): CreateOptions<T>;
+  idempotent<T>(respond: (record: T) => Answer | Response): CreateOptions<T>;
 }
 
 /** The request body a route accepts: its schema, media types and OpenAPI component name. */
@@ -57,8 +58,11 @@ export interface RouteResponse {
 }
 
 /**
- * One operation of the interface. `handle` returns a `Response` (see `json`, `created`, `noContent`,
- * `paginated`) or throws a `SwitchboardError`, which is rendered as problem+json.
+ * One operation of the interface. `handle` returns an {@link Answer} (see `json`, `created`,
+ * `noContent`, `paginated`), whose header fields reach the client with the handler set's own, or
+ * throws a `SwitchboardError`, which is rendered as problem+json. A route that must answer with a Web
+ * `Response` itself (a redirect, a stream) may return one: the handler set adds its fields to that
+ * response's headers (to a copy when they are immutable).
  */
 export interface RouteDefinition<
   P extends z.ZodType = z.ZodType,
@@ -81,7 +85,9 @@ export interface RouteDefinition<
   readonly query?: Q;
   readonly body?: RouteBody<B>;
   readonly responses: Readonly<Record<number, RouteResponse>>;
-  readonly handle: (context: RouteContext<z.output<P>, z.output<Q>, z.output<B>>) => Promise<Response>;
+  readonly handle: (
+    context: RouteContext<z.output<P>, z.output<Q>, z.output<B>>,
+  ) => Promise<Answer | Response>;
 }
 
 /** Any route, whatever its schemas: what lists of routes hold. */

@@ -1,11 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
-import { setClientAddress } from '../http/client-address.js';
 import { bodyWasRead, consumedBody } from './consumed-body.js';
 
 /**
- * Turns a node:http request into a Web `Request`. The body is streamed, not buffered, the request's
- * signal aborts when the client goes away, and the peer address is kept for rate limits.
+ * Turns a node:http request into a Web `Request`. The body is streamed, not buffered, and the request's
+ * signal aborts when the client goes away. The peer's address is not part of a Web `Request`: give it
+ * to the handler as its second argument, `{ clientAddress: req.socket.remoteAddress }`, for rate limits.
  *
  * When a framework's body parser has already read the stream (`express.json()` mounted ahead), the
  * body is rebuilt from what it left on the request: `req.rawBody`, else a Buffer or string `req.body`,
@@ -17,7 +17,8 @@ import { bodyWasRead, consumedBody } from './consumed-body.js';
  * @example
  * import { toWebRequest, writeWebResponse } from 'switchboard-kit/node';
  * createServer(async (req, res) => {
- *   await writeWebResponse(await switchboard.fetch(toWebRequest(req, res, 'http://localhost')), res);
+ *   const request = toWebRequest(req, res, 'http://localhost');
+ *   await writeWebResponse(await switchboard.fetch(request, { clientAddress: req.socket.remoteAddress }), res);
  * });
  */
 export function toWebRequest(req: IncomingMessage, res: ServerResponse, origin: string): Request {
@@ -40,9 +41,7 @@ export function toWebRequest(req: IncomingMessage, res: ServerResponse, origin: 
       : (Readable.toWeb(req) as ReadableStream<Uint8Array>);
     init.duplex = 'half';
   }
-  const request = new Request(new URL(req.url ?? '/', origin), init);
-  setClientAddress(request, req.socket?.remoteAddress);
-  return request;
+  return new Request(new URL(req.url ?? '/', origin), init);
 }
 
 /**

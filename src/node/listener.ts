@@ -3,8 +3,8 @@ import { getRequestListener, RequestError } from '@hono/node-server';
 import { SwitchboardError } from '../core/errors.js';
 import type { Logger } from '../core/runtime.js';
 import { silentLogger } from '../core/runtime.js';
-import { setClientAddress } from '../http/client-address.js';
 import { problemResponse } from '../http/problem.js';
+import { type ConnectionInfo, RequestContext } from '../http/request-context.js';
 import { bodyWasRead } from './consumed-body.js';
 import { toWebRequest } from './convert.js';
 
@@ -36,7 +36,7 @@ export type RequestListener = (req: IncomingMessage, res: ServerResponse) => Pro
  * createServer(createRequestListener(switchboard.fetch)).listen(4000);
  */
 export function createRequestListener(
-  fetch: (request: Request) => Promise<Response>,
+  fetch: (request: Request, info: ConnectionInfo) => Promise<Response>,
   options: RequestListenerOptions = {},
 ): RequestListener {
   const logger = options.logger ?? silentLogger;
@@ -45,11 +45,13 @@ export function createRequestListener(
       const { incoming, outgoing } = (env ?? {}) as { incoming?: IncomingMessage; outgoing?: ServerResponse };
       // A framework's body parser read the stream before us (express.json() ahead of the mount): the
       // body is rebuilt from what it left, as toWebRequest does.
-      if (incoming && outgoing && bodyWasRead(incoming))
-        return fetch(toWebRequest(incoming, outgoing, new URL(request.url).origin));
-      // The peer address, for rate limits of callers without credentials (a Web Request has none).
-      setClientAddress(request, incoming?.socket?.remoteAddress);
-      return fetch(request);
+      const web =
+        incoming && outgoing && bodyWasRead(incoming)
+          ? toWebRequest(incoming, outgoing, new URL(request.url).origin)
+          : request;
+      // The request's context starts here, with the peer's address (a Web Request has none): the
+      // handlers below take it as it is, so a request makes one.
+      return fetch(web, new RequestContext(web, incoming?.socket?.remoteAddress));
     },
     {
       overrideGlobalObjects: options.overrideGlobals ?? true,

@@ -2,13 +2,15 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../core/runtime.js';
 import { silentLogger } from '../core/runtime.js';
+import type { ConnectionInfo } from '../http/request-context.js';
 import { attachWebSockets, type WebSocketRoute } from './attach-websockets.js';
 import type { RequestListenerOptions } from './listener.js';
 import { createRequestListener, type RequestListener } from './listener.js';
 
 /** Options of {@link serve}: the fetch handler, where to listen, WebSocket routes and how to shut down. */
 export interface ServeOptions {
-  readonly fetch: (request: Request) => Promise<Response>;
+  /** The handler; it is given the peer's address as its second argument (see `ConnectionInfo`). */
+  readonly fetch: (request: Request, info: ConnectionInfo) => Promise<Response>;
   /** 0 picks a free port (tests). Default 4000. */
   readonly port?: number;
   /** Default 127.0.0.1; use 0.0.0.0 to listen on every interface. */

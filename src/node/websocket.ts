@@ -3,7 +3,6 @@ import { CloseCode, handleProtocols } from 'graphql-ws';
 import type { WebSocket } from 'ws';
 import type { GraphQLWebSocketExtra, GraphQLWebSocketServer } from '../graphql/websocket/server.js';
 import { SLOW_SUBSCRIBER_CLOSE_CODE } from '../graphql/websocket/server.js';
-import { setClientAddress } from '../http/client-address.js';
 import type { WebSocketRoute } from './attach-websockets.js';
 
 /** Options of {@link graphqlWebSocketRoute}: the path, keep-alive pings and message and buffer limits. */
@@ -138,7 +137,7 @@ class SocketExtra implements GraphQLWebSocketExtra {
   readonly #target: string;
   readonly #host: string;
   /** The peer's address, for the budgets of callers without credentials. */
-  readonly #address: string | undefined;
+  readonly clientAddress: string | undefined;
 
   constructor(
     req: IncomingMessage,
@@ -151,7 +150,7 @@ class SocketExtra implements GraphQLWebSocketExtra {
     }
     this.#target = req.url ?? '/';
     this.#host = req.headers.host ?? 'localhost';
-    this.#address = req.socket.remoteAddress;
+    this.clientAddress = req.socket.remoteAddress;
   }
 
   get request(): Request {
@@ -164,8 +163,6 @@ class SocketExtra implements GraphQLWebSocketExtra {
     const headers = new Headers();
     for (let i = 0; i < this.#headers.length; i += 2)
       headers.append(this.#headers[i]!, this.#headers[i + 1]!);
-    const request = new Request(url, { headers });
-    setClientAddress(request, this.#address);
-    return request;
+    return new Request(url, { headers });
   }
 }

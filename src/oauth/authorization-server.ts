@@ -3,7 +3,7 @@ import { SwitchboardError } from '../core/errors.js';
 import type { ApiKeyRecord, OAuthClientRecord } from '../core/storage/index.js';
 import { authErrorResponse } from '../http/challenge.js';
 import { jsonResponse } from '../http/json.js';
-import { noteRoute } from '../http/request-telemetry.js';
+import { type ConnectionInfo, type RequestContext, requestContext } from '../http/request-context.js';
 import { createRouteHandler, type RestHandler } from '../http/route-handler.js';
 import { oauthAdminRoutes } from './admin-routes.js';
 import { createOAuthAdmin, type OAuthAdmin } from './admin-service.js';
@@ -57,7 +57,8 @@ export interface AuthorizationServerOptions extends OAuthOptions {
 
 /** The authorization server: one fetch handler for `/oauth/*` and `/.well-known/*`, plus the guard. */
 export interface AuthorizationServer {
-  readonly fetch: (request: Request) => Promise<Response>;
+  /** Serves a request; `info` gives the peer's address, for the budgets of failed client authentications. */
+  readonly fetch: (request: Request, info?: ConnectionInfo) => Promise<Response>;
   /** The guard over the same storage (bearer access tokens and API keys). */
   readonly authenticate: Authenticate;
   /**
@@ -141,7 +142,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     ? resolveTrust(options.authenticate, Object.keys(ctx.scopes))
     : guard;
   const csrf = createCsrf(ctx.csrfSecret);
-  const routes: Record<string, (request: Request) => Promise<Response>> = {
+  const routes: Record<string, (request: Request, context: RequestContext) => Promise<Response>> = {
     [OAUTH_PATHS.authorize]: authorizeEndpoint(ctx, csrf),
     [OAUTH_PATHS.token]: tokenEndpoint(ctx),
     [OAUTH_PATHS.revoke]: revokeEndpoint(ctx),
@@ -172,20 +173,21 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     ...(ctx.rateLimit ? { rateLimit: ctx.rateLimit } : {}),
   });
 
-  async function fetch(request: Request): Promise<Response> {
+  async function fetch(request: Request, info?: ConnectionInfo): Promise<Response> {
+    const context = requestContext(request, info);
     const path = new URL(request.url).pathname;
     const route = routes[path];
-    if (route) noteRoute(request, path);
+    if (route) context.route = path;
     try {
       if (route && CORS_PATHS.has(path)) {
         // Browser apps (public clients) call these cross-origin; no cookies are involved, so `*` is safe.
         if (request.method === 'OPTIONS') return new Response(null, { status: 204, headers: CORS_PREFLIGHT });
-        const response = await route(request);
+        const response = await route(request, context);
         response.headers.set('access-control-allow-origin', '*');
         return response;
       }
-      if (route) return await route(request);
-      return await adminRoutes(request);
+      if (route) return await route(request, context);
+      return await adminRoutes(request, context);
     } catch (error) {
       if (!(error instanceof SwitchboardError)) {
         ctx.logger.log('error', 'oauth endpoint failed', { error: String(error) });

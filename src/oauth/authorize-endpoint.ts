@@ -3,6 +3,7 @@ import { isSwitchboardError, SwitchboardError } from '../core/errors.js';
 import { isPossibleId } from '../core/storable-text.js';
 import type { OAuthClientRecord } from '../core/storage/index.js';
 import { type RateHeaders, rateHeadersOf } from '../http/rate-limit.js';
+import type { Requester } from '../http/request-context.js';
 import {
   type ConsentView,
   type ErrorPageApp,
@@ -61,9 +62,12 @@ function appOf(client: OAuthClientRecord): ErrorPageApp {
  * the consent page), a POST of the sign-in answers with the consent page, and the consent's POST
  * redirects back with a code, or with `error`, always with `state` and `iss` (RFC 9207).
  */
-export function authorizeEndpoint(ctx: ServerContext, csrf: Csrf): (request: Request) => Promise<Response> {
+export function authorizeEndpoint(
+  ctx: ServerContext,
+  csrf: Csrf,
+): (request: Request, context: Requester) => Promise<Response> {
   const steps: Steps = { csrf, proofs: createSignInProofs(ctx.csrfSecret) };
-  return async (request) => {
+  return async (request, context) => {
     if (request.method !== 'GET' && request.method !== 'POST') {
       throw new SwitchboardError('method_not_allowed', 'Use GET or POST.');
     }
@@ -107,7 +111,7 @@ export function authorizeEndpoint(ctx: ServerContext, csrf: Csrf): (request: Req
     const refused = () => back({ error: 'access_denied', error_description: 'The user refused access.' });
     // Refuse (or Cancel on the sign-in step) needs no sign-in: nothing is shared.
     if (single(params, 'decision') === 'refuse') return refused();
-    if (single(params, 'step') === 'sign_in') return signInStep(ctx, steps, request, params, authorization);
+    if (single(params, 'step') === 'sign_in') return signInStep(ctx, steps, context, params, authorization);
 
     const chosen = new Set(params.getAll('grant_scope'));
     const approved = authorization.scopes.filter((s) => s === OPENID_SCOPE || chosen.has(s));
@@ -115,7 +119,7 @@ export function authorizeEndpoint(ctx: ServerContext, csrf: Csrf): (request: Req
       return refused();
     let user: string | null;
     try {
-      user = await approvingUser(ctx, steps, request, params, authorization);
+      user = await approvingUser(ctx, steps, context, params, authorization);
     } catch (error) {
       return page(ctx, steps, request, params, authorization, {
         ...refusedSignIn(error),
@@ -265,15 +269,16 @@ async function page(
 async function signInStep(
   ctx: ServerContext,
   steps: Steps,
-  request: Request,
+  context: Requester,
   params: URLSearchParams,
   authorization: AuthorizationRequest,
 ): Promise<Response> {
+  const { request } = context;
   const username = (params.get('username') ?? '').trim();
   const password = params.get('password') ?? '';
   let userId: string | null;
   try {
-    userId = await checkPassword(ctx, request, username, password);
+    userId = await checkPassword(ctx, context, username, password);
   } catch (error) {
     return page(ctx, steps, request, params, authorization, { ...refusedSignIn(error), username });
   }
@@ -293,10 +298,11 @@ async function signInStep(
 async function approvingUser(
   ctx: ServerContext,
   steps: Steps,
-  request: Request,
+  context: Requester,
   params: URLSearchParams,
   authorization: AuthorizationRequest,
 ): Promise<string | null> {
+  const { request } = context;
   const current = await ctx.signIn.currentUser?.(request);
   if (current) return current;
   const proof = single(params, 'sign_in_proof');
@@ -304,7 +310,7 @@ async function approvingUser(
     const binding = bindingOf(steps, request, authorization);
     return (await steps.proofs.verify(proof, binding, ctx.clock.now()))?.userId ?? null;
   }
-  return checkPassword(ctx, request, (params.get('username') ?? '').trim(), params.get('password') ?? '');
+  return checkPassword(ctx, context, (params.get('username') ?? '').trim(), params.get('password') ?? '');
 }
 
 /**
@@ -314,12 +320,12 @@ async function approvingUser(
  */
 async function checkPassword(
   ctx: ServerContext,
-  request: Request,
+  context: Requester,
   username: string,
   password: string,
 ): Promise<string | null> {
   if (!username || !password || !ctx.signIn.verifyPassword) return null;
-  await ctx.rateLimit?.take(request, anonymousPrincipal, 'sign-in');
+  await ctx.rateLimit?.take(context, anonymousPrincipal, 'sign-in');
   return ctx.signIn.verifyPassword(username, password);
 }
 

@@ -8,6 +8,7 @@ import { anonymousPrincipal } from '../core/auth.js';
 import { isSwitchboardError, SwitchboardError } from '../core/errors.js';
 import type { OAuthClientRecord } from '../core/storage/index.js';
 import { type RateClass, type RateHeaders, type RateLimiter, rateHeadersOf } from '../http/rate-limit.js';
+import type { Requester } from '../http/request-context.js';
 import { authenticateClient } from './client-auth.js';
 import type { ServerContext } from './server-options.js';
 
@@ -24,12 +25,13 @@ export interface AuthenticatedClient {
  */
 export async function authenticateWithinBudget(
   ctx: ServerContext,
-  request: Request,
+  context: Requester,
   params: URLSearchParams,
 ): Promise<AuthenticatedClient> {
+  const { request } = context;
   const limiter = ctx.rateLimit;
   if (!limiter) return { client: await authenticateClient(ctx, request, params), limits: undefined };
-  const address = limiter.callerOf(request, anonymousPrincipal);
+  const address = limiter.callerOf(context, anonymousPrincipal);
   const limits = await takeBudget(limiter, address, 'failed-auth');
   let client: OAuthClientRecord;
   try {
@@ -46,12 +48,12 @@ export async function authenticateWithinBudget(
  */
 export function takeTokenBudget(
   limiter: RateLimiter,
-  request: Request,
+  context: Requester,
   client: OAuthClientRecord,
 ): Promise<RateHeaders> {
   const owner =
     client.secretHash === null
-      ? `client:${client.id}:${limiter.callerOf(request, anonymousPrincipal)}`
+      ? `client:${client.id}:${limiter.callerOf(context, anonymousPrincipal)}`
       : `client:${client.id}`;
   return takeBudget(limiter, owner, 'token');
 }

@@ -1,5 +1,6 @@
 import type { GrantRecord } from '../core/storage/index.js';
 import { jsonResponse } from '../http/json.js';
+import type { Requester } from '../http/request-context.js';
 import { oauthErrorResponse } from './oauth-error.js';
 import type { ServerContext } from './server-options.js';
 import { readTokenRequest } from './token-request.js';
@@ -8,10 +9,12 @@ import { readTokenRequest } from './token-request.js';
  * Token introspection (RFC 7662 §2). The caller authenticates as a client and learns about its own
  * tokens only; anything else, expired or revoked is `{ "active": false }` (§2.2).
  */
-export function introspectEndpoint(ctx: ServerContext): (request: Request) => Promise<Response> {
-  return async (request) => {
+export function introspectEndpoint(
+  ctx: ServerContext,
+): (request: Request, context: Requester) => Promise<Response> {
+  return async (request, context) => {
     try {
-      const { client, tokenHash: hash, limits } = await readTokenRequest(ctx, request);
+      const { client, tokenHash: hash, limits } = await readTokenRequest(ctx, context);
       const now = ctx.clock.now();
       const headers = { 'cache-control': 'no-store', ...limits };
       const inactive = jsonResponse(200, { active: false }, headers);

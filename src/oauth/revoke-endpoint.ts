@@ -1,3 +1,4 @@
+import type { Requester } from '../http/request-context.js';
 import { oauthErrorResponse } from './oauth-error.js';
 import type { ServerContext } from './server-options.js';
 import { readTokenRequest } from './token-request.js';
@@ -7,10 +8,12 @@ import { readTokenRequest } from './token-request.js';
  * tokens issued with it stop working too (§2.1). Unknown tokens, or tokens of other clients, get the
  * same 200 as a success, so the endpoint reveals nothing (§2.2).
  */
-export function revokeEndpoint(ctx: ServerContext): (request: Request) => Promise<Response> {
-  return async (request) => {
+export function revokeEndpoint(
+  ctx: ServerContext,
+): (request: Request, context: Requester) => Promise<Response> {
+  return async (_, context) => {
     try {
-      const { client, tokenHash: hash, limits } = await readTokenRequest(ctx, request);
+      const { client, tokenHash: hash, limits } = await readTokenRequest(ctx, context);
       const now = ctx.clock.now();
       const access = await ctx.storage.oauth.accessTokens.get(hash);
       if (access) {

@@ -2,6 +2,7 @@ import { SwitchboardError } from '../core/errors.js';
 import type { GrantRecord, OAuthClientRecord } from '../core/storage/index.js';
 import { jsonResponse } from '../http/json.js';
 import type { RateHeaders } from '../http/rate-limit.js';
+import type { Requester } from '../http/request-context.js';
 import { textEquals } from '../internal/text-equals.js';
 import { authenticateWithinBudget, takeTokenBudget, withRateHeaders } from './budgets.js';
 import { parseScopes, readForm, single } from './form.js';
@@ -20,9 +21,11 @@ const RETENTION_MS = 60 * 60_000;
  * `refresh_token` (rotating, with reuse detection) and `client_credentials`. Responses carry
  * `Cache-Control: no-store` (§5.1); errors use the standard `error` codes (§5.2).
  */
-export function tokenEndpoint(ctx: ServerContext): (request: Request) => Promise<Response> {
+export function tokenEndpoint(
+  ctx: ServerContext,
+): (request: Request, context: Requester) => Promise<Response> {
   let nextCleanup = 0;
-  return async (request) => {
+  return async (request, context) => {
     let limits: RateHeaders | undefined;
     try {
       if (request.method !== 'POST') throw new SwitchboardError('method_not_allowed', 'Use POST.');
@@ -30,8 +33,8 @@ export function tokenEndpoint(ctx: ServerContext): (request: Request) => Promise
         throw oauthError('invalid_request', 'Send parameters in the body, not the URL.');
       const params = await readForm(request, ctx.maxBodyBytes);
       // A failure is charged to the address; the client's budget only once it has authenticated.
-      const { client } = await authenticateWithinBudget(ctx, request, params);
-      if (ctx.rateLimit) limits = await takeTokenBudget(ctx.rateLimit, request, client);
+      const { client } = await authenticateWithinBudget(ctx, context, params);
+      if (ctx.rateLimit) limits = await takeTokenBudget(ctx.rateLimit, context, client);
       const issuer = ctx.issuerFor(request);
       const grantType = single(params, 'grant_type');
       let body: TokenResponse;

@@ -1,6 +1,7 @@
 import { SwitchboardError } from '../core/errors.js';
 import type { OAuthClientRecord } from '../core/storage/index.js';
 import type { RateHeaders } from '../http/rate-limit.js';
+import type { Requester } from '../http/request-context.js';
 import { authenticateWithinBudget, withRateHeaders } from './budgets.js';
 import { readForm, single } from './form.js';
 import { oauthError } from './oauth-error.js';
@@ -20,10 +21,11 @@ export interface TokenRequest {
  * Reads what revocation (RFC 7009 §2.1) and introspection (RFC 7662 §2.1) requests share: a POSTed
  * form with client authentication and a `token` parameter.
  */
-export async function readTokenRequest(ctx: ServerContext, request: Request): Promise<TokenRequest> {
+export async function readTokenRequest(ctx: ServerContext, context: Requester): Promise<TokenRequest> {
+  const { request } = context;
   if (request.method !== 'POST') throw new SwitchboardError('method_not_allowed', 'Use POST.');
   const params = await readForm(request, ctx.maxBodyBytes);
-  const { client, limits } = await authenticateWithinBudget(ctx, request, params);
+  const { client, limits } = await authenticateWithinBudget(ctx, context, params);
   const token = single(params, 'token');
   if (!token) throw withRateHeaders(oauthError('invalid_request', 'The token is missing.'), limits);
   return { client, tokenHash: hashSecret(token), limits };

@@ -24,7 +24,7 @@ export {
   paginated,
   rangeOf,
 } from '../http/pagination.js';
-export { created, type JsonOptions, json, noContent } from '../http/responses.js';
+export { type Answer, created, type JsonOptions, json, noContent } from '../http/responses.js';
 export {
   type AnyRoute,
   defineRoute,

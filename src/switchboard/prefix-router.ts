@@ -4,8 +4,13 @@
  * boundary (`/graphql` serves `/graphql/…`, not `/graphqlx`).
  */
 
-/** A Web-standard request handler: a `Request` in, a `Response` out, as fetch-based runtimes serve it. */
-export type FetchHandler = (request: Request) => Promise<Response>;
+import type { ConnectionInfo } from '../http/request-context.js';
+
+/**
+ * A Web-standard request handler: a `Request` in, a `Response` out, as fetch-based runtimes serve it.
+ * `info` gives what the runtime knows beyond the request: the peer's address (see {@link ConnectionInfo}).
+ */
+export type FetchHandler = (request: Request, info?: ConnectionInfo) => Promise<Response>;
 
 /** One handler and the path prefix it serves. */
 export interface Mount {

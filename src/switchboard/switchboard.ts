@@ -30,7 +30,8 @@ import {
 import { jsonResponse } from '../http/json.js';
 import { problemResponse } from '../http/problem.js';
 import { createRateLimiter, type RateLimitOptions } from '../http/rate-limit.js';
-import { instrumentFetch, noteRoute } from '../http/request-telemetry.js';
+import { type ConnectionInfo, type RequestContext, requestContext } from '../http/request-context.js';
+import { instrumentFetch } from '../http/request-telemetry.js';
 import { pathnameOf } from '../http/url.js';
 import {
   type AuthorizationServer,
@@ -370,22 +371,24 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
     graphqlWebSocket,
     logger,
   });
-  async function route(request: Request, pathname: string): Promise<Response> {
+  async function route(request: Request, context: RequestContext, pathname: string): Promise<Response> {
     const mount = mountAt(pathname);
     if (!mount) throw new SwitchboardError('not_found', `Nothing is served at ${pathname}.`);
     // Measured under its interface; its route the template its router notes, else the mount's path.
-    noteRoute(request, mount.prefix, mount.name);
-    return mount.handle(request);
+    context.route = mount.prefix;
+    context.interface = mount.name;
+    return mount.handle(request, context);
   }
 
   // The request line is logged inside the request's span, so it carries the trace id.
   const fetch = instrumentFetch(serveRequest, { telemetry, interface: 'other' });
-  async function serveRequest(request: Request): Promise<Response> {
+  async function serveRequest(request: Request, info: ConnectionInfo): Promise<Response> {
+    const context = requestContext(request, info);
     const started = clock.now();
     const pathname = pathnameOf(request.url);
     let response: Response;
     try {
-      response = await route(request, pathname);
+      response = await route(request, context, pathname);
     } catch (error) {
       if (!(error instanceof SwitchboardError)) {
         logger.log('error', 'unhandled error', { error: String(error), stack: (error as Error)?.stack });

@@ -6,7 +6,6 @@ import { describe, expect, it } from 'vitest';
 import { type BunServer, type BunServerWebSocket, bunGraphQLWebSocket } from '../../src/bun/index.js';
 import { DEFAULT_LIMITS } from '../../src/graphql/limits.js';
 import type { GraphQLWebSocketExtra, GraphQLWebSocketServer } from '../../src/graphql/websocket/server.js';
-import { clientAddressOf } from '../../src/http/client-address.js';
 
 /** A server core that records what the hookup hands it. */
 function fakeCore() {
@@ -107,7 +106,7 @@ describe('bunGraphQLWebSocket', () => {
     openSocket(hookup, upgrades[0]!.data);
     expect(seen.protocol).toBe('graphql-transport-ws');
     expect(seen.extra!.request!.headers.get('authorization')).toBe('Bearer sbk_x');
-    expect(clientAddressOf(seen.extra!.request!)).toBe('203.0.113.7');
+    expect(seen.extra!.clientAddress).toBe('203.0.113.7');
   });
 
   it('hands text messages to the core and closes with 4400 on a binary one', async () => {

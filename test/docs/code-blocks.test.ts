@@ -42,8 +42,8 @@ const PRELUDES: Readonly<Record<string, string>> = {
   graphql: `declare const graphql: import('switchboard-kit').FetchHandler;`,
   // The parts of the runtimes' globals the docs use: this repository installs neither's types.
   Deno: `declare const Deno: {
-    serve(handler: (request: Request) => Response | Promise<Response>): unknown;
-    serve(options: { port?: number; hostname?: string }, handler: (request: Request) => Response | Promise<Response>): unknown;
+    serve(handler: (request: Request, info: { remoteAddr: { hostname: string } }) => Response | Promise<Response>): unknown;
+    serve(options: { port?: number; hostname?: string }, handler: (request: Request, info: { remoteAddr: { hostname: string } }) => Response | Promise<Response>): unknown;
     upgradeWebSocket(request: Request, options?: { protocol?: string; idleTimeout?: number }): { socket: WebSocket; response: Response };
     env: { get(name: string): string | undefined };
   };`,

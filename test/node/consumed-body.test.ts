@@ -9,20 +9,21 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { SwitchboardError } from '../../src/core/errors.js';
 import { clientAddressOf } from '../../src/http/client-address.js';
 import { problemResponse } from '../../src/http/problem.js';
+import { type ConnectionInfo, requestContext } from '../../src/http/request-context.js';
 import { createRequestListener, toWebRequest, writeWebResponse } from '../../src/node/index.js';
 
 /** What a body parser leaves: it gets the bytes it read and the request, and sets fields on it. */
 type Parser = (req: IncomingMessage & { body?: unknown; rawBody?: unknown }, bytes: Buffer) => void;
 
 /** Echoes what the handler received; a body that cannot be read is the error's problem document. */
-async function echo(request: Request): Promise<Response> {
+async function echo(request: Request, info?: ConnectionInfo): Promise<Response> {
   try {
     const body = request.method === 'DELETE' ? null : await request.text();
     return Response.json({
       body,
       contentLength: request.headers.get('content-length'),
       contentEncoding: request.headers.get('content-encoding'),
-      address: clientAddressOf(request),
+      address: clientAddressOf(requestContext(request, info)),
     });
   } catch (error) {
     return problemResponse(error instanceof SwitchboardError ? error : new Error(String(error)));
@@ -36,7 +37,9 @@ afterEach(async () => {
 
 const adapters = {
   toWebRequest: (req: IncomingMessage, res: ServerResponse) =>
-    echo(toWebRequest(req, res, 'http://localhost')).then((response) => writeWebResponse(response, res)),
+    echo(toWebRequest(req, res, 'http://localhost'), { clientAddress: req.socket.remoteAddress }).then(
+      (response) => writeWebResponse(response, res),
+    ),
   createRequestListener: createRequestListener(echo),
 };
 

@@ -5,6 +5,7 @@ import { isSwitchboardError, type SwitchboardError } from '../../core/errors.js'
 import { readText } from '../../http/body.js';
 import { createCredentialWatch } from '../../http/credential-watch.js';
 import type { RateHeaders } from '../../http/rate-limit.js';
+import type { RequestContext, Requester } from '../../http/request-context.js';
 import type { Engine } from '../engine.js';
 import { createSubscriptionGroups, type Subscription } from '../subscriptions/groups.js';
 
@@ -13,7 +14,7 @@ export interface EventStreams {
   /** Whether the request asks for an event stream (`Accept: text/event-stream`). */
   accepts(request: Request): boolean;
   /** Answers it: a `text/event-stream` of the operation's results, or an error as JSON. */
-  handle(request: Request, principal: Principal): Promise<Response>;
+  handle(context: RequestContext, principal: Principal): Promise<Response>;
   subscriptions(): { subscribers: number; groups: number };
 }
 
@@ -26,6 +27,8 @@ export interface EventStreamOptions {
 type StreamContext = {
   readonly principal: Principal;
   readonly request: Request;
+  /** Whom the budgets charge: the request and its peer's address. */
+  readonly requester: Requester;
   /** A result handed to graphql-sse and not yet read from the stream: the next one waits for it. */
   unread: boolean;
   /** Lets the waiting result through (read, or the stream ended). */
@@ -90,7 +93,12 @@ export function createEventStreams(engine: Engine, options: EventStreamOptions =
         admission.operation.operation === OperationTypeNode.MUTATION;
       // Charged as over plain HTTP and WebSocket, refusals too; over budget it throws, answered 429.
       const charge = !admission.ok ? admission.charge : getMutation ? admission.refusal : admission.charge;
-      req.context.limits = await engine.rateLimit?.take(request, principal, charge.cls, charge.units);
+      req.context.limits = await engine.rateLimit?.take(
+        req.context.requester,
+        principal,
+        charge.cls,
+        charge.units,
+      );
       if (!admission.ok) return once({ errors: admission.errors });
       if (getMutation) return failure('method_not_allowed', 'Mutations must be sent with POST.');
       const { prepared, operation } = admission;
@@ -136,12 +144,14 @@ export function createEventStreams(engine: Engine, options: EventStreamOptions =
   return {
     accepts: (request) => (request.headers.get('accept') ?? '').toLowerCase().includes('text/event-stream'),
     subscriptions: () => groups.counts(),
-    async handle(request, principal) {
+    async handle(requester, principal) {
+      const { request } = requester;
       const body = request.method === 'POST' ? await readText(request, engine.limits.maxBodyBytes) : null;
       let stream: AsyncGenerator<string, void, undefined> | undefined;
       const context: StreamContext = {
         principal,
         request,
+        requester,
         unread: false,
         ended: false,
         end: () => void stream?.return(),

@@ -18,6 +18,11 @@ import { chargeOperation, MessageBudget } from './budgets.js';
 export interface GraphQLWebSocketExtra {
   /** The HTTP upgrade request; its headers are the fallback for credentials. */
   readonly request?: Request;
+  /**
+   * The peer's network address, which the upgrade request does not carry: the budgets of a socket
+   * without credentials are its address's.
+   */
+  readonly clientAddress?: string | undefined;
   /** Closes the socket; used to drop a subscriber that does not keep up (close code 1013). */
   readonly close?: (code: number, reason: string) => void;
   /**
@@ -160,7 +165,10 @@ export function createGraphQLWebSocketServer(options: GraphQLWebSocketOptions): 
       connection.graphqlWs = ctx;
       connection.principal = principal;
       // The upgrade request's address, never the payload's header fields: a client writes those.
-      if (limiter) connection.caller = limiter.callerOf(ctx.extra.request ?? unknownPeer(), principal);
+      if (limiter) {
+        const { request = unknownPeer(), clientAddress } = ctx.extra;
+        connection.caller = limiter.callerOf({ request, clientAddress }, principal);
+      }
       connection.credential = request.headers.get('authorization');
       credentials.watch(connection.credential, connection);
       return true;

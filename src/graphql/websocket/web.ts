@@ -1,9 +1,10 @@
 import { CloseCode, handleProtocols } from 'graphql-ws';
-import { copyClientAddress } from '../../http/client-address.js';
 import { type GraphQLWebSocketServer, SLOW_SUBSCRIBER_CLOSE_CODE } from './server.js';
 
-/** Options of {@link acceptWebSocket}: message and buffer limits of the socket. */
+/** Options of {@link acceptWebSocket}: the peer's address, and message and buffer limits of the socket. */
 export interface AcceptWebSocketOptions {
+  /** The peer's network address (Deno's `info.remoteAddr.hostname`), for the budgets of a socket without credentials. */
+  readonly clientAddress?: string | undefined;
   /** Largest incoming message; a larger one closes the socket with 1009. Default: `limits.maxBodyBytes`. */
   readonly maxMessageBytes?: number;
   /** Bytes queued for a peer that does not read; beyond it the socket is closed (1013). Default 1 MB. */
@@ -24,12 +25,13 @@ export interface UpgradedWebSocket {
  *
  * @example
  * // Deno
- * Deno.serve((request) =>
- *   request.headers.get('upgrade') === 'websocket'
+ * Deno.serve((request, info) => {
+ *   const clientAddress = info.remoteAddr.hostname;
+ *   return request.headers.get('upgrade') === 'websocket'
  *     ? acceptWebSocket(switchboard.graphqlWebSocket!, request, (protocol) =>
- *         Deno.upgradeWebSocket(request, { protocol, idleTimeout: 12 }))
- *     : switchboard.fetch(request),
- * );
+ *         Deno.upgradeWebSocket(request, { protocol, idleTimeout: 12 }), { clientAddress })
+ *     : switchboard.fetch(request, { clientAddress });
+ * });
  */
 export function acceptWebSocket(
   server: GraphQLWebSocketServer,
@@ -39,10 +41,8 @@ export function acceptWebSocket(
 ): Response {
   const protocol = handleProtocols(request.headers.get('sec-websocket-protocol') ?? '');
   if (!protocol) return new Response('Offer the graphql-transport-ws sub-protocol.', { status: 400 });
-  // Runtimes may close the request once upgraded (Deno does): keep the headers for `authenticate`,
-  // and the peer address, for the budgets of a socket without credentials.
+  // Runtimes may close the request once upgraded (Deno does): keep the headers for `authenticate`.
   const snapshot = new Request(request.url, { headers: new Headers(request.headers) });
-  copyClientAddress(request, snapshot);
   const { socket, response } = upgrade(protocol);
   serveSocket(server, socket, { ...options, protocol, request: snapshot });
   return response;
@@ -89,7 +89,7 @@ function serveSocket(
           });
         },
       },
-      { request: options.request, close, sendText: send },
+      { request: options.request, clientAddress: options.clientAddress, close, sendText: send },
     );
     socket.addEventListener('close', (event: CloseEvent) => void closed(event.code, event.reason), {
       once: true,

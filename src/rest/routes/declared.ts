@@ -7,7 +7,6 @@
  */
 import { z } from 'zod';
 import type { Principal } from '../../core/auth.js';
-import type { CreateOptions } from '../../core/domain/index.js';
 import { SwitchboardError } from '../../core/errors.js';
 import type { Resource } from '../../core/resources/define.js';
 import { pascal } from '../../core/resources/names.js';
@@ -18,7 +17,7 @@ import type { ResourceRecord } from '../../core/storage/index.js';
 import { ifMatch } from '../../http/conditional.js';
 import { PAGE_HEADERS, pageQuery, paginated, rangeOf } from '../../http/pagination.js';
 import { created, json, noContent } from '../../http/responses.js';
-import { type AnyRoute, defineRoute } from '../../http/route.js';
+import { type AnyRoute, defineRoute, type RouteContext } from '../../http/route.js';
 import { ProblemSchema, pageOf } from '../../http/schemas.js';
 import type { ResourceRouteOptions } from './context.js';
 
@@ -343,7 +342,7 @@ export function declaredRoutes(service: ResourceService, options: ResourceRouteO
   return routes;
 }
 
-type IdempotentOf = <T>(respond: (record: T) => Response) => CreateOptions<T>;
+type IdempotentOf = RouteContext['idempotent'];
 
 /** A create body less the field the path gives. */
 function without(schema: z.ZodType, field: string): z.ZodType {
