@@ -18,11 +18,11 @@ export interface WorkerLoopOptions<T> {
    * off as after a failure. `signal` aborts once the loop is stopping and its grace has run out.
    */
   readonly process: (items: readonly T[], signal: AbortSignal) => Promise<number>;
-  /** Items in flight at most; each claim asks for the places free. */
+  /** Items in flight at most; each claim asks for the places free (in batches, all of them). */
   readonly capacity: number;
   /**
-   * `batch` (default): a claim's items are processed together, in one call. `item`: one call per item,
-   * side by side, each freeing its place as it ends.
+   * `batch` (default): a claim's items are processed together, in one call, one batch at a time (so
+   * in queue order). `item`: one call per item, side by side, each freeing its place as it ends.
    */
   readonly unit?: 'batch' | 'item';
   /** How long a started loop waits before looking again when idle (default 1 s). */
@@ -98,6 +98,8 @@ export function createWorkerLoop<T>(options: WorkerLoopOptions<T>): WorkerLoop {
   let setbacks = 0;
   let draining: Promise<number> | null = null;
   let drainAgain = false;
+  /** A look is queued for the end of this turn. */
+  let refilling = false;
 
   function succeeded(): void {
     inARow = 0;
@@ -165,8 +167,8 @@ export function createWorkerLoop<T>(options: WorkerLoopOptions<T>): WorkerLoop {
       again = true;
       return claiming;
     }
-    const free = capacity - busy;
-    if (free <= 0) return Promise.resolve([]);
+    const free = placesFree();
+    if (free === 0) return Promise.resolve([]);
     // `.finally` runs after this assignment, so a claim that settles at once cannot leave `claiming` set.
     const claimed = claimAndLaunch(free).finally(() => {
       claiming = null;
@@ -179,8 +181,13 @@ export function createWorkerLoop<T>(options: WorkerLoopOptions<T>): WorkerLoop {
     return claimed;
   }
 
+  /** Items a claim may ask for now. A batch takes every place: one batch at a time, in queue order. */
+  function placesFree(): number {
+    if (!perItem) return busy > 0 ? 0 : capacity;
+    return Math.max(0, capacity - busy);
+  }
+
   /** A started loop claims again as soon as a place frees up (a microtask: finishes in one turn share it). */
-  let refilling = false;
   function refill(): void {
     if (!started || backingOff || refilling) return;
     refilling = true;
@@ -210,7 +217,7 @@ export function createWorkerLoop<T>(options: WorkerLoopOptions<T>): WorkerLoop {
         continue;
       }
       // Wait for a place (or, having claimed nothing, for the work in flight); work may already have ended.
-      if (running.size > 0 && (launched.length === 0 || busy >= capacity)) await Promise.race(running);
+      if (running.size > 0 && (launched.length === 0 || placesFree() === 0)) await Promise.race(running);
     }
     let total = 0;
     for (const acknowledged of await Promise.all(mine)) total += acknowledged;

@@ -77,4 +77,32 @@ describe('outbox relay in the background', () => {
     expect(seen).toEqual([kicked.id, polled.id]);
     await relay.stop();
   });
+
+  it('keeps one batch in flight, so events committed meanwhile go out after it, in commit order', async () => {
+    const { storage, relay, timers, seen } = setup();
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const batches: string[][] = [];
+    relay.use(async (events) => {
+      batches.push(events.map((e) => e.id));
+      if (batches.length === 1) await gate;
+    });
+    const first = anEvent();
+    await storage.outbox.append(first);
+    relay.start({ intervalMs: 1_000 });
+    await settled();
+    expect(batches).toEqual([[first.id]]);
+    const second = anEvent();
+    await storage.outbox.append(second);
+    relay.kick();
+    await timers.advance(1_000);
+    expect(batches).toEqual([[first.id]]);
+    open();
+    await settled();
+    expect(batches).toEqual([[first.id], [second.id]]);
+    expect(seen).toEqual([first.id, second.id]);
+    await relay.stop();
+  });
 });
