@@ -60,14 +60,6 @@ export function requireScope(principal: Principal, scope: Scope): void {
   });
 }
 
-/**
- * Whether the principal may see the records of a client. A user sees only their own; the interfaces
- * answer `not_found` otherwise, so ids of other users' records cannot be probed.
- */
-export function canSeeClient(principal: Principal, clientId: string): boolean {
-  return principal.userId === undefined || principal.userId === clientId;
-}
-
 /** The caller who sent no credentials: it may reach only what needs no scope (e.g. GraphQL `__typename`). */
 export const anonymousPrincipal: Principal = { kind: 'anonymous', subject: 'anonymous', scopes: new Set() };
 

@@ -1,6 +1,5 @@
 import type { EventBus } from './event-bus.js';
 import type { DomainEvent } from './events.js';
-import type { Message } from './resources/built-ins/index.js';
 
 export interface EventStreamOptions<T> {
   /** Event type patterns to listen to (`message.created`, `return.*`). */
@@ -11,23 +10,6 @@ export interface EventStreamOptions<T> {
   readonly maxQueue: number;
   /** Called once when the subscriber is dropped, so the transport can close it. */
   readonly onOverflow?: () => void;
-}
-
-/** The options of a stream of one chatbot's new messages. */
-export interface MessageStreamOptions extends Omit<EventStreamOptions<Message>, 'types' | 'pick'> {
-  readonly chatbotId: string;
-}
-
-/** New messages of one chatbot, as an async iterator: see {@link eventStream}. */
-export function messageStream(bus: EventBus, options: MessageStreamOptions): AsyncIterableIterator<Message> {
-  return eventStream(bus, {
-    ...options,
-    types: ['message.created'],
-    pick: (event) => {
-      const message = event.data as unknown as Message;
-      return message.chatbotId === options.chatbotId ? message : undefined;
-    },
-  });
 }
 
 /**

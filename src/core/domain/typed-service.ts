@@ -97,5 +97,5 @@ export interface TypedService<R = Resource> {
 export function typedService<R extends Resource>(service: ResourceService, resource: R): TypedService<R> {
   if (service.resource !== resource)
     throw new Error(`The service of "${service.resource.name}" is not made from this declaration.`);
-  return service as unknown as TypedService<R>;
+  return service as TypedService<R>;
 }

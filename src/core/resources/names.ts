@@ -9,7 +9,7 @@ export function pascal(text: string): string {
 }
 
 /** `return-note` → `returnNote`. */
-export function camel(text: string): string {
+function camel(text: string): string {
   return text.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 }
 
