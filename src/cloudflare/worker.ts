@@ -1,5 +1,6 @@
 import type { OutboxRelay } from '../core/outbox-relay.js';
 import type { Storage } from '../core/storage/index.js';
+import type { ConnectionInfo } from '../http/request-context.js';
 
 /**
  * The part of a Worker's `ExecutionContext` this adapter uses: work that may go on after the response.
@@ -23,8 +24,8 @@ export interface WorkerScheduledController {
  * puts the building blocks together itself. The webhook dispatcher is optional, as webhooks are.
  */
 export interface WorkerSwitchboard {
-  /** Serves every request. */
-  readonly fetch: (request: Request) => Promise<Response>;
+  /** Serves every request; `info` gives the peer's address (see `ConnectionInfo`). */
+  readonly fetch: (request: Request, info?: ConnectionInfo) => Promise<Response>;
   /** Moves committed events to the webhook fan-out and the event bus. */
   readonly relay: Pick<OutboxRelay, 'flush'>;
   /** Sends due webhook deliveries; undefined when webhooks are off. */
@@ -91,7 +92,10 @@ export function createWorker(switchboard: WorkerSwitchboard): SwitchboardWorker 
   return {
     async fetch(request, _env, ctx) {
       if (request.headers.get('upgrade')?.toLowerCase() === 'websocket') return noWebSockets();
-      const response = await switchboard.fetch(request);
+      // Cloudflare's edge sets CF-Connecting-IP to the peer's address (a client cannot): the budgets
+      // of callers without credentials are their own.
+      const clientAddress = request.headers.get('cf-connecting-ip') ?? undefined;
+      const response = await switchboard.fetch(request, { clientAddress });
       if (!SAFE_METHODS.has(request.method)) ctx.waitUntil(deliver());
       return response;
     },

@@ -87,4 +87,23 @@ describe('createWorker', () => {
     expect(response.status).toBe(200);
     await Promise.all(waited);
   });
+
+  it("charges a caller without credentials to the address Cloudflare's edge gives (CF-Connecting-IP)", async () => {
+    const switchboard = createSwitchboard({
+      webhooks: false,
+      console: false,
+      rateLimits: { rules: { read: { limit: 1, windowMs: 60_000 } } },
+    });
+    const worker = createWorker(switchboard);
+    const ctx = { waitUntil: () => {} };
+    const from = (address: string) =>
+      worker.fetch(
+        new Request('http://w/api/v1/clients', { headers: { 'cf-connecting-ip': address } }),
+        {},
+        ctx,
+      );
+    expect((await from('198.51.100.7')).status).toBe(401);
+    expect((await from('198.51.100.7')).status).toBe(429);
+    expect((await from('203.0.113.9')).status).toBe(401);
+  });
 });
