@@ -51,7 +51,7 @@ export function noneMatch(header: string | null, etag: string): boolean {
  * the record has now. A weak or unknown tag can never match strongly, so it fails with 412.
  *
  * @example
- * await domain.clients.replace(id, body, await ifMatch(request, () => currentVersion(id)));
+ * await domain.resources.client!.replace(id, body, await ifMatch(request, () => currentVersion(id)));
  */
 export async function ifMatch(
   request: Request,

@@ -31,8 +31,8 @@ export interface RouteContext<P = unknown, Q = unknown, B = unknown> {
    * record, so a retry after a crash always replays it. Without a key, no options.
    *
    * @example
-   * const respond = (client: Client) => created(client, `${basePath}/clients/${client.id}`);
-   * return respond(await domain.clients.create(body, idempotent(respond)));
+   * const respond = (client: ResourceRecord) => created(client, `${basePath}/clients/${client.id}`);
+   * return respond(await domain.resources.client!.create(body, idempotent(respond)));
    */
   idempotent<T>(respond: (record: T) => Answer | Response): CreateOptions<T>;
 }

@@ -20,7 +20,7 @@ export const ProblemSchema = z.object({
  * A page of items as every list route answers it, with the total that matches the filter.
  *
  * @example
- * const ClientPage = pageOf(ClientSchema);
+ * const ClientPage = pageOf(clients.recordSchema);
  */
 export function pageOf<T extends z.ZodType>(
   item: T,
