@@ -97,7 +97,15 @@ export function jsonLogger(
   };
 }
 
-/** ISO-8601 UTC text for an epoch-millisecond instant; every record stores time this way. */
+/**
+ * ISO-8601 UTC text for an epoch-millisecond instant: how times go on the wire, and how business records
+ * store them. Every other time in the storage port is epoch milliseconds.
+ */
 export function isoAt(ms: number): string {
   return new Date(ms).toISOString();
+}
+
+/** {@link isoAt} for a time that may be absent. */
+export function isoOrNull(ms: number | null): string | null {
+  return ms === null ? null : new Date(ms).toISOString();
 }

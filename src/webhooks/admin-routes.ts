@@ -207,8 +207,8 @@ export function webhookAdminRoutes(admin: WebhookAdmin): AnyRoute[] {
           endpointId: params.id,
           status: query.status,
           eventType: query.event_type,
-          createdFrom: query.from && new Date(query.from).toISOString(),
-          createdBefore: query.to && new Date(query.to).toISOString(),
+          createdFrom: query.from === undefined ? undefined : Date.parse(query.from),
+          createdBefore: query.to === undefined ? undefined : Date.parse(query.to),
         };
         return paginated(await admin.listDeliveries(filter, rangeOf(query)), query, url);
       },

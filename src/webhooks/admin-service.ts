@@ -4,7 +4,7 @@ import { SwitchboardError } from '../core/errors.js';
 import { BUILT_IN_RESOURCES, CORE_RESOURCES } from '../core/resources/built-ins/index.js';
 import type { Resource } from '../core/resources/define.js';
 import { eventDataIn, latestApiVersion, resourcesByEventType } from '../core/resources/wire.js';
-import { type Clock, type IdGenerator, isoAt, sortableIds, systemClock } from '../core/runtime.js';
+import { type Clock, type IdGenerator, isoAt, isoOrNull, sortableIds, systemClock } from '../core/runtime.js';
 import type {
   Page,
   Range,
@@ -28,9 +28,16 @@ import { checkReceiverUrl, type OutboundPolicy } from './outbound.js';
 import { testEventData, WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT, webhookPayload } from './payload.js';
 import { generateWebhookSecret } from './secret.js';
 
-/** An endpoint as admins see it: never with its secrets, only when each was made and expires. */
-export interface WebhookEndpoint extends Omit<WebhookEndpointRecord, 'secrets'> {
+/**
+ * An endpoint as admins see it: never with its secrets, only when each was made and expires. Times are
+ * ISO-8601 text, as on the wire (the stored record keeps epoch milliseconds).
+ */
+export interface WebhookEndpoint
+  extends Omit<WebhookEndpointRecord, 'secrets' | 'failingSince' | 'createdAt' | 'updatedAt'> {
   readonly secrets: readonly { readonly createdAt: string; readonly expiresAt: string | null }[];
+  readonly failingSince: string | null;
+  readonly createdAt: string;
+  readonly updatedAt: string;
 }
 
 /** What create and rotate return: the only time the new secret is shown. */
@@ -39,8 +46,21 @@ export interface WebhookEndpointWithSecret {
   readonly secret: string;
 }
 
-/** A delivery as admins see it: the stored record without its lease. */
-export type WebhookDelivery = Omit<WebhookDeliveryRecord, 'leasedBy' | 'leaseUntil'>;
+/** A delivery as admins see it: the stored record without its lease, times as ISO-8601 text. */
+export interface WebhookDelivery
+  extends Omit<
+    WebhookDeliveryRecord,
+    'leasedBy' | 'leaseUntil' | 'nextAttemptAt' | 'createdAt' | 'updatedAt'
+  > {
+  readonly nextAttemptAt: string | null;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+/** An attempt as admins see it: the stored record, its start as ISO-8601 text. */
+export interface WebhookAttempt extends Omit<WebhookAttemptRecord, 'startedAt'> {
+  readonly startedAt: string;
+}
 
 /**
  * Options of {@link createWebhookAdmin}: the storage, which receiver URLs are allowed, and the secret
@@ -90,7 +110,7 @@ export interface WebhookAdmin {
   /** The delivery log, newest first, filtered by endpoint, status, event type and creation time. */
   listDeliveries(filter: WebhookDeliveryFilter, range: Range): Promise<Page<WebhookDelivery>>;
   getDelivery(id: string): Promise<WebhookDelivery>;
-  listAttempts(deliveryId: string): Promise<WebhookAttemptRecord[]>;
+  listAttempts(deliveryId: string): Promise<WebhookAttempt[]>;
   /** Sends a finished (succeeded or dead) delivery again, with a fresh schedule. */
   resendDelivery(id: string): Promise<WebhookDelivery>;
   /**
@@ -178,7 +198,7 @@ export function createWebhookAdmin(options: WebhookAdminOptions): WebhookAdmin {
       const fields = validate(EndpointCreateInput, input);
       validate(apiVersions, { apiVersion: fields.apiVersion });
       checkUrl(fields.url);
-      const now = isoAt(clock.now());
+      const now = clock.now();
       const secret = generateWebhookSecret();
       const enabled = fields.enabled ?? true;
       const endpoint: WebhookEndpointRecord = {
@@ -222,7 +242,7 @@ export function createWebhookAdmin(options: WebhookAdminOptions): WebhookAdmin {
         enabled,
         disabledReason: enabled ? null : current.enabled ? 'manual' : current.disabledReason,
         failingSince: enabled && !current.enabled ? null : current.failingSince,
-        updatedAt: isoAt(clock.now()),
+        updatedAt: clock.now(),
         version: current.version + 1,
       };
       await save(current, next);
@@ -236,17 +256,16 @@ export function createWebhookAdmin(options: WebhookAdminOptions): WebhookAdmin {
       const { overlapSeconds } = validate(RotateSecretInput, input ?? {});
       const current = await endpointOrThrow(id);
       const now = clock.now();
-      const nowIso = isoAt(now);
-      const until = isoAt(now + (overlapSeconds === undefined ? overlapMs : overlapSeconds * 1000));
+      const until = now + (overlapSeconds === undefined ? overlapMs : overlapSeconds * 1000);
       const secret = generateWebhookSecret();
       const kept = current.secrets
-        .filter((s) => s.expiresAt === null || s.expiresAt > nowIso)
+        .filter((s) => s.expiresAt === null || s.expiresAt > now)
         .map((s) => ({ ...s, expiresAt: s.expiresAt === null || s.expiresAt > until ? until : s.expiresAt }))
-        .filter((s) => s.expiresAt > nowIso);
+        .filter((s) => s.expiresAt > now);
       const next: WebhookEndpointRecord = {
         ...current,
-        secrets: [{ secret, createdAt: nowIso, expiresAt: null }, ...kept],
-        updatedAt: nowIso,
+        secrets: [{ secret, createdAt: now, expiresAt: null }, ...kept],
+        updatedAt: now,
         version: current.version + 1,
       };
       await save(current, next);
@@ -262,7 +281,7 @@ export function createWebhookAdmin(options: WebhookAdminOptions): WebhookAdmin {
     },
     async listAttempts(deliveryId) {
       await deliveryOrThrow(deliveryId);
-      return storage.webhooks.attempts.listByDelivery(deliveryId);
+      return (await storage.webhooks.attempts.listByDelivery(deliveryId)).map(toAttemptView);
     },
     async resendDelivery(id) {
       const delivery = await deliveryOrThrow(id);
@@ -279,9 +298,9 @@ export function createWebhookAdmin(options: WebhookAdminOptions): WebhookAdmin {
     async resendDeliveries(input) {
       const fields = validate(ResendRangeInput, input);
       if (fields.endpointId !== undefined) await endpointOrThrow(fields.endpointId);
-      const from = new Date(fields.from).toISOString();
+      const from = Date.parse(fields.from);
       // Without `to`, up to now: no bound at all, so what was created this very millisecond counts too.
-      const to = fields.to === undefined ? undefined : new Date(fields.to).toISOString();
+      const to = fields.to === undefined ? undefined : Date.parse(fields.to);
       if (to !== undefined && from >= to) {
         throw new SwitchboardError('validation_failed', 'The input is not valid: check to.', {
           details: [{ field: 'to', code: 'invalid_range', message: 'to must be after from.' }],
@@ -319,7 +338,7 @@ export function createWebhookAdmin(options: WebhookAdminOptions): WebhookAdmin {
         endpointId,
         event,
         webhookPayload(event),
-        event.occurredAt,
+        Date.parse(event.occurredAt),
       );
       await deliveries.createIfAbsent(delivery);
       options.onRequeue?.();
@@ -344,7 +363,13 @@ export function createWebhookAdmin(options: WebhookAdminOptions): WebhookAdmin {
 function toView(endpoint: WebhookEndpointRecord): WebhookEndpoint {
   return {
     ...endpoint,
-    secrets: endpoint.secrets.map(({ createdAt, expiresAt }) => ({ createdAt, expiresAt })),
+    secrets: endpoint.secrets.map(({ createdAt, expiresAt }) => ({
+      createdAt: isoAt(createdAt),
+      expiresAt: isoOrNull(expiresAt),
+    })),
+    failingSince: isoOrNull(endpoint.failingSince),
+    createdAt: isoAt(endpoint.createdAt),
+    updatedAt: isoAt(endpoint.updatedAt),
   };
 }
 
@@ -353,5 +378,14 @@ function toDeliveryView({
   leaseUntil: _u,
   ...delivery
 }: WebhookDeliveryRecord): WebhookDelivery {
-  return delivery;
+  return {
+    ...delivery,
+    nextAttemptAt: isoOrNull(delivery.nextAttemptAt),
+    createdAt: isoAt(delivery.createdAt),
+    updatedAt: isoAt(delivery.updatedAt),
+  };
+}
+
+function toAttemptView(attempt: WebhookAttemptRecord): WebhookAttempt {
+  return { ...attempt, startedAt: isoAt(attempt.startedAt) };
 }

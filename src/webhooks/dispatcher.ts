@@ -1,5 +1,5 @@
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
-import { isoAt, silentLogger, sortableIds, systemClock } from '../core/runtime.js';
+import { silentLogger, sortableIds, systemClock } from '../core/runtime.js';
 import type { WebhookDeliveryRecord, WebhookEndpointRecord } from '../core/storage/index.js';
 import { contextOfTraceparent, createTelemetry, inSpan, traceparentOf } from '../core/telemetry/index.js';
 import { createWorkerLoop } from '../core/worker-loop.js';
@@ -165,7 +165,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
           'switchboard.webhook.attempt': delivery.attempts + 1,
         });
       const now = clock.now();
-      const startedAt = isoAt(now);
+      const startedAt = now;
       const { refused, address } = await checkDestination(endpoint.url, outbound);
       const result: AttemptResult = refused
         ? {
@@ -200,9 +200,8 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     traceparent: string | undefined,
     signal: AbortSignal,
   ): Promise<AttemptResult> {
-    const nowIso = isoAt(now);
     const secrets = endpoint.secrets
-      .filter((s) => s.expiresAt === null || s.expiresAt > nowIso)
+      .filter((s) => s.expiresAt === null || s.expiresAt > now)
       .map((s) => s.secret);
     const headers = await signWebhook({
       body: delivery.payload,
@@ -233,7 +232,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     endpoint: WebhookEndpointRecord,
     delivery: WebhookDeliveryRecord,
     result: AttemptResult,
-    context: { startedAt: string; refused: boolean },
+    context: { startedAt: number; refused: boolean },
   ): Promise<void> {
     const now = clock.now();
     const attempts = delivery.attempts + 1;
@@ -263,7 +262,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       const outcome = decision.status === 'pending' ? 'retrying' : decision.status;
       telemetry.webhookAttempts.add(1, { ...endpointId, 'switchboard.webhook.outcome': outcome });
       if (decision.status === 'succeeded')
-        telemetry.webhookLag.record(Math.max(0, now - Date.parse(delivery.createdAt)) / 1000, endpointId);
+        telemetry.webhookLag.record(Math.max(0, now - delivery.createdAt) / 1000, endpointId);
     }
     logger.log(result.ok ? 'debug' : 'info', 'webhook attempt', {
       deliveryId: delivery.id,

@@ -46,7 +46,7 @@ export async function endpointHealth(
   now: number,
 ): Promise<WebhookEndpointHealth> {
   const { deliveries, attempts } = storage.webhooks;
-  const since = isoAt(now - WINDOW_MS);
+  const since = now - WINDOW_MS;
   const count = async (filter: WebhookDeliveryFilter): Promise<number> =>
     (await deliveries.list({ endpointId: endpoint.id, ...filter }, { offset: 0, limit: 1 })).total;
   const [delivered, failed, pending, failures] = await Promise.all([
@@ -63,10 +63,10 @@ export async function endpointHealth(
     const eventType = eventTypes.get(a.deliveryId);
     if (eventType === undefined) return [];
     const { deliveryId, startedAt, statusCode, error, responseExcerpt } = a;
-    return [{ deliveryId, eventType, startedAt, statusCode, error, responseExcerpt }];
+    return [{ deliveryId, eventType, startedAt: isoAt(startedAt), statusCode, error, responseExcerpt }];
   });
   return {
-    since,
+    since: isoAt(since),
     delivered,
     failed,
     pending,

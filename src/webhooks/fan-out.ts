@@ -3,7 +3,7 @@ import { matchesEventType } from '../core/events.js';
 import type { OutboxHandler } from '../core/outbox-relay.js';
 import { BUILT_IN_RESOURCES, CORE_RESOURCES } from '../core/resources/built-ins/index.js';
 import type { Resource } from '../core/resources/define.js';
-import { type Clock, type IdGenerator, isoAt, sortableIds, systemClock } from '../core/runtime.js';
+import { type Clock, type IdGenerator, sortableIds, systemClock } from '../core/runtime.js';
 import type { Storage, WebhookDeliveryRecord } from '../core/storage/index.js';
 import { versionedPayloads } from './payload.js';
 
@@ -38,7 +38,7 @@ export function createWebhookFanOut(options: WebhookFanOutOptions): OutboxHandle
   const payloadOf = versionedPayloads(options.resources ?? [...CORE_RESOURCES, ...BUILT_IN_RESOURCES]);
   return async (events) => {
     const endpoints = await storage.webhooks.endpoints.listEnabled();
-    const now = isoAt(clock.now());
+    const now = clock.now();
     const deliveries: WebhookDeliveryRecord[] = [];
     for (const event of events) {
       const matching = endpoints.filter((e) => e.eventTypes.some((p) => matchesEventType(p, event.type)));
@@ -66,7 +66,7 @@ export function pendingDelivery(
   endpointId: string,
   event: DomainEvent,
   payload: string,
-  now: string,
+  now: number,
 ): WebhookDeliveryRecord {
   return {
     id,

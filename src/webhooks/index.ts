@@ -22,6 +22,7 @@ export {
   createWebhookAdmin,
   type WebhookAdmin,
   type WebhookAdminOptions,
+  type WebhookAttempt,
   type WebhookDelivery,
   type WebhookEndpoint,
   type WebhookEndpointWithSecret,

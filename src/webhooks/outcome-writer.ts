@@ -1,6 +1,6 @@
 import { type Context, context } from '@opentelemetry/api';
 import { newEvent } from '../core/domain/context.js';
-import { type Clock, type IdGenerator, isoAt, type Logger } from '../core/runtime.js';
+import { type Clock, type IdGenerator, isoOrNull, type Logger } from '../core/runtime.js';
 import type {
   Storage,
   Stores,
@@ -24,7 +24,8 @@ export type Outcome =
       readonly endpoint: WebhookEndpointRecord;
       readonly result: AttemptResult;
       readonly decision: Decision;
-      readonly startedAt: string;
+      /** Epoch ms. */
+      readonly startedAt: number;
     }
   | { readonly kind: 'deferred'; readonly delivery: WebhookDeliveryRecord; readonly nextAttemptAt: number }
   | { readonly kind: 'dropped'; readonly delivery: WebhookDeliveryRecord; readonly reason: string };
@@ -51,11 +52,10 @@ export interface OutcomeWriterOptions {
  */
 export type OutcomeWriter = (outcome: Outcome) => Promise<{ readonly recorded: boolean }>;
 
-/** An outcome as queued: when it was written and in which trace (the attempt's span). */
+/** An outcome as queued: when it was written (epoch ms) and in which trace (the attempt's span). */
 interface Queued {
   readonly outcome: Outcome;
   readonly now: number;
-  readonly at: string;
   readonly trace: Context;
   readonly resolve: (value: { recorded: boolean }) => void;
   readonly reject: (error: unknown) => void;
@@ -77,10 +77,10 @@ export function createOutcomeWriter(options: OutcomeWriterOptions): OutcomeWrite
   let queue: Queued[] = [];
   let writing = 0;
 
-  function finishOf({ outcome, at }: Queued): WebhookFinish {
+  function finishOf({ outcome, now }: Queued): WebhookFinish {
     const { delivery } = outcome;
     const lease = { workerId: workerId(), attempts: delivery.attempts };
-    return { id: delivery.id, lease, outcome: { ...stateAfter(outcome), at } };
+    return { id: delivery.id, lease, outcome: { ...stateAfter(outcome), at: now } };
   }
 
   /** Writes a batch in `tx`; returns the ids recorded and whether it disabled an endpoint. */
@@ -123,18 +123,19 @@ export function createOutcomeWriter(options: OutcomeWriterOptions): OutcomeWrite
     if (lastSuccess >= 0) {
       after = await tx.webhooks.endpoints.recordOutcome(endpoint.id, {
         ok: true,
-        at: outcomes[lastSuccess]!.at,
+        at: outcomes[lastSuccess]!.now,
       });
     }
     if (firstFailure) {
-      after = await tx.webhooks.endpoints.recordOutcome(endpoint.id, { ok: false, at: firstFailure.at });
+      after = await tx.webhooks.endpoints.recordOutcome(endpoint.id, { ok: false, at: firstFailure.now });
     }
     const last = outcomes.at(-1)!;
-    const failingFor = after?.failingSince ? last.now - Date.parse(after.failingSince) : 0;
+    const failingFor = after?.failingSince != null ? last.now - after.failingSince : 0;
     const gone = outcomes.find((q) => q.outcome.decision.gone);
     const reason = gone ? 'gone' : failingFor >= options.disableAfterMs ? 'failing' : null;
-    if (!reason || !(await tx.webhooks.endpoints.disable(endpoint.id, reason, last.at))) return false;
-    const data = { id: endpoint.id, url: endpoint.url, reason, failingSince: after?.failingSince ?? null };
+    if (!reason || !(await tx.webhooks.endpoints.disable(endpoint.id, reason, last.now))) return false;
+    const failingSince = isoOrNull(after?.failingSince ?? null);
+    const data = { id: endpoint.id, url: endpoint.url, reason, failingSince };
     // Made in the trace of the attempt that disabled it: the receivers of this event join that trace.
     const event = context.with((gone ?? last).trace, () =>
       newEvent({ clock, ids }, 'webhook_endpoint.disabled', data),
@@ -167,8 +168,7 @@ export function createOutcomeWriter(options: OutcomeWriterOptions): OutcomeWrite
 
   return (outcome) =>
     new Promise((resolve, reject) => {
-      const now = clock.now();
-      queue.push({ outcome, now, at: isoAt(now), trace: context.active(), resolve, reject });
+      queue.push({ outcome, now: clock.now(), trace: context.active(), resolve, reject });
       if (writing < writers) void write();
     });
 }
@@ -196,7 +196,7 @@ function stateAfter(outcome: Outcome): Omit<WebhookAttemptOutcome, 'at'> {
       return {
         status: 'pending',
         attempts,
-        nextAttemptAt: isoAt(outcome.nextAttemptAt),
+        nextAttemptAt: outcome.nextAttemptAt,
         lastStatusCode,
         lastError,
       };
@@ -216,7 +216,7 @@ function stateAfter(outcome: Outcome): Omit<WebhookAttemptOutcome, 'at'> {
       return {
         status: decision.status,
         attempts: delivery.attempts + 1,
-        nextAttemptAt: decision.nextAttemptAt === null ? null : isoAt(decision.nextAttemptAt),
+        nextAttemptAt: decision.nextAttemptAt,
         lastStatusCode: result.statusCode,
         lastError: result.error ?? (result.ok ? null : `HTTP ${result.statusCode}`),
       };

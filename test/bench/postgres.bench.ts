@@ -14,7 +14,6 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, bench, describe } from 'vitest';
-import { isoAt } from '../../src/core/runtime.js';
 import { createSwitchboard, type Storage } from '../../src/index.js';
 import { createMemoryStorage } from '../../src/storage/memory/index.js';
 import { createPostgresStorage, type PostgresStorage } from '../../src/storage/postgres/index.js';
@@ -110,7 +109,7 @@ const PER_ROUND = 120;
 
 async function withEndpoints(storage: Storage): Promise<Storage> {
   for (let i = 0; i < ENDPOINTS; i++) {
-    const at = isoAt(Date.now());
+    const at = Date.now();
     await storage.webhooks.endpoints.insert({
       id: `whe_bench_${i}`,
       url: receiverUrl,
@@ -139,7 +138,7 @@ const memoryDispatcher = createWebhookDispatcher({
 });
 let memoryRounds = 0;
 async function memoryRound(): Promise<void> {
-  const now = isoAt(Date.now());
+  const now = Date.now();
   const round = ++memoryRounds;
   for (let n = 0; n < PER_ROUND; n++) {
     await memoryStorage.webhooks.deliveries.createIfAbsent({

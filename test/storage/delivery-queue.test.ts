@@ -1,6 +1,5 @@
 /** The memory adapter's delivery queue, through the storage contract: what a claim may and may not take. */
 import { describe, expect, it } from 'vitest';
-import { isoAt } from '../../src/core/runtime.js';
 import type { WebhookDeliveryRecord } from '../../src/index.js';
 import { createMemoryStorage } from '../../src/storage/memory/index.js';
 
@@ -17,13 +16,13 @@ function delivery(endpointId: string, dueAt: number, status: WebhookDeliveryReco
     payload: '{}',
     status,
     attempts: 0,
-    nextAttemptAt: status === 'pending' ? isoAt(dueAt) : null,
+    nextAttemptAt: status === 'pending' ? dueAt : null,
     leasedBy: null,
     leaseUntil: null,
     lastStatusCode: null,
     lastError: null,
-    createdAt: isoAt(T0),
-    updatedAt: isoAt(T0),
+    createdAt: T0,
+    updatedAt: T0,
   } satisfies WebhookDeliveryRecord;
 }
 
@@ -57,7 +56,7 @@ describe('memory delivery queue', () => {
           nextAttemptAt: null,
           lastStatusCode: 200,
           lastError: null,
-          at: isoAt(T0 + 200),
+          at: T0 + 200,
         },
       ),
     ).toBe(true);
@@ -80,10 +79,10 @@ describe('memory delivery queue', () => {
       {
         status: 'pending',
         attempts: 1,
-        nextAttemptAt: isoAt(T0 + 60_000),
+        nextAttemptAt: T0 + 60_000,
         lastStatusCode: 500,
         lastError: 'HTTP 500',
-        at: isoAt(T0),
+        at: T0,
       },
     );
     expect(await claim(storage, T0 + 59_999)).toEqual([]);

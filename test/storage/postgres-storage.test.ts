@@ -9,6 +9,7 @@ import {
 } from '../../src/index.js';
 import { createMemoryStorage } from '../../src/storage/memory/index.js';
 import { createPostgresStorage, type PostgresStorage } from '../../src/storage/postgres/index.js';
+import { runMigrations } from '../../src/storage/postgres/migrate.js';
 import { MIGRATIONS } from '../../src/storage/postgres/migrations.js';
 import { createTestDatabase, type TestDatabase } from '../setup/database.js';
 
@@ -114,7 +115,7 @@ describe('PostgreSQL migrations', () => {
       `INSERT INTO switchboard_webhook_attempts
          (id, delivery_id, endpoint_id, number, started_at, duration_ms, succeeded, request_headers)
        SELECT 'wha_plan_' || n, 'whd_plan_' || n, 'whe_plan_' || (n % 50), 1,
-              now() - n * interval '1 second', 10, n % 7 <> 0, '{"content-type":"application/json"}'
+              (extract(epoch FROM now()) * 1000)::bigint - n * 1000, 10, n % 7 <> 0, '{"content-type":"application/json"}'
        FROM generate_series(1, 20000) AS n`,
     );
     await db.pool.query('ANALYZE switchboard_webhook_attempts');
@@ -126,6 +127,70 @@ describe('PostgreSQL migrations', () => {
     const text = plan.rows.map((r) => r['QUERY PLAN']).join('\n');
     expect(text).toContain('switchboard_webhook_attempts_failures_idx');
     await db.pool.query("DELETE FROM switchboard_webhook_attempts WHERE id LIKE 'wha_plan_%'");
+  });
+
+  it('keep every stored time to the millisecond when timestamptz columns become epoch milliseconds', async () => {
+    const old = await createTestDatabase();
+    try {
+      await runMigrations(
+        old.pool,
+        MIGRATIONS.filter((m) => m.version <= 16),
+      );
+      const t = '2026-03-04T05:06:07.089Z';
+      const ms = Date.parse(t);
+      const sql = (text: string) => old.pool.query(text, [t]);
+      await sql(`INSERT INTO switchboard_api_keys (id, prefix, hash, name, scopes, created_at, revoked_at, last_used_at)
+                 VALUES ('key_1', 'sbk_1', 'h1', 'Key', '{}', $1, NULL, $1::timestamptz + interval '1 ms')`);
+      await sql(`INSERT INTO switchboard_oauth_clients (id, name, secret_hash, redirect_uris, scopes, grant_types,
+                   created_at, previous_secret_hash, previous_secret_until)
+                 VALUES ('oac_1', 'App', 'h2', '{}', '{}', '{}', $1, 'h3', $1::timestamptz + interval '2 ms')`);
+      await sql(`INSERT INTO switchboard_webhook_endpoints (id, url, description, event_types, secrets, scheme,
+                   enabled, disabled_reason, failing_since, created_at, updated_at, version)
+                 VALUES ('whe_1', 'https://hooks.example.com', '', '{*}',
+                   json_build_array(json_build_object('secret', 'whsec_new', 'createdAt', $1::text, 'expiresAt', NULL),
+                     json_build_object('secret', 'whsec_old', 'createdAt', '2026-01-01T00:00:00.000Z',
+                       'expiresAt', '2026-03-05T00:00:00.001Z')),
+                   'switchboard', true, NULL, $1::timestamptz, $1::timestamptz, $1::timestamptz, 1)`);
+      await sql(`INSERT INTO switchboard_webhook_deliveries (id, endpoint_id, event_id, event_type, payload, status,
+                   attempts, next_attempt_at, leased_by, lease_until, created_at, updated_at)
+                 VALUES ('whd_1', 'whe_1', 'evt_1', 'order.created', '{}', 'pending', 1, $1, 'w', $1, $1, $1)`);
+      await sql(`INSERT INTO switchboard_webhook_attempts (id, delivery_id, endpoint_id, number, started_at,
+                   duration_ms, succeeded) VALUES ('wha_1', 'whd_1', 'whe_1', 1, $1, 5, false)`);
+
+      expect((await runMigrations(old.pool)).applied).toEqual([17, 18]);
+      const migrated = createPostgresStorage({ pool: old.pool });
+      expect(await migrated.apiKeys.get('key_1')).toMatchObject({
+        createdAt: ms,
+        revokedAt: null,
+        lastUsedAt: ms + 1,
+      });
+      expect(await migrated.oauth.clients.get('oac_1')).toMatchObject({
+        createdAt: ms,
+        previousSecret: { hash: 'h3', until: ms + 2 },
+      });
+      expect(await migrated.webhooks.endpoints.get('whe_1')).toMatchObject({
+        secrets: [
+          { secret: 'whsec_new', createdAt: ms, expiresAt: null },
+          {
+            secret: 'whsec_old',
+            createdAt: Date.UTC(2026, 0, 1),
+            expiresAt: Date.UTC(2026, 2, 5, 0, 0, 0, 1),
+          },
+        ],
+        failingSince: ms,
+        createdAt: ms,
+        updatedAt: ms,
+      });
+      expect(await migrated.webhooks.deliveries.get('whd_1')).toMatchObject({
+        nextAttemptAt: ms,
+        leaseUntil: ms,
+        createdAt: ms,
+        updatedAt: ms,
+      });
+      expect(await migrated.webhooks.attempts.listByDelivery('whd_1')).toMatchObject([{ startedAt: ms }]);
+    } finally {
+      await old.drop();
+    }
   });
 });
 

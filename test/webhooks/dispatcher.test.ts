@@ -198,14 +198,14 @@ describe('webhook dispatcher', () => {
       },
       fetch: async () => new Response('should not be called'),
     });
+    const { endpoint } = await h.admin.createEndpoint({
+      url: 'https://hooks.example.com/x',
+      eventTypes: ['*'],
+    });
     await h.storage.webhooks.endpoints.insert({
-      ...(await h.admin.getEndpoint(
-        (
-          await h.admin.createEndpoint({ url: 'https://hooks.example.com/x', eventTypes: ['*'] })
-        ).endpoint.id,
-      )),
+      ...(await h.storage.webhooks.endpoints.get(endpoint.id))!,
       id: 'whe_rebound',
-      secrets: [{ secret: 'whsec_dGVzdA==', createdAt: new Date(0).toISOString(), expiresAt: null }],
+      secrets: [{ secret: 'whsec_dGVzdA==', createdAt: 0, expiresAt: null }],
     });
     await h.fanOut(orderEvent());
     await dispatcher.runOnce();

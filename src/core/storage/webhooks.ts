@@ -2,8 +2,8 @@
  * Webhook endpoints, deliveries (claimed with a lease) and their attempts. Plain rows and
  * compare-and-set, so a SQL adapter maps each method to one statement: `claimDue` is
  * `UPDATE … WHERE id IN (SELECT … FOR UPDATE SKIP LOCKED) RETURNING *`, `createIfAbsent` is
- * `INSERT … ON CONFLICT (event_id, endpoint_id) DO NOTHING`. Times are ISO-8601 UTC strings like every
- * record; `now` arguments are epoch milliseconds like the outbox's.
+ * `INSERT … ON CONFLICT (event_id, endpoint_id) DO NOTHING`. Times are epoch milliseconds, like every
+ * time in the storage port but a business record's; the admin routes send them as ISO-8601 text.
  */
 import type { Page, Range } from './page.js';
 
@@ -13,9 +13,9 @@ import type { Page, Range } from './page.js';
  */
 export interface WebhookSecretRecord {
   readonly secret: string;
-  readonly createdAt: string;
+  readonly createdAt: number;
   /** When a rotated-out secret stops being used; null for the current one. */
-  readonly expiresAt: string | null;
+  readonly expiresAt: number | null;
 }
 
 /**
@@ -43,9 +43,9 @@ export interface WebhookEndpointRecord {
   /** Why a disabled endpoint is disabled; null while enabled. */
   readonly disabledReason: WebhookEndpointDisabledReason | null;
   /** Start of the current run of failed attempts; null after a success. */
-  readonly failingSince: string | null;
-  readonly createdAt: string;
-  readonly updatedAt: string;
+  readonly failingSince: number | null;
+  readonly createdAt: number;
+  readonly updatedAt: number;
   readonly version: number;
 }
 
@@ -67,10 +67,10 @@ export interface WebhookEndpointStore {
    */
   recordOutcome(
     id: string,
-    outcome: { readonly ok: boolean; readonly at: string },
+    outcome: { readonly ok: boolean; readonly at: number },
   ): Promise<WebhookEndpointRecord | null>;
   /** Disables an enabled endpoint; true only for the one call that changed it (so one event says so). */
-  disable(id: string, reason: WebhookEndpointDisabledReason, at: string): Promise<boolean>;
+  disable(id: string, reason: WebhookEndpointDisabledReason, at: number): Promise<boolean>;
 }
 
 /** `pending` includes deliveries in flight; `dead` is the dead letter, kept for inspection and re-send. */
@@ -88,14 +88,14 @@ export interface WebhookDeliveryRecord {
   /** Attempts made so far. */
   readonly attempts: number;
   /** When the next attempt is due; null once succeeded or dead. */
-  readonly nextAttemptAt: string | null;
+  readonly nextAttemptAt: number | null;
   /** The worker holding the delivery and until when; both null when unclaimed. */
   readonly leasedBy: string | null;
-  readonly leaseUntil: string | null;
+  readonly leaseUntil: number | null;
   readonly lastStatusCode: number | null;
   readonly lastError: string | null;
-  readonly createdAt: string;
-  readonly updatedAt: string;
+  readonly createdAt: number;
+  readonly updatedAt: number;
   /** The `traceparent` of the event's trace, sent on so the receiver joins it; absent without tracing. */
   readonly traceparent?: string | null;
 }
@@ -106,9 +106,9 @@ export interface WebhookDeliveryFilter {
   readonly status?: WebhookDeliveryStatus;
   /** Exactly this event type, e.g. `order.paid` (no wildcards). */
   readonly eventType?: string;
-  /** Inclusive lower and exclusive upper bound on `createdAt` (ISO). */
-  readonly createdFrom?: string;
-  readonly createdBefore?: string;
+  /** Inclusive lower and exclusive upper bound on `createdAt`. */
+  readonly createdFrom?: number;
+  readonly createdBefore?: number;
 }
 
 /**
@@ -141,10 +141,10 @@ export interface WebhookFinish {
 export interface WebhookAttemptOutcome {
   readonly status: WebhookDeliveryStatus;
   readonly attempts: number;
-  readonly nextAttemptAt: string | null;
+  readonly nextAttemptAt: number | null;
   readonly lastStatusCode: number | null;
   readonly lastError: string | null;
-  readonly at: string;
+  readonly at: number;
 }
 
 /** Deliveries, listed newest first (`createdAt` desc, then `id` desc). */
@@ -187,10 +187,10 @@ export interface WebhookDeliveryStore {
    */
   requeue(filter: WebhookDeliveryFilter & { readonly ids?: readonly string[] }, now: number): Promise<number>;
   /**
-   * Deletes finished (succeeded or dead) deliveries last updated before `before` (ISO), with their
+   * Deletes finished (succeeded or dead) deliveries last updated before `before`, with their
    * attempts, so the delivery log stays bounded; pending ones are never touched. Returns how many.
    */
-  prune(before: string): Promise<number>;
+  prune(before: number): Promise<number>;
 }
 
 /** One HTTP attempt at a delivery and how it ended, kept for the delivery log. */
@@ -200,7 +200,7 @@ export interface WebhookAttemptRecord {
   readonly endpointId: string;
   /** 1 for the first attempt of the delivery's schedule; a re-send starts a new schedule at 1. */
   readonly number: number;
-  readonly startedAt: string;
+  readonly startedAt: number;
   readonly durationMs: number;
   readonly statusCode: number | null;
   /** The first KB of the response body, as text. */

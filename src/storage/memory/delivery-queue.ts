@@ -8,7 +8,7 @@
 import type { WebhookDeliveryRecord } from '../../core/storage/index.js';
 
 interface Entry {
-  readonly due: string;
+  readonly due: number;
   readonly id: string;
 }
 
@@ -24,7 +24,7 @@ export interface DeliveryQueue {
    * cap) leased per endpoint (leases already held count); `lease` writes each one's lease (and tracks it).
    */
   claim(options: {
-    readonly now: string;
+    readonly now: number;
     readonly limit: number;
     readonly maxPerEndpoint: number;
     /** Caps replacing `maxPerEndpoint` for some endpoints. */
@@ -34,7 +34,7 @@ export interface DeliveryQueue {
 }
 
 /** When a pending delivery can next be claimed: the end of a lease it holds, else its next attempt. */
-function dueOf(d: WebhookDeliveryRecord): string | null {
+function dueOf(d: WebhookDeliveryRecord): number | null {
   if (d.leaseUntil !== null && (d.nextAttemptAt === null || d.leaseUntil > d.nextAttemptAt))
     return d.leaseUntil;
   return d.nextAttemptAt;
@@ -43,7 +43,7 @@ function dueOf(d: WebhookDeliveryRecord): string | null {
 export function createDeliveryQueue(deliveries: ReadonlyMap<string, WebhookDeliveryRecord>): DeliveryQueue {
   const queues = new Map<string, Heap>();
   /** id → the due of its latest entry: any other entry of it is stale. */
-  const scheduled = new Map<string, string>();
+  const scheduled = new Map<string, number>();
   /** endpoint id → ids leased (possibly expired; pruned when counted). */
   const leases = new Map<string, Set<string>>();
 
@@ -75,7 +75,7 @@ export function createDeliveryQueue(deliveries: ReadonlyMap<string, WebhookDeliv
     }
   }
 
-  function leasedNow(endpointId: string, now: string): number {
+  function leasedNow(endpointId: string, now: number): number {
     const held = leases.get(endpointId);
     if (!held) return 0;
     for (const id of held) {

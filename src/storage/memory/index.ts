@@ -6,7 +6,6 @@
  * import { createMemoryStorage } from 'switchboard-kit/storage/memory';
  * const storage = createMemoryStorage();
  */
-import { isoAt } from '../../core/runtime.js';
 import type { Storage, Stores } from '../../core/storage/index.js';
 import { refusingUnstorableText } from '../../core/storage/storable-text.js';
 import { DEFAULT_DELIVERY_RETENTION_MS } from '../../core/storage/webhooks.js';
@@ -73,7 +72,7 @@ export function createMemoryStorage(options: MemoryStorageOptions = {}): Storage
     async sweep({ now }) {
       const oauthRecords = await outside.oauth.deleteExpired(now);
       const retention = options.deliveryRetentionMs ?? DEFAULT_DELIVERY_RETENTION_MS;
-      const webhookDeliveries = await outside.webhooks.deliveries.prune(isoAt(now - retention));
+      const webhookDeliveries = await outside.webhooks.deliveries.prune(now - retention);
       const consoleSessions = await outside.consoleSessions.deleteExpired(now);
       return { oauthRecords, webhookDeliveries, consoleSessions };
     },

@@ -1,5 +1,4 @@
 import { SwitchboardError } from '../../core/errors.js';
-import { isoAt } from '../../core/runtime.js';
 import type {
   WebhookAttemptOutcome,
   WebhookAttemptRecord,
@@ -185,9 +184,9 @@ function deliveryStore(state: WebhookState, journal: Journal): WebhookDeliverySt
       return { items: found.slice(range.offset, range.offset + range.limit), total: found.length };
     },
     async claimDue({ now, limit, leaseMs, workerId, maxPerEndpoint, endpointLimits }) {
-      const leaseUntil = isoAt(now + leaseMs);
+      const leaseUntil = now + leaseMs;
       return state.queue.claim({
-        now: isoAt(now),
+        now,
         limit,
         maxPerEndpoint,
         endpointLimits,
@@ -215,15 +214,14 @@ function deliveryStore(state: WebhookState, journal: Journal): WebhookDeliverySt
       let count = 0;
       for (const d of [...state.deliveries.values()]) {
         if (d.status === 'pending' || (ids && !ids.has(d.id)) || !matches(filter, d)) continue;
-        const at = isoAt(now);
         save({
           ...d,
           status: 'pending',
           attempts: 0,
-          nextAttemptAt: at,
+          nextAttemptAt: now,
           leasedBy: null,
           leaseUntil: null,
-          updatedAt: at,
+          updatedAt: now,
         });
         count++;
       }
@@ -268,9 +266,7 @@ function attemptStore(state: WebhookState, journal: Journal): WebhookAttemptStor
       const failed: WebhookAttemptRecord[] = [];
       for (const attempts of state.attempts.values())
         for (const a of attempts) if (a.endpointId === endpointId && !a.succeeded) failed.push(a);
-      failed.sort((a, b) =>
-        a.startedAt !== b.startedAt ? (a.startedAt < b.startedAt ? 1 : -1) : order(b) - order(a),
-      );
+      failed.sort((a, b) => (a.startedAt !== b.startedAt ? b.startedAt - a.startedAt : order(b) - order(a)));
       return failed.slice(0, limit);
     },
   };

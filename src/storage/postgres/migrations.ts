@@ -373,6 +373,29 @@ export const MIGRATIONS: readonly Migration[] = [
             ALTER COLUMN revoked_at TYPE bigint USING ${epochMs('revoked_at')},
             ALTER COLUMN last_used_at TYPE bigint USING ${epochMs('last_used_at')};`,
   },
+  {
+    version: 18,
+    name: 'epoch times of webhooks',
+    // The same for webhook endpoints (and the times inside their secrets), deliveries and attempts: the
+    // dispatcher compares and writes these on every attempt.
+    sql: `ALTER TABLE switchboard_webhook_endpoints
+            ALTER COLUMN failing_since TYPE bigint USING ${epochMs('failing_since')},
+            ALTER COLUMN created_at TYPE bigint USING ${epochMs('created_at')},
+            ALTER COLUMN updated_at TYPE bigint USING ${epochMs('updated_at')};
+          UPDATE switchboard_webhook_endpoints SET secrets = (
+            SELECT COALESCE(json_agg(json_build_object(
+                     'secret', s -> 'secret',
+                     'createdAt', ${epochMs("(s ->> 'createdAt')::timestamptz")},
+                     'expiresAt', ${epochMs("(s ->> 'expiresAt')::timestamptz")}) ORDER BY n), '[]')
+            FROM json_array_elements(secrets) WITH ORDINALITY AS t(s, n));
+          ALTER TABLE switchboard_webhook_deliveries
+            ALTER COLUMN next_attempt_at TYPE bigint USING ${epochMs('next_attempt_at')},
+            ALTER COLUMN lease_until TYPE bigint USING ${epochMs('lease_until')},
+            ALTER COLUMN created_at TYPE bigint USING ${epochMs('created_at')},
+            ALTER COLUMN updated_at TYPE bigint USING ${epochMs('updated_at')};
+          ALTER TABLE switchboard_webhook_attempts
+            ALTER COLUMN started_at TYPE bigint USING ${epochMs('started_at')};`,
+  },
 ];
 
 /** SQL turning a `timestamptz` column into epoch milliseconds (null stays null). */

@@ -1,4 +1,3 @@
-import { isoAt } from '../../core/runtime.js';
 import { postgresConsoleSessionStore } from './console-sessions.js';
 import type { Database } from './database.js';
 import { postgresOAuthStores } from './oauth.js';
@@ -28,7 +27,7 @@ export async function sweepExpired(
 ): Promise<SweepResult> {
   const keys = await db.rows('DELETE FROM switchboard_idempotency WHERE until_ms <= $1 RETURNING 1', [now]);
   const oauthRecords = await postgresOAuthStores(db).deleteExpired(now);
-  const webhookDeliveries = await postgresWebhookDeliveryStore(db).prune(isoAt(now - deliveryRetentionMs));
+  const webhookDeliveries = await postgresWebhookDeliveryStore(db).prune(now - deliveryRetentionMs);
   const buckets = await db.rows('DELETE FROM switchboard_rate_limits WHERE tat <= $1 RETURNING 1', [now]);
   const consoleSessions = await postgresConsoleSessionStore(db).deleteExpired(now);
   return {

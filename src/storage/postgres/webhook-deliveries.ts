@@ -1,12 +1,11 @@
 import { SwitchboardError } from '../../core/errors.js';
-import { isoAt } from '../../core/runtime.js';
 import type {
   WebhookDeliveryFilter,
   WebhookDeliveryRecord,
   WebhookDeliveryStatus,
   WebhookDeliveryStore,
 } from '../../core/storage/index.js';
-import { type Database, iso } from './database.js';
+import { type Database, ms, msOrNull } from './database.js';
 
 interface DeliveryRow {
   id: string;
@@ -16,13 +15,13 @@ interface DeliveryRow {
   payload: string;
   status: WebhookDeliveryStatus;
   attempts: number;
-  next_attempt_at: Date | null;
+  next_attempt_at: string | null;
   leased_by: string | null;
-  lease_until: Date | null;
+  lease_until: string | null;
   last_status_code: number | null;
   last_error: string | null;
-  created_at: Date;
-  updated_at: Date;
+  created_at: string;
+  updated_at: string;
   traceparent: string | null;
   total?: string;
 }
@@ -39,19 +38,19 @@ const toDelivery = (r: DeliveryRow): WebhookDeliveryRecord => ({
   payload: r.payload,
   status: r.status,
   attempts: r.attempts,
-  nextAttemptAt: r.next_attempt_at && iso(r.next_attempt_at),
+  nextAttemptAt: msOrNull(r.next_attempt_at),
   leasedBy: r.leased_by,
-  leaseUntil: r.lease_until && iso(r.lease_until),
+  leaseUntil: msOrNull(r.lease_until),
   lastStatusCode: r.last_status_code,
   lastError: r.last_error,
-  createdAt: iso(r.created_at),
-  updatedAt: iso(r.updated_at),
+  createdAt: ms(r.created_at),
+  updatedAt: ms(r.updated_at),
   traceparent: r.traceparent,
 });
 
 /** The filter as SQL over parameters `$1…$6` (endpoint, status, from, before, ids, event type). */
 const FILTER = `($1::text IS NULL OR endpoint_id = $1) AND ($2::text IS NULL OR status = $2)
-  AND ($3::timestamptz IS NULL OR created_at >= $3) AND ($4::timestamptz IS NULL OR created_at < $4)
+  AND ($3::bigint IS NULL OR created_at >= $3) AND ($4::bigint IS NULL OR created_at < $4)
   AND ($5::text[] IS NULL OR id = ANY($5)) AND ($6::text IS NULL OR event_type = $6)`;
 
 const filterValues = (f: WebhookDeliveryFilter & { readonly ids?: readonly string[] }): unknown[] => [
@@ -79,9 +78,7 @@ const byDue = (a: WebhookDeliveryRecord, b: WebhookDeliveryRecord): number =>
     ? a.id < b.id
       ? -1
       : 1
-    : (a.nextAttemptAt ?? '') < (b.nextAttemptAt ?? '')
-      ? -1
-      : 1;
+    : (a.nextAttemptAt ?? 0) - (b.nextAttemptAt ?? 0);
 
 /**
  * The delivery queue. `claimDue` runs as one short transaction: it picks the endpoints with the oldest
@@ -142,8 +139,8 @@ export function postgresWebhookDeliveryStore(db: Database): WebhookDeliveryStore
         const inserted = await tx.rows<{ id: string }>(
           `INSERT INTO ${TABLE} (${COLUMNS})
            SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
-             $7::int[], $8::timestamptz[], $9::text[], $10::timestamptz[], $11::int[], $12::text[],
-             $13::timestamptz[], $14::timestamptz[], $15::text[])
+             $7::int[], $8::bigint[], $9::text[], $10::bigint[], $11::int[], $12::text[],
+             $13::bigint[], $14::bigint[], $15::text[])
            ON CONFLICT DO NOTHING RETURNING id`,
           [
             column('id'),
@@ -197,10 +194,9 @@ export function postgresWebhookDeliveryStore(db: Database): WebhookDeliveryStore
     },
 
     async claimDue({ now, limit, leaseMs, workerId, maxPerEndpoint, endpointLimits }) {
-      const nowIso = isoAt(now);
       const caps = [[...(endpointLimits?.keys() ?? [])], [...(endpointLimits?.values() ?? [])]];
       return db.atomic(async (tx) => {
-        const params = [nowIso, maxPerEndpoint, limit, ...caps];
+        const params = [now, maxPerEndpoint, limit, ...caps];
         // At most `limit` endpoints, those whose oldest claimable delivery is oldest, skipping those at
         // their cap. First from the head of the queue (the oldest claimable rows of all endpoints): that
         // answers exactly when it finds enough endpoints, when the head holds every claimable row, or
@@ -270,15 +266,7 @@ export function postgresWebhookDeliveryStore(db: Database): WebhookDeliveryStore
            RETURNING ${COLUMNS.split(', ')
              .map((c) => `d.${c}`)
              .join(', ')}`,
-          [
-            nowIso,
-            maxPerEndpoint,
-            limit,
-            ...caps,
-            endpoints.map((e) => e.id),
-            workerId,
-            isoAt(now + leaseMs),
-          ],
+          [now, maxPerEndpoint, limit, ...caps, endpoints.map((e) => e.id), workerId, now + leaseMs],
         );
         return rows.map(toDelivery).sort(byDue);
       });
@@ -310,8 +298,8 @@ export function postgresWebhookDeliveryStore(db: Database): WebhookDeliveryStore
         `UPDATE ${TABLE} d SET status = f.status, attempts = f.attempts, next_attempt_at = f.next_attempt_at,
            last_status_code = f.last_status_code, last_error = f.last_error, leased_by = NULL,
            lease_until = NULL, updated_at = f.at
-         FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::int[], $6::timestamptz[], $7::int[],
-           $8::text[], $9::timestamptz[])
+         FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::int[], $6::bigint[], $7::int[],
+           $8::text[], $9::bigint[])
            AS f(id, worker_id, lease_attempts, status, attempts, next_attempt_at, last_status_code, last_error, at)
          WHERE d.id = f.id AND d.leased_by = f.worker_id AND d.attempts = f.lease_attempts
          RETURNING d.id`,
@@ -340,12 +328,11 @@ export function postgresWebhookDeliveryStore(db: Database): WebhookDeliveryStore
     },
 
     async requeue(filter, now) {
-      const at = isoAt(now);
       const rows = await db.rows(
         `UPDATE ${TABLE} SET status = 'pending', attempts = 0, next_attempt_at = $7, leased_by = NULL,
            lease_until = NULL, updated_at = $7
          WHERE status <> 'pending' AND ${FILTER} RETURNING id`,
-        [...filterValues(filter), at],
+        [...filterValues(filter), now],
       );
       return rows.length;
     },

@@ -5,7 +5,7 @@ import type {
   WebhookEndpointStore,
   WebhookSecretRecord,
 } from '../../core/storage/index.js';
-import { type Database, iso } from './database.js';
+import { type Database, ms, msOrNull } from './database.js';
 
 interface EndpointRow {
   id: string;
@@ -17,9 +17,9 @@ interface EndpointRow {
   api_version: number;
   enabled: boolean;
   disabled_reason: WebhookEndpointDisabledReason | null;
-  failing_since: Date | null;
-  created_at: Date;
-  updated_at: Date;
+  failing_since: string | null;
+  created_at: string;
+  updated_at: string;
   version: number;
   total?: string;
 }
@@ -37,9 +37,9 @@ const toEndpoint = (r: EndpointRow): WebhookEndpointRecord => ({
   apiVersion: r.api_version,
   enabled: r.enabled,
   disabledReason: r.disabled_reason,
-  failingSince: r.failing_since && iso(r.failing_since),
-  createdAt: iso(r.created_at),
-  updatedAt: iso(r.updated_at),
+  failingSince: msOrNull(r.failing_since),
+  createdAt: ms(r.created_at),
+  updatedAt: ms(r.updated_at),
   version: r.version,
 });
 

@@ -1,5 +1,5 @@
 import type { WebhookAttemptRecord, WebhookAttemptStore, WebhookStores } from '../../core/storage/index.js';
-import { type Database, iso } from './database.js';
+import { type Database, ms } from './database.js';
 import { postgresWebhookDeliveryStore } from './webhook-deliveries.js';
 import { postgresWebhookEndpointStore } from './webhook-endpoints.js';
 
@@ -8,7 +8,7 @@ interface AttemptRow {
   delivery_id: string;
   endpoint_id: string;
   number: number;
-  started_at: Date;
+  started_at: string;
   duration_ms: number;
   status_code: number | null;
   response_excerpt: string | null;
@@ -29,7 +29,7 @@ const toAttempt = (r: AttemptRow): WebhookAttemptRecord => ({
   deliveryId: r.delivery_id,
   endpointId: r.endpoint_id,
   number: r.number,
-  startedAt: iso(r.started_at),
+  startedAt: ms(r.started_at),
   durationMs: r.duration_ms,
   statusCode: r.status_code,
   responseExcerpt: r.response_excerpt,
@@ -65,7 +65,7 @@ function postgresWebhookAttemptStore(db: Database): WebhookAttemptStore {
       // unnest keeps the order given, so the sequence column orders them as inserted.
       await db.rows(
         `INSERT INTO switchboard_webhook_attempts (${COLUMNS})
-         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::timestamptz[], $6::int[],
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::bigint[], $6::int[],
            $7::int[], $8::text[], $9::text[], $10::boolean[], $11::json[])`,
         [
           column('id'),

@@ -18,6 +18,7 @@ import { outboxContract } from './outbox.js';
 import { rateLimitContract } from './rate-limits.js';
 import { resourceContract, resourceLockContract } from './resources.js';
 import { textContract } from './text.js';
+import { timeContract } from './times.js';
 import { transactionContract } from './transactions.js';
 import { webhookAttemptContract } from './webhook-attempts.js';
 import { webhookDeliveryContract, webhookPruneContract } from './webhook-deliveries.js';
@@ -53,6 +54,7 @@ export function describeStorageContract(name: string, factory: StorageFactory): 
       resourceLockContract(storage);
     });
     describe('text', () => textContract(storage));
+    describe('times', () => timeContract(storage));
     describe('webhook endpoints', () => webhookEndpointContract(storage));
     describe('webhook deliveries', () => {
       webhookDeliveryContract(storage);

@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import type { Storage, WebhookDeliveryRecord } from '../../core/storage/index.js';
-import { at } from './fixtures.js';
+import { ms } from './fixtures.js';
 import { aDelivery, anAttempt, anEndpoint } from './webhook-fixtures.js';
 
 async function aStoredDelivery(s: Storage, endpointId?: string): Promise<WebhookDeliveryRecord> {
@@ -23,7 +23,7 @@ export function webhookAttemptContract(storage: () => Storage): void {
       anAttempt(delivery, {
         id: `wha_contract_${delivery.id}_${number}`,
         number,
-        startedAt: at(number),
+        startedAt: ms(number),
         statusCode: number === 1 ? null : 200,
         responseExcerpt: number === 1 ? null : 'ok',
         error: number === 1 ? 'timeout' : null,
@@ -67,11 +67,11 @@ export function webhookAttemptContract(storage: () => Storage): void {
     const second = await aStoredDelivery(s, first.endpointId);
     const elsewhere = await aStoredDelivery(s);
     const failed = (d: WebhookDeliveryRecord, number: number, seconds: number) =>
-      anAttempt(d, { number, startedAt: at(seconds) });
+      anAttempt(d, { number, startedAt: ms(seconds) });
     const attempts = [
       failed(first, 1, 10),
       failed(second, 1, 20),
-      anAttempt(first, { number: 2, startedAt: at(30), statusCode: 200, succeeded: true }),
+      anAttempt(first, { number: 2, startedAt: ms(30), statusCode: 200, succeeded: true }),
       failed(second, 2, 40),
       failed(elsewhere, 1, 50),
     ];

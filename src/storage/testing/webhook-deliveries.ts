@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import type { Storage, WebhookClaimOptions } from '../../core/storage/index.js';
-import { at } from './fixtures.js';
+import { ms } from './fixtures.js';
 import { aDelivery, anEndpoint } from './webhook-fixtures.js';
 
 const NOW = Date.UTC(2026, 0, 1);
@@ -69,7 +69,7 @@ export function webhookDeliveryContract(storage: () => Storage): void {
         nextAttemptAt: null,
         lastStatusCode: 200,
         lastError: null,
-        at: at(1),
+        at: ms(1),
       },
     );
     expect(await s.webhooks.deliveries.countPending()).toBe(before + 1);
@@ -91,13 +91,13 @@ export function webhookDeliveryContract(storage: () => Storage): void {
   it('hands out only deliveries that are due, oldest due first, and leases them', async () => {
     const s = storage();
     const endpointId = await withEndpoint(s);
-    const later = aDelivery(endpointId, { nextAttemptAt: at(60) });
-    const second = aDelivery(endpointId, { nextAttemptAt: at(-5) });
-    const first = aDelivery(endpointId, { nextAttemptAt: at(-10) });
+    const later = aDelivery(endpointId, { nextAttemptAt: ms(60) });
+    const second = aDelivery(endpointId, { nextAttemptAt: ms(-5) });
+    const first = aDelivery(endpointId, { nextAttemptAt: ms(-10) });
     for (const d of [later, second, first]) await s.webhooks.deliveries.createIfAbsent(d);
     const claimed = await s.webhooks.deliveries.claimDue(claim());
     expect(claimed.map((d) => d.id)).toEqual([first.id, second.id]);
-    expect(claimed[0]).toMatchObject({ leasedBy: 'worker-a', leaseUntil: at(30) });
+    expect(claimed[0]).toMatchObject({ leasedBy: 'worker-a', leaseUntil: ms(30) });
     expect(await s.webhooks.deliveries.claimDue(claim({ workerId: 'worker-b' }))).toEqual([]);
     expect((await s.webhooks.deliveries.claimDue(claim({ now: NOW + 60_000 }))).map((d) => d.id)).toContain(
       later.id,
@@ -139,7 +139,7 @@ export function webhookDeliveryContract(storage: () => Storage): void {
       nextAttemptAt: null,
       lastStatusCode: 200,
       lastError: null,
-      at: at(2),
+      at: ms(2),
     } as const;
     expect(
       await s.webhooks.deliveries.finish(delivery.id, { workerId: 'worker-a', attempts: 0 }, outcome),
@@ -161,7 +161,7 @@ export function webhookDeliveryContract(storage: () => Storage): void {
     const slow = await withEndpoint(s);
     const fast = await withEndpoint(s);
     for (let i = 0; i < 5; i++)
-      await s.webhooks.deliveries.createIfAbsent(aDelivery(slow, { nextAttemptAt: at(-10) }));
+      await s.webhooks.deliveries.createIfAbsent(aDelivery(slow, { nextAttemptAt: ms(-10) }));
     await s.webhooks.deliveries.createIfAbsent(aDelivery(fast));
     const a = await s.webhooks.deliveries.claimDue(claim({ maxPerEndpoint: 2 }));
     expect(a.filter((d) => d.endpointId === slow)).toHaveLength(2);
@@ -175,8 +175,8 @@ export function webhookDeliveryContract(storage: () => Storage): void {
     const wide = await withEndpoint(s);
     const narrow = await withEndpoint(s);
     for (let i = 0; i < 6; i++) {
-      await s.webhooks.deliveries.createIfAbsent(aDelivery(wide, { nextAttemptAt: at(-10) }));
-      await s.webhooks.deliveries.createIfAbsent(aDelivery(narrow, { nextAttemptAt: at(-10) }));
+      await s.webhooks.deliveries.createIfAbsent(aDelivery(wide, { nextAttemptAt: ms(-10) }));
+      await s.webhooks.deliveries.createIfAbsent(aDelivery(narrow, { nextAttemptAt: ms(-10) }));
     }
     const endpointLimits = new Map([
       [wide, 5],
@@ -193,9 +193,9 @@ export function webhookDeliveryContract(storage: () => Storage): void {
   it('finds an endpoint whose deliveries are due behind another endpoint’s long backlog', async () => {
     const s = storage();
     const [busy, quiet] = [await withEndpoint(s), await withEndpoint(s)];
-    const backlog = Array.from({ length: 300 }, (_, i) => aDelivery(busy, { nextAttemptAt: at(-1_000 + i) }));
+    const backlog = Array.from({ length: 300 }, (_, i) => aDelivery(busy, { nextAttemptAt: ms(-1_000 + i) }));
     await s.webhooks.deliveries.createManyIfAbsent(backlog);
-    await s.webhooks.deliveries.createIfAbsent(aDelivery(quiet, { nextAttemptAt: at(-1) }));
+    await s.webhooks.deliveries.createIfAbsent(aDelivery(quiet, { nextAttemptAt: ms(-1) }));
     const claimed = await s.webhooks.deliveries.claimDue(claim({ maxPerEndpoint: 4, limit: 10 }));
     expect(claimed.filter((d) => d.endpointId === busy)).toHaveLength(4);
     expect(claimed.filter((d) => d.endpointId === quiet)).toHaveLength(1);
@@ -208,9 +208,9 @@ export function webhookDeliveryContract(storage: () => Storage): void {
     // The busy endpoints hold the oldest due deliveries, and each has its one allowed lease out already.
     for (const id of busy) {
       for (let i = 0; i < 3; i++)
-        await s.webhooks.deliveries.createIfAbsent(aDelivery(id, { nextAttemptAt: at(-60) }));
+        await s.webhooks.deliveries.createIfAbsent(aDelivery(id, { nextAttemptAt: ms(-60) }));
     }
-    await s.webhooks.deliveries.createIfAbsent(aDelivery(idle, { nextAttemptAt: at(-1) }));
+    await s.webhooks.deliveries.createIfAbsent(aDelivery(idle, { nextAttemptAt: ms(-1) }));
     const first = await s.webhooks.deliveries.claimDue(claim({ maxPerEndpoint: 1, limit: 3 }));
     expect(new Set(first.map((d) => d.endpointId))).toEqual(new Set(busy));
     const next = await s.webhooks.deliveries.claimDue(claim({ maxPerEndpoint: 1, limit: 3, workerId: 'b' }));
@@ -229,10 +229,10 @@ export function webhookDeliveryContract(storage: () => Storage): void {
       {
         status: 'pending',
         attempts: 1,
-        nextAttemptAt: at(5),
+        nextAttemptAt: ms(5),
         lastStatusCode: 503,
         lastError: null,
-        at: at(0),
+        at: ms(0),
       },
     );
     expect(await s.webhooks.deliveries.claimDue(claim({ now: NOW + 4999 }))).toEqual([]);
@@ -255,14 +255,14 @@ export function webhookDeliveryContract(storage: () => Storage): void {
     const s = storage();
     const endpointId = await withEndpoint(s);
     const other = await withEndpoint(s);
-    const old = aDelivery(endpointId, { createdAt: at(100), status: 'dead', nextAttemptAt: null });
-    const recent = aDelivery(endpointId, { createdAt: at(200) });
+    const old = aDelivery(endpointId, { createdAt: ms(100), status: 'dead', nextAttemptAt: null });
+    const recent = aDelivery(endpointId, { createdAt: ms(200) });
     await s.webhooks.deliveries.createIfAbsent(old);
     await s.webhooks.deliveries.createIfAbsent(recent);
     await s.webhooks.deliveries.createIfAbsent(aDelivery(other));
     expect((await s.webhooks.deliveries.list({ endpointId }, page)).items).toEqual([recent, old]);
     expect((await s.webhooks.deliveries.list({ endpointId, status: 'dead' }, page)).items).toEqual([old]);
-    const range = { endpointId, createdFrom: at(150), createdBefore: at(250) };
+    const range = { endpointId, createdFrom: ms(150), createdBefore: ms(250) };
     expect(await s.webhooks.deliveries.list(range, page)).toEqual({ items: [recent], total: 1 });
   });
 
@@ -270,9 +270,9 @@ export function webhookDeliveryContract(storage: () => Storage): void {
     const s = storage();
     const endpointId = await withEndpoint(s);
     const finished = { status: 'dead', nextAttemptAt: null } as const;
-    const paid = aDelivery(endpointId, { eventType: 'order.paid', createdAt: at(100), ...finished });
-    const created = aDelivery(endpointId, { eventType: 'order.created', createdAt: at(200), ...finished });
-    const paidAgain = aDelivery(endpointId, { eventType: 'order.paid', createdAt: at(300) });
+    const paid = aDelivery(endpointId, { eventType: 'order.paid', createdAt: ms(100), ...finished });
+    const created = aDelivery(endpointId, { eventType: 'order.created', createdAt: ms(200), ...finished });
+    const paidAgain = aDelivery(endpointId, { eventType: 'order.paid', createdAt: ms(300) });
     for (const d of [paid, created, paidAgain]) await s.webhooks.deliveries.createIfAbsent(d);
     expect(await s.webhooks.deliveries.list({ endpointId, eventType: 'order.paid' }, page)).toEqual({
       items: [paidAgain, paid],
@@ -293,21 +293,21 @@ export function webhookDeliveryContract(storage: () => Storage): void {
       status: 'dead',
       attempts: 8,
       nextAttemptAt: null,
-      createdAt: at(100),
+      createdAt: ms(100),
     });
     const done = aDelivery(endpointId, {
       status: 'succeeded',
       attempts: 1,
       nextAttemptAt: null,
-      createdAt: at(110),
+      createdAt: ms(110),
     });
-    const pending = aDelivery(endpointId, { attempts: 2, nextAttemptAt: at(500) });
+    const pending = aDelivery(endpointId, { attempts: 2, nextAttemptAt: ms(500) });
     for (const d of [dead, done, pending]) await s.webhooks.deliveries.createIfAbsent(d);
     expect(await s.webhooks.deliveries.requeue({ endpointId, status: 'dead' }, NOW)).toBe(1);
     expect(await s.webhooks.deliveries.get(dead.id)).toMatchObject({
       status: 'pending',
       attempts: 0,
-      nextAttemptAt: at(0),
+      nextAttemptAt: ms(0),
     });
     expect(await s.webhooks.deliveries.requeue({ ids: [done.id, pending.id] }, NOW)).toBe(1);
     expect(await s.webhooks.deliveries.get(pending.id)).toEqual(pending);
@@ -327,10 +327,10 @@ export function webhookDeliveryContract(storage: () => Storage): void {
     const outcome = (status: 'succeeded' | 'pending') => ({
       status,
       attempts: 1,
-      nextAttemptAt: status === 'pending' ? at(300) : null,
+      nextAttemptAt: status === 'pending' ? ms(300) : null,
       lastStatusCode: status === 'pending' ? 503 : 200,
       lastError: status === 'pending' ? 'HTTP 503' : null,
-      at: at(2),
+      at: ms(2),
     });
     const finishes = claimed.map((d, i) => ({
       id: d.id,
@@ -360,21 +360,21 @@ export function webhookPruneContract(storage: () => Storage): void {
   it('prunes finished deliveries older than the cut-off, with their attempts, and never pending ones', async () => {
     const s = storage();
     const endpointId = await withEndpoint(s);
-    const oldDead = aDelivery(endpointId, { status: 'dead', nextAttemptAt: null, updatedAt: at(10) });
-    const oldDone = aDelivery(endpointId, { status: 'succeeded', nextAttemptAt: null, updatedAt: at(11) });
+    const oldDead = aDelivery(endpointId, { status: 'dead', nextAttemptAt: null, updatedAt: ms(10) });
+    const oldDone = aDelivery(endpointId, { status: 'succeeded', nextAttemptAt: null, updatedAt: ms(11) });
     const recentDone = aDelivery(endpointId, {
       status: 'succeeded',
       nextAttemptAt: null,
-      updatedAt: at(100),
+      updatedAt: ms(100),
     });
-    const oldPending = aDelivery(endpointId, { status: 'pending', nextAttemptAt: at(5), updatedAt: at(5) });
+    const oldPending = aDelivery(endpointId, { status: 'pending', nextAttemptAt: ms(5), updatedAt: ms(5) });
     for (const d of [oldDead, oldDone, recentDone, oldPending]) await s.webhooks.deliveries.createIfAbsent(d);
     await s.webhooks.attempts.insert({
       id: `wha_prune_${oldDead.id}`,
       deliveryId: oldDead.id,
       endpointId,
       number: 1,
-      startedAt: at(10),
+      startedAt: ms(10),
       durationMs: 5,
       statusCode: 500,
       responseExcerpt: 'no',
@@ -382,14 +382,14 @@ export function webhookPruneContract(storage: () => Storage): void {
       succeeded: false,
       requestHeaders: null,
     });
-    expect(await s.webhooks.deliveries.prune(at(50))).toBe(2);
+    expect(await s.webhooks.deliveries.prune(ms(50))).toBe(2);
     expect(await s.webhooks.deliveries.get(oldDead.id)).toBeNull();
     expect(await s.webhooks.deliveries.get(oldDone.id)).toBeNull();
     expect(await s.webhooks.attempts.listByDelivery(oldDead.id)).toEqual([]);
     expect(await s.webhooks.attempts.listFailures(endpointId, 10)).toEqual([]);
     expect(await s.webhooks.deliveries.get(recentDone.id)).toEqual(recentDone);
     expect(await s.webhooks.deliveries.get(oldPending.id)).toEqual(oldPending);
-    expect(await s.webhooks.deliveries.prune(at(50))).toBe(0);
+    expect(await s.webhooks.deliveries.prune(ms(50))).toBe(0);
     // The (event_id, endpoint) slot is free again only because the old delivery is gone for good.
     expect(await s.webhooks.deliveries.createIfAbsent({ ...oldDead, id: `${oldDead.id}_again` })).toBe(true);
   });

@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import type { Storage } from '../../core/storage/index.js';
-import { at } from './fixtures.js';
+import { ms } from './fixtures.js';
 import { aDelivery, anEndpoint } from './webhook-fixtures.js';
 
 const page = { offset: 0, limit: 50 };
@@ -56,13 +56,13 @@ export function webhookEndpointContract(storage: () => Storage): void {
     const s = storage();
     const endpoint = anEndpoint();
     await s.webhooks.endpoints.insert(endpoint);
-    const first = await s.webhooks.endpoints.recordOutcome(endpoint.id, { ok: false, at: at(10) });
-    expect(first?.failingSince).toBe(at(10));
-    const second = await s.webhooks.endpoints.recordOutcome(endpoint.id, { ok: false, at: at(20) });
-    expect(second?.failingSince).toBe(at(10));
-    const healed = await s.webhooks.endpoints.recordOutcome(endpoint.id, { ok: true, at: at(30) });
+    const first = await s.webhooks.endpoints.recordOutcome(endpoint.id, { ok: false, at: ms(10) });
+    expect(first?.failingSince).toBe(ms(10));
+    const second = await s.webhooks.endpoints.recordOutcome(endpoint.id, { ok: false, at: ms(20) });
+    expect(second?.failingSince).toBe(ms(10));
+    const healed = await s.webhooks.endpoints.recordOutcome(endpoint.id, { ok: true, at: ms(30) });
     expect(healed?.failingSince).toBeNull();
-    expect(await s.webhooks.endpoints.recordOutcome('whe_missing', { ok: true, at: at(30) })).toBeNull();
+    expect(await s.webhooks.endpoints.recordOutcome('whe_missing', { ok: true, at: ms(30) })).toBeNull();
   });
 
   it('disables an endpoint once, however many callers race to do it', async () => {
@@ -70,7 +70,7 @@ export function webhookEndpointContract(storage: () => Storage): void {
     const endpoint = anEndpoint();
     await s.webhooks.endpoints.insert(endpoint);
     const results = await Promise.all(
-      Array.from({ length: 10 }, () => s.webhooks.endpoints.disable(endpoint.id, 'failing', at(40))),
+      Array.from({ length: 10 }, () => s.webhooks.endpoints.disable(endpoint.id, 'failing', ms(40))),
     );
     expect(results.filter(Boolean)).toHaveLength(1);
     expect(await s.webhooks.endpoints.get(endpoint.id)).toMatchObject({
@@ -95,7 +95,7 @@ export function webhookEndpointContract(storage: () => Storage): void {
       deliveryId: delivery.id,
       endpointId: endpoint.id,
       number: 1,
-      startedAt: at(1),
+      startedAt: ms(1),
       durationMs: 12,
       statusCode: 500,
       responseExcerpt: 'oops',
@@ -120,7 +120,7 @@ export function webhookEndpointContract(storage: () => Storage): void {
     const delivery = aDelivery(endpoint.id);
     await expect(
       s.transaction(async (tx) => {
-        await tx.webhooks.endpoints.disable(endpoint.id, 'failing', at(5));
+        await tx.webhooks.endpoints.disable(endpoint.id, 'failing', ms(5));
         await tx.webhooks.deliveries.createIfAbsent(delivery);
         throw new Error('boom');
       }),

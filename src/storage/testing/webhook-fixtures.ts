@@ -3,7 +3,7 @@ import type {
   WebhookDeliveryRecord,
   WebhookEndpointRecord,
 } from '../../core/storage/index.js';
-import { at } from './fixtures.js';
+import { ms } from './fixtures.js';
 
 let counter = 0;
 
@@ -15,20 +15,20 @@ export function anEndpoint(overrides: Partial<WebhookEndpointRecord> = {}): Webh
     url: `https://hooks${n}.example.com/receive`,
     description: `Endpoint ${n}`,
     eventTypes: ['order.*'],
-    secrets: [{ secret: `whsec_secret${n}`, createdAt: at(n), expiresAt: null }],
+    secrets: [{ secret: `whsec_secret${n}`, createdAt: ms(n), expiresAt: null }],
     scheme: 'switchboard',
     apiVersion: 1,
     enabled: true,
     disabledReason: null,
     failingSince: null,
-    createdAt: at(n),
-    updatedAt: at(n),
+    createdAt: ms(n),
+    updatedAt: ms(n),
     version: 1,
     ...overrides,
   };
 }
 
-/** A pending delivery, due at `at(0)` unless told otherwise. */
+/** A pending delivery, due at `ms(0)` unless told otherwise. */
 export function aDelivery(
   endpointId: string,
   overrides: Partial<WebhookDeliveryRecord> = {},
@@ -42,19 +42,19 @@ export function aDelivery(
     payload: `{"event":"order.created","n":${n}}`,
     status: 'pending',
     attempts: 0,
-    nextAttemptAt: at(0),
+    nextAttemptAt: ms(0),
     leasedBy: null,
     leaseUntil: null,
     lastStatusCode: null,
     lastError: null,
-    createdAt: at(n),
-    updatedAt: at(n),
+    createdAt: ms(n),
+    updatedAt: ms(n),
     traceparent: null,
     ...overrides,
   };
 }
 
-/** A failed first attempt at the delivery, started at `at(0)`, with the headers it sent. */
+/** A failed first attempt at the delivery, started at `ms(0)`, with the headers it sent. */
 export function anAttempt(
   delivery: Pick<WebhookDeliveryRecord, 'id' | 'endpointId' | 'eventId'>,
   overrides: Partial<WebhookAttemptRecord> = {},
@@ -64,7 +64,7 @@ export function anAttempt(
     deliveryId: delivery.id,
     endpointId: delivery.endpointId,
     number: 1,
-    startedAt: at(0),
+    startedAt: ms(0),
     durationMs: 30,
     statusCode: 503,
     responseExcerpt: 'busy',

@@ -26,6 +26,8 @@ const finished = Number(values.finished);
 const pending = Number(values.pending);
 const endpoints = Number(values.endpoints);
 const claims = Number(values.claims);
+/** The time now in epoch milliseconds, in SQL: the storage port's times are bigint columns. */
+const NOW_MS = '(extract(epoch FROM now()) * 1000)::bigint';
 
 const database = await openBenchDatabase(process.env.DATABASE_URL);
 const storage = createPostgresStorage({ connectionString: database.url });
@@ -48,7 +50,7 @@ try {
 }
 
 async function seed(): Promise<void> {
-  const now = new Date().toISOString();
+  const now = Date.now();
   for (let i = 0; i < endpoints; i++) {
     await storage.webhooks.endpoints.insert({
       id: endpointId(i),
@@ -72,12 +74,12 @@ async function seed(): Promise<void> {
          (id, endpoint_id, event_id, event_type, payload, status, attempts, next_attempt_at, created_at, updated_at)
        SELECT '${prefix}' || lpad(g::text, 9, '0'), 'whe_bench_' || lpad((g % $1)::text, 5, '0'),
          'evt_${prefix}' || g, 'client.created', repeat('x', 400), '${status}', 1, ${due},
-         now() - interval '1 day' + g * interval '1 ms', now() - interval '1 day' + g * interval '1 ms'
+         ${NOW_MS} - 86400000 + g, ${NOW_MS} - 86400000 + g
        FROM generate_series(1, $2) g`,
       [endpoints, count],
     );
   await rows('succeeded', 'whd_f', finished, 'NULL');
-  await rows('pending', 'whd_p', pending, "now() - interval '1 hour' + g * interval '1 ms'");
+  await rows('pending', 'whd_p', pending, `${NOW_MS} - 3600000 + g`);
   await client.query('VACUUM ANALYZE switchboard_webhook_deliveries');
 }
 
@@ -87,9 +89,9 @@ function endpointId(i: number): string {
 
 /** The plans of the claim's two reads, as the store runs them (see src/storage/postgres/webhook-deliveries.ts). */
 async function explain(): Promise<void> {
-  const claimable = `d.status = 'pending' AND d.next_attempt_at <= now() AND (d.lease_until IS NULL OR d.lease_until <= now())`;
+  const claimable = `d.status = 'pending' AND d.next_attempt_at <= ${NOW_MS} AND (d.lease_until IS NULL OR d.lease_until <= ${NOW_MS})`;
   const leased = `leased AS (SELECT endpoint_id, count(*) AS n FROM switchboard_webhook_deliveries
-    WHERE status = 'pending' AND lease_until IS NOT NULL AND lease_until > now() GROUP BY endpoint_id)`;
+    WHERE status = 'pending' AND lease_until IS NOT NULL AND lease_until > ${NOW_MS} GROUP BY endpoint_id)`;
   const pick = `WITH ${leased}
     SELECT e.id FROM switchboard_webhook_endpoints e LEFT JOIN leased l ON l.endpoint_id = e.id
     CROSS JOIN LATERAL (SELECT d.next_attempt_at FROM switchboard_webhook_deliveries d
@@ -120,7 +122,7 @@ async function timeClaims(): Promise<void> {
     });
     times.push(performance.now() - started);
     taken += claimed.length;
-    const at = new Date().toISOString();
+    const at = Date.now();
     await storage.webhooks.deliveries.finishMany(
       claimed.map((d) => ({
         id: d.id,
