@@ -1,6 +1,6 @@
 import type { ScopeCatalogue } from '../core/auth.js';
 import { SwitchboardError } from '../core/errors.js';
-import { isoAt } from '../core/runtime.js';
+import { isoAt, isoOrNull } from '../core/runtime.js';
 import type { ApiKeyRecord, GrantRecord, OAuthClientRecord, OAuthGrantType } from '../core/storage/index.js';
 import { validate } from '../core/validation.js';
 import {
@@ -245,9 +245,4 @@ function grantView(grant: GrantRecord, clientName: string | null): OAuthGrantVie
     createdAt: isoAt(grant.createdAt),
     expiresAt: isoAt(grant.expiresAt),
   };
-}
-
-// Storage keeps epoch milliseconds; the admin answers carry ISO-8601 text, like every time on the wire.
-function isoOrNull(ms: number | null): string | null {
-  return ms === null ? null : isoAt(ms);
 }
