@@ -29,7 +29,8 @@ export type RequestListener = (req: IncomingMessage, res: ServerResponse) => Pro
  * byte bodies are written in one `end()` with `content-length`, streams with back-pressure, and the
  * request's signal aborts when the client goes away. Mount it in node:http, Express or Fastify: when a
  * body parser mounted ahead has read the body, it is rebuilt from what the parser left (see
- * {@link toWebRequest}).
+ * {@link toWebRequest}). The handler gets the peer's address as its second argument (`clientAddress`),
+ * for the budgets of callers without credentials.
  *
  * @example
  * import { createServer } from 'node:http';
