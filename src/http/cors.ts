@@ -1,6 +1,6 @@
 /** Cross-origin access (the Fetch standard's CORS protocol) for browser-based chat widgets. */
 
-/** Where the finishing steps write headers: a `Headers`, or a draft's record. */
+/** Where the finishing steps write headers: a `Headers`, or an answer's record. */
 export type HeaderTarget = Pick<Headers, 'has' | 'set' | 'append'>;
 
 /** Which browser origins may call, whether with credentials, and how long preflight answers are cached. */
