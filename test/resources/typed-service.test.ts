@@ -68,7 +68,11 @@ describe('a typed service', () => {
   });
 
   it("refuses at compile time what the declaration does not allow, on a host's service as on a built-in's", () => {
-    const typeErrors = (service: TypedService<typeof returns>, builtIn: Domain['orders']) => [
+    const typeErrors = (
+      service: TypedService<typeof returns>,
+      builtIn: Domain['orders'],
+      written: Domain['messages'],
+    ) => [
       // @ts-expect-error quantity is a number
       service.create({ clientId: 'cli_1', orderId: 'ord_1', reason: 'Too small', quantity: '2' }),
       // @ts-expect-error clientId is immutable
@@ -83,6 +87,10 @@ describe('a typed service', () => {
       builtIn.create('cli_1', { total: '1.00', currency: 'EUR' }),
       // @ts-expect-error not a status an order has
       builtIn.update('ord_1', { status: 'lost' }),
+      // @ts-expect-error an order is not deleted by callers (changes: { replace: false, delete: false })
+      builtIn.delete('ord_1'),
+      // @ts-expect-error a message is written once (changes: false)
+      written.update('msg_1', { content: 'Edited' }),
     ];
     expect(typeErrors).toBeTypeOf('function');
   });

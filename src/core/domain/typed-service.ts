@@ -54,18 +54,33 @@ export interface ListQueryOf<R> {
 }
 type ResourceListWhere = Parameters<ResourceService['list']>[0]['where'];
 
+type ChangeMethod = 'replace' | 'update' | 'delete';
+
+/** The changes a declaration does not let callers make: all with `changes: false`, else those set `false`. */
+type Refused<R> =
+  DeclarationOf<R> extends { changes: false }
+    ? ChangeMethod
+    : DeclarationOf<R> extends { changes: infer C }
+      ? { [K in ChangeMethod]: C extends { [P in K]: false } ? K : never }[ChangeMethod]
+      : never;
+
 /**
  * A resource's service, typed from its declaration: `domain.orders`, or `domain.of(returns)` for a
  * host's resource. Every write is validated against the declaration (a value of the right type can
  * still be refused, e.g. an e-mail address that is not one) and publishes its event in the same
- * transaction; a life-cycle move goes through `update` (`{ status: 'paid' }`).
+ * transaction; a life-cycle move goes through `update` (`{ status: 'paid' }`). The changes the
+ * declaration does not allow callers (`changes`) are not there: an order has no `replace` or
+ * `delete`, a message no `update`.
  *
  * @example
  * const order = await domain.orders.create({ clientId, total: '12.50', currency: 'EUR' });
  * await domain.orders.update(order.id, { status: 'paid' });
  * const paid = await domain.orders.list({ where: { clientId, status: 'paid' }, range: { offset: 0, limit: 20 } });
  */
-export interface TypedService<R = Resource> {
+export type TypedService<R = Resource> = Omit<EveryMethod<R>, Refused<R>>;
+
+/** Every method a resource's service has; {@link TypedService} leaves out those its declaration refuses. */
+interface EveryMethod<R> {
   readonly resource: Resource;
   /** The way from a record to the client that owns it; undefined when no client owns these records. */
   readonly ownerPath: OwnerPath | undefined;
