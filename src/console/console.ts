@@ -9,24 +9,25 @@ import { isSwitchboardError, SwitchboardError } from '../core/errors.js';
 import type { EventBus } from '../core/event-bus.js';
 import { type Clock, type Logger, silentLogger, systemClock } from '../core/runtime.js';
 import type { Stores } from '../core/storage/index.js';
-import { readText } from '../http/body.js';
 import { createCredentialWatch } from '../http/credential-watch.js';
 import type { RateLimiter } from '../http/rate-limit.js';
+import type { ConnectionInfo, RequestContext } from '../http/request-context.js';
 import { ADMIN_SCOPE, OAUTH_ADMIN_SCOPES } from '../oauth/admin-routes.js';
 import type { OAuthAdmin } from '../oauth/admin-service.js';
 import { hashSecret } from '../oauth/secrets.js';
 import type { SignIn } from '../oauth/server-options.js';
 import type { WebhookAdmin } from '../webhooks/admin-service.js';
 import { WEBHOOK_ADMIN_SCOPES, WEBHOOK_READ_SCOPE } from '../webhooks/scopes.js';
+import { htmlResponse, readForm, seeOther } from './answers.js';
 import { SCRIPT, STYLE } from './assets.js';
-import { esc, page } from './html.js';
 import { accessRoutes } from './pages/access.js';
 import { accountRoutes } from './pages/account.js';
 import { activityRoutes } from './pages/activity.js';
 import { signInPage } from './pages/sign-in.js';
 import { webhookRoutes } from './pages/webhooks.js';
-import type { ConsoleRoute, PageContext } from './route.js';
-import { createSessions, type SessionData } from './session.js';
+import type { ConsoleRoute } from './route.js';
+import { createConsoleRouter, type SignedIn } from './router.js';
+import { createSessions } from './session.js';
 
 /** Options of {@link createConsole}. */
 export interface ConsoleOptions {
@@ -76,7 +77,8 @@ export interface ConsoleOptions {
 
 /** The console as a fetch handler, mounted on {@link ConsoleHandler.basePath}. */
 export interface ConsoleHandler {
-  (request: Request): Promise<Response>;
+  /** Serves a request; `info` gives the peer's address, for the budgets of callers without a session. */
+  (request: Request, info?: ConnectionInfo): Promise<Response>;
   readonly basePath: string;
   /**
    * Ends every console session of a user, on every instance on the storage: call it when you disable
@@ -86,21 +88,7 @@ export interface ConsoleHandler {
   endSessions(userId: string): Promise<void>;
 }
 
-const CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self'",
-  "connect-src 'self'",
-  "form-action 'self'",
-  "base-uri 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
-
 const ADMIN_SCOPES = [...Object.keys(WEBHOOK_ADMIN_SCOPES), ...Object.keys(OAUTH_ADMIN_SCOPES)];
-
-/** The largest form any page posts, with room to spare; a bigger body is refused (413) unread. */
-const MAX_FORM_BYTES = 64 * 1024;
 
 /**
  * Creates the console.
@@ -117,14 +105,6 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
   const sessions = createSessions(options.secret, base);
   const stored = options.storage.consoleSessions;
   const assets = { css: STYLE.name, js: SCRIPT.name };
-  const routes: ConsoleRoute[] = [
-    ...(options.webhooks ? webhookRoutes(options.webhooks) : []),
-    ...(options.oauth
-      ? accessRoutes(options.oauth, options.scopes ?? Object.keys(options.oauth.scopes))
-      : []),
-    ...(options.bus ? activityRoutes(options.bus) : []),
-    ...(options.oauth ? accountRoutes(options.oauth) : []),
-  ];
   const withAccounts = Boolean(options.signIn?.verifyPassword && options.oauth);
   // A live stream outlives the request that checked its session: the session is checked while it lasts.
   const streams = createCredentialWatch({
@@ -136,21 +116,6 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
     intervalMs: options.sessionCheckMs ?? 5_000,
     logger,
   });
-
-  const html = (status: number, body: string, headers: Record<string, string> = {}) =>
-    new Response(body, {
-      status,
-      headers: {
-        'content-type': 'text/html; charset=utf-8',
-        'content-security-policy': CSP,
-        'cache-control': 'no-store',
-        'x-content-type-options': 'nosniff',
-        'referrer-policy': 'same-origin',
-        ...headers,
-      },
-    });
-  const redirect = (location: string, headers: Record<string, string> = {}) =>
-    new Response(null, { status: 303, headers: { location, 'cache-control': 'no-store', ...headers } });
 
   /** The principal of an API key, when it is an admin key that is still valid. */
   async function operatorWithKey(request: Request, apiKey: string): Promise<Principal | undefined> {
@@ -164,9 +129,7 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
    * Who is signed in: a session still in storage, with the sealed key checked again now, or the user
    * (an operator when `isAdmin` says so).
    */
-  async function signedIn(
-    request: Request,
-  ): Promise<{ session: SessionData; principal: Principal } | undefined> {
+  async function signedIn(request: Request): Promise<SignedIn | undefined> {
     const session = await sessions.open(request, clock.now());
     if (!session) return undefined;
     // Signed out (or ended) on any instance: gone from storage. Its end is the sealed `expiresAt`.
@@ -183,12 +146,14 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
     return principal && { session, principal };
   }
 
-  async function signIn(request: Request): Promise<Response> {
+  /** Sign-in, answered without a session: the page, and its post (a key, or an e-mail and password). */
+  async function signIn(context: RequestContext): Promise<Response> {
+    const { request } = context;
     const view = { base, assets, accounts: withAccounts };
-    if (request.method === 'GET') return html(200, signInPage(view));
+    if (request.method === 'GET') return htmlResponse(200, signInPage(view));
     // Another site may not sign a browser in (to an account of its choosing).
     const origin = request.headers.get('origin');
-    if (origin && origin !== new URL(request.url).origin) return html(403, signInPage(view));
+    if (origin && origin !== new URL(request.url).origin) return htmlResponse(403, signInPage(view));
     const form = await readForm(request);
     const text = (name: string) => (form.get(name) ?? '').trim();
     const started = async (data: { apiKey?: string; userId?: string }) => {
@@ -197,160 +162,99 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
       const expiresAt = now + ttl;
       await stored.insert({ idHash: hashSecret(id), userId: data.userId ?? null, createdAt: now, expiresAt });
       const sealed = await sessions.seal({ ...data, expiresAt, id });
-      return redirect(`${base}/`, { 'set-cookie': sessions.cookie(sealed, request, Math.floor(ttl / 1000)) });
+      return seeOther(`${base}/`, { 'set-cookie': sessions.cookie(sealed, request, Math.floor(ttl / 1000)) });
     };
     try {
-      await options.rateLimit?.take(request, anonymousPrincipal, 'sign-in');
+      await options.rateLimit?.take(context, anonymousPrincipal, 'sign-in');
       if (form.has('email') && withAccounts) {
         // The same check the authorization server's sign-in page makes, behind the same lockout.
         const userId = await options.signIn!.verifyPassword!(text('email'), form.get('password') ?? '');
         if (userId) return started({ userId });
         logger.log('info', 'console account sign-in refused');
-        return html(401, signInPage({ ...view, error: 'That e-mail and password do not match an account.' }));
+        return htmlResponse(
+          401,
+          signInPage({ ...view, error: 'That e-mail and password do not match an account.' }),
+        );
       }
     } catch (error) {
       if (!isSwitchboardError(error) || error.code !== 'rate_limited') throw error;
       logger.log('info', 'console sign-in refused: too many attempts');
-      return html(429, signInPage({ ...view, error: error.message }), {
+      return htmlResponse(429, signInPage({ ...view, error: error.message }), {
         'retry-after': String(error.retryAfter ?? 1),
       });
     }
     const apiKey = text('api_key');
     if (!apiKey || !(await operatorWithKey(request, apiKey))) {
       logger.log('info', 'console sign-in refused');
-      return html(401, signInPage({ ...view, error: 'That key is not an admin API key, or it is revoked.' }));
+      return htmlResponse(
+        401,
+        signInPage({ ...view, error: 'That key is not an admin API key, or it is revoked.' }),
+      );
     }
     return started({ apiKey });
   }
 
-  async function handle(request: Request): Promise<Response> {
-    const url = new URL(request.url);
-    const path = url.pathname.slice(base.length) || '/';
-    if (request.method === 'GET' && path.startsWith('/assets/')) return asset(path.slice('/assets/'.length));
-    if (path === '/sign-in' && (request.method === 'GET' || request.method === 'POST'))
-      return signIn(request);
+  /** The console's own routes beside its pages': its home, and sign-out. */
+  const own: ConsoleRoute[] = [
+    {
+      method: 'GET',
+      path: '/',
+      scope: null,
+      async handle({ principal, redirect }) {
+        if (!isOperator(principal)) return redirect('/me');
+        return redirect(options.webhooks ? '/webhooks' : options.oauth ? '/api-keys' : '/activity');
+      },
+    },
+    {
+      method: 'POST',
+      path: '/sign-out',
+      scope: null,
+      async handle({ request }) {
+        // Ended in storage for every instance; this one's live streams of the session end now.
+        const session = (await sessions.open(request, clock.now()))!;
+        await stored.delete(hashSecret(session.id));
+        streams.end(session.id);
+        return seeOther(`${base}/sign-in`, { 'set-cookie': sessions.cookie('', request, 0) });
+      },
+    },
+  ];
 
-    const who = await signedIn(request);
-    if (!who) {
-      if (request.method === 'GET' && !path.startsWith('/activity/stream'))
-        return redirect(`${base}/sign-in`);
-      return html(401, signInPage({ base, assets, error: 'Your session has ended: sign in again.' }));
-    }
-    const { session, principal } = who;
-    const csrf = await sessions.csrfToken(session);
-    let form: URLSearchParams | undefined;
-    if (request.method === 'POST') {
-      // A change needs the session's token, and (when the browser says) a page of this origin.
-      const origin = request.headers.get('origin');
-      form = await readForm(request);
-      if (
-        (origin && origin !== url.origin) ||
-        !(await sessions.checkCsrf(session, form.get('_csrf') ?? undefined))
-      )
-        return html(
-          403,
-          page(
-            { base, title: 'Not done', assets },
-            '<p>The form had expired or came from another site. Go back, reload the page and try again.</p>',
-          ),
-        );
-    }
-    if (path === '/sign-out' && request.method === 'POST') {
-      // Ended in storage for every instance; this one's live streams of the session end now.
-      await stored.delete(hashSecret(session.id));
-      streams.end(session.id);
-      return redirect(`${base}/sign-in`, { 'set-cookie': sessions.cookie('', request, 0) });
-    }
-    if (path === '/' && request.method === 'GET') {
-      const home = !isOperator(principal)
-        ? 'me'
-        : options.webhooks
-          ? 'webhooks'
-          : options.oauth
-            ? 'api-keys'
-            : 'activity';
-      return redirect(`${base}/${home}`);
-    }
-
-    for (const route of routes) {
-      if (route.method !== request.method) continue;
-      const match = route.pattern.exec(path);
-      if (!match) continue;
-      const ctx: PageContext = {
-        base,
-        url,
-        request,
-        principal,
-        csrf,
-        form,
-        params: match.groups ?? {},
-        now: clock.now(),
-        watchSession(ended) {
-          const watched = {
-            request: () => new Request(url, { headers: { cookie: request.headers.get('cookie') ?? '' } }),
-            revoked: ended,
-          };
-          streams.watch(session.id, watched);
-          return () => streams.unwatch(session.id, watched);
-        },
-        render: (title, body, extra = {}) =>
-          html(
-            extra.status ?? 200,
-            page(
-              {
-                base,
-                title,
-                assets,
-                nav: {
-                  current: route.section,
-                  csrf,
-                  who: `Signed in as ${principal.subject}`,
-                  sections: sectionsFor(principal),
-                },
-                ...(extra.notice ? { notice: extra.notice } : {}),
-                ...(extra.error ? { error: extra.error } : {}),
-              },
-              body,
-            ),
-          ),
-        redirect: (to, notice) =>
-          redirect(
-            `${base}${to}${notice ? `${to.includes('?') ? '&' : '?'}notice=${encodeURIComponent(notice)}` : ''}`,
-          ),
+  const handler = createConsoleRouter({
+    base,
+    assets,
+    routes: [
+      ...own,
+      ...(options.webhooks ? webhookRoutes(options.webhooks) : []),
+      ...(options.oauth
+        ? accessRoutes(options.oauth, options.scopes ?? Object.keys(options.oauth.scopes))
+        : []),
+      ...(options.bus ? activityRoutes(options.bus) : []),
+      ...(options.oauth ? accountRoutes(options.oauth) : []),
+    ],
+    open: [
+      { method: 'GET', path: '/sign-in', handle: signIn },
+      { method: 'POST', path: '/sign-in', handle: signIn },
+      { method: 'GET', path: '/assets/{name}', handle: async (_, { name }) => asset(name ?? '') },
+    ],
+    sessions,
+    signedIn,
+    sections,
+    watch({ session }, request, ended) {
+      const watched = {
+        request: () => new Request(request.url, { headers: { cookie: request.headers.get('cookie') ?? '' } }),
+        revoked: ended,
       };
-      const missing =
-        route.scope === 'user' ? principal.userId === undefined : !principal.scopes.has(route.scope);
-      if (missing)
-        return ctx.render(
-          'Not allowed',
-          `<p>This needs the scope <code>${esc(route.scope)}</code>, which your key does not have.</p>`,
-          { status: 403 },
-        );
-      try {
-        return await route.handle(ctx);
-      } catch (error) {
-        if (!isSwitchboardError(error)) throw error;
-        const details = error.details.length
-          ? `<ul>${error.details.map((d) => `<li><code>${esc(d.field)}</code>: ${esc(d.message)}</li>`).join('')}</ul>`
-          : '';
-        const back = request.headers.get('referer') ?? `${base}/`;
-        return ctx.render('Not done', `${details}<p><a href="${esc(back)}">Go back</a> and try again.</p>`, {
-          status: error.status,
-          error: error.message,
-        });
-      }
-    }
-    return html(
-      404,
-      page(
-        { base, title: 'Not found', assets },
-        `<p>Nothing is here. <a href="${base}/">Back to the console</a>.</p>`,
-      ),
-    );
-  }
+      streams.watch(session.id, watched);
+      return () => streams.unwatch(session.id, watched);
+    },
+    ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}),
+    accounts: withAccounts,
+    clock,
+    logger,
+  });
 
   /** The navigation a principal gets: what its scopes open, and its own page when it is a user. */
-  function sectionsFor(principal: Principal): string[] {
+  function sections(principal: Principal): string[] {
     const sections: string[] = [];
     if (options.webhooks && principal.scopes.has(WEBHOOK_READ_SCOPE))
       sections.push('webhooks', 'event-types');
@@ -361,38 +265,6 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
     return sections;
   }
 
-  function asset(name: string): Response {
-    const file = [STYLE, SCRIPT].find((a) => a.name === name);
-    if (!file) return new Response('Not found', { status: 404 });
-    return new Response(file.body, {
-      headers: {
-        'content-type': file.type,
-        'cache-control': 'public, max-age=31536000, immutable',
-        'x-content-type-options': 'nosniff',
-      },
-    });
-  }
-
-  const handler = async (request: Request): Promise<Response> => {
-    try {
-      return await handle(request);
-    } catch (error) {
-      // A request refused as it was sent (a form over the limit) says why; anything else is ours.
-      if (isSwitchboardError(error) && error.status < 500)
-        return html(
-          error.status,
-          page({ base, title: 'Not done', assets }, `<p>${esc(error.message)} Go back and try again.</p>`),
-        );
-      logger.log('error', 'console request failed', { error: String(error) });
-      return html(
-        500,
-        page(
-          { base, title: 'Something went wrong', assets },
-          '<p>The console could not do that. It has been logged; try again.</p>',
-        ),
-      );
-    }
-  };
   return Object.assign(handler, {
     basePath: base,
     async endSessions(userId: string) {
@@ -406,7 +278,15 @@ function isOperator(principal: Principal): boolean {
   return ADMIN_SCOPES.some((s) => principal.scopes.has(s));
 }
 
-/** A posted form, read within {@link MAX_FORM_BYTES}: `payload_too_large` as soon as it is over. */
-async function readForm(request: Request): Promise<URLSearchParams> {
-  return new URLSearchParams(await readText(request, MAX_FORM_BYTES));
+/** One of the console's two files, by its content-hashed name: cached for good. */
+function asset(name: string): Response {
+  const file = [STYLE, SCRIPT].find((a) => a.name === name);
+  if (!file) throw new SwitchboardError('not_found', `The console has no file ${name}.`);
+  return new Response(file.body, {
+    headers: {
+      'content-type': file.type,
+      'cache-control': 'public, max-age=31536000, immutable',
+      'x-content-type-options': 'nosniff',
+    },
+  });
 }

@@ -1,23 +1,30 @@
-/** The console's HTML: the page frame, and small pieces every page uses. */
-import { escapeHtml } from '../internal/html.js';
-
-/** Escapes text for HTML content and attribute values (the library's one escaper). */
-export const esc = escapeHtml;
+/**
+ * The console's HTML: the page frame, and small pieces every page uses, all written with the library's
+ * one auto-escaping template (`html` of internal/html.ts), so no page escapes anything by hand.
+ */
+import { type Html, html } from '../internal/html.js';
 
 /** A time: UTC in the HTML, rewritten into the operator's time zone by the page's script. */
-export function time(iso: string | null | undefined): string {
+export function time(iso: string | null | undefined): Html | string {
   if (!iso) return '—';
-  return `<time datetime="${esc(iso)}">${esc(iso.replace('T', ' ').replace(/\.\d+Z$|Z$/, ' UTC'))}</time>`;
+  return html`<time datetime="${iso}">${iso.replace('T', ' ').replace(/\.\d+Z$|Z$/, ' UTC')}</time>`;
+}
+
+/** The names of the console's two files (content-hashed, see assets.ts). */
+export interface AssetNames {
+  readonly css: string;
+  readonly js: string;
 }
 
 /** What the frame of every page needs. */
 export interface Frame {
   readonly base: string;
   readonly title: string;
-  readonly assets: { readonly css: string; readonly js: string };
-  /** Absent on the sign-in page. */
+  readonly assets: AssetNames;
+  /** Absent when nobody is signed in (the sign-in page, a path nothing serves). */
   readonly nav?: {
-    readonly current: string;
+    /** The section the page belongs to, marked as the current one; none for a page of no section. */
+    readonly current?: string;
     readonly csrf: string;
     readonly who: string;
     /** The sections to link, in order. */
@@ -38,26 +45,22 @@ const LABELS: Readonly<Record<string, string>> = {
 };
 
 /** A whole page: skip link, navigation, one `main`, a notice or an error announced to screen readers. */
-export function page(frame: Frame, body: string): string {
+export function page(frame: Frame, body: Html): string {
   const { base, nav } = frame;
-  const links = nav
-    ? `<nav aria-label="Console"><ul>${nav.sections
-        .map(
-          (path) =>
-            `<li><a href="${base}/${path}"${nav.current === path ? ' aria-current="page"' : ''}>${LABELS[path] ?? path}</a></li>`,
-        )
-        .join('')}</ul>
+  const links =
+    nav &&
+    html`<nav aria-label="Console"><ul>${nav.sections.map(
+      (path) =>
+        html`<li><a href="${base}/${path}"${nav.current === path && html` aria-current="page"`}>${LABELS[path] ?? path}</a></li>`,
+    )}</ul>
       <form method="post" action="${base}/sign-out" class="sign-out">${csrfField(nav.csrf)}
-        <span>${esc(nav.who)}</span> <button type="submit">Sign out</button></form></nav>`
-    : '';
-  const notice = frame.notice ? `<p class="notice" role="status">${esc(frame.notice)}</p>` : '';
-  const error = frame.error ? `<p class="error" role="alert">${esc(frame.error)}</p>` : '';
-  return `<!doctype html>
+        <span>${nav.who}</span> <button type="submit">Sign out</button></form></nav>`;
+  return html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${esc(frame.title)} · Switchboard console</title>
+<title>${frame.title} · Switchboard console</title>
 <link rel="stylesheet" href="${base}/assets/${frame.assets.css}">
 <script src="${base}/assets/${frame.assets.js}" defer></script>
 </head>
@@ -65,17 +68,17 @@ export function page(frame: Frame, body: string): string {
 <a class="skip" href="#main">Skip to content</a>
 <header><p class="brand"><a href="${base}/">Switchboard console</a></p>${links}</header>
 <main id="main">
-<h1>${esc(frame.title)}</h1>
-${notice}${error}
+<h1>${frame.title}</h1>
+${frame.notice && html`<p class="notice" role="status">${frame.notice}</p>`}${frame.error && html`<p class="error" role="alert">${frame.error}</p>`}
 ${body}
 </main>
 </body>
-</html>`;
+</html>`.text;
 }
 
 /** The hidden field every form that changes something carries. */
-export function csrfField(token: string): string {
-  return `<input type="hidden" name="_csrf" value="${esc(token)}">`;
+export function csrfField(token: string): Html {
+  return html`<input type="hidden" name="_csrf" value="${token}">`;
 }
 
 /** A one-button form that posts to `action` (delete, revoke, replay …). */
@@ -84,30 +87,28 @@ export function button(
   label: string,
   csrf: string,
   options: { danger?: boolean } = {},
-): string {
-  return `<form method="post" action="${esc(action)}" class="inline">${csrfField(csrf)}<button type="submit"${options.danger ? ' class="danger"' : ''}>${esc(label)}</button></form>`;
+): Html {
+  return html`<form method="post" action="${action}" class="inline">${csrfField(csrf)}<button type="submit"${options.danger && html` class="danger"`}>${label}</button></form>`;
 }
 
-/** A table with a caption (for screen readers), its header row and rows of cells (already HTML). */
+/** A table with a caption (for screen readers), its header row and rows of cells. */
 export function table(
   caption: string,
   head: readonly string[],
-  rows: readonly (readonly string[])[],
-): string {
-  if (!rows.length) return `<p>${esc(caption)}: none yet.</p>`;
-  return `<div class="scroll"><table><caption>${esc(caption)}</caption><thead><tr>${head
-    .map((h) => `<th scope="col">${esc(h)}</th>`)
-    .join('')}</tr></thead><tbody>${rows
-    .map(
-      (r) => `<tr>${r.map((cell, i) => `<td data-label="${esc(head[i] ?? '')}">${cell}</td>`).join('')}</tr>`,
-    )
-    .join('')}</tbody></table></div>`;
+  rows: readonly (readonly (Html | string | number)[])[],
+): Html {
+  if (!rows.length) return html`<p>${caption}: none yet.</p>`;
+  return html`<div class="scroll"><table><caption>${caption}</caption><thead><tr>${head.map(
+    (h) => html`<th scope="col">${h}</th>`,
+  )}</tr></thead><tbody>${rows.map(
+    (r) => html`<tr>${r.map((cell, i) => html`<td data-label="${head[i] ?? ''}">${cell}</td>`)}</tr>`,
+  )}</tbody></table></div>`;
 }
 
 /** A value shown once (a new secret or key), with the warning that it will not be shown again. */
-export function shownOnce(label: string, value: string): string {
-  return `<div class="once" role="status"><p><strong>${esc(label)}</strong> — copy it now: it is not shown again.</p>
-<p><code class="secret">${esc(value)}</code></p></div>`;
+export function shownOnce(label: string, value: string): Html {
+  return html`<div class="once" role="status"><p><strong>${label}</strong> — copy it now: it is not shown again.</p>
+<p><code class="secret">${value}</code></p></div>`;
 }
 
 /** Checkboxes for a set of values, some ticked. */
@@ -116,11 +117,9 @@ export function checkboxes(
   legend: string,
   values: readonly string[],
   ticked: ReadonlySet<string>,
-): string {
-  return `<fieldset><legend>${esc(legend)}</legend>${values
-    .map(
-      (v, i) =>
-        `<label class="check"><input type="checkbox" name="${esc(name)}" value="${esc(v)}" id="${esc(name)}-${i}"${ticked.has(v) ? ' checked' : ''}> ${esc(v)}</label>`,
-    )
-    .join('')}</fieldset>`;
+): Html {
+  return html`<fieldset><legend>${legend}</legend>${values.map(
+    (v, i) =>
+      html`<label class="check"><input type="checkbox" name="${name}" value="${v}" id="${name}-${i}"${ticked.has(v) && html` checked`}> ${v}</label>`,
+  )}</fieldset>`;
 }

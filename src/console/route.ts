@@ -1,4 +1,11 @@
+/**
+ * What a console route is: a definition (method, path, who may use it, the navigation section it
+ * belongs to) and a handler. The console puts them into the shared route table (http/route-table.ts),
+ * so a new page, or a confirmation step before an action, is one more definition in a page's list.
+ */
 import type { Principal } from '../core/auth.js';
+import type { RequestContext } from '../http/request-context.js';
+import type { Html } from '../internal/html.js';
 
 /** What a console page handler gets: the signed-in operator, the request, and how to answer. */
 export interface PageContext {
@@ -10,7 +17,7 @@ export interface PageContext {
   readonly csrf: string;
   /** The posted form (URL-encoded, as every page posts it), already checked for its CSRF token. */
   readonly form: URLSearchParams | undefined;
-  /** Named groups of the route's pattern. */
+  /** The path's `{name}` params, decoded. */
   readonly params: Readonly<Record<string, string>>;
   readonly now: number;
   /**
@@ -21,23 +28,55 @@ export interface PageContext {
   /** A page in the console's frame. */
   render(
     title: string,
-    body: string,
+    body: Html,
     options?: { readonly status?: number; readonly notice?: string; readonly error?: string },
   ): Response;
   /** See Other to a console path (after a change), with a notice the next page shows. */
   redirect(path: string, notice?: string): Response;
 }
 
-/** One page or action of the console. */
+/**
+ * One page or action of the console, served to a signed-in principal.
+ *
+ * @example
+ * // A confirmation step before an action: a page that asks, whose form posts to the action's route.
+ * const confirmRevoke: ConsoleRoute = {
+ *   method: 'GET',
+ *   path: '/api-keys/{id}/revoke',
+ *   scope: 'admin.oauth.write',
+ *   section: 'api-keys',
+ *   handle: async (ctx) =>
+ *     ctx.render('Revoke this key?', html`<form method="post">${csrfField(ctx.csrf)}<button>Revoke</button></form>`),
+ * };
+ */
 export interface ConsoleRoute {
+  /** A GET route answers HEAD too. */
   readonly method: 'GET' | 'POST';
-  /** Against the path under the console's base, e.g. `^/webhooks/(?<id>[^/]+)$`. */
-  readonly pattern: RegExp;
-  /** The admin scope the operator needs, or `user` for a page of the signed-in user's own. */
-  readonly scope: string;
-  /** The navigation entry it belongs to. */
-  readonly section: string;
+  /** Under the console's base, OpenAPI style: `/webhooks/{id}/deliveries/{delivery}`. */
+  readonly path: string;
+  /**
+   * Who may use it: the admin scope it needs, `user` for a page of the signed-in user's own, or `null`
+   * for anyone signed in.
+   */
+  readonly scope: string | null;
+  /** The navigation entry it belongs to, marked as the current one on its page. */
+  readonly section?: string;
+  /**
+   * What it answers (default `html`): errors on an `event-stream` route (the live feed, read by a
+   * script) are problem+json rather than a page, and an ended session is 401 rather than a redirect.
+   */
+  readonly answers?: 'html' | 'event-stream';
   handle(ctx: PageContext): Promise<Response>;
+}
+
+/**
+ * A route answered without a session (the sign-in page, the assets): the request's context (its
+ * request, and the address budgets are kept for) and the path's raw params.
+ */
+export interface OpenRoute {
+  readonly method: 'GET' | 'POST';
+  readonly path: string;
+  handle(context: RequestContext, params: Readonly<Record<string, string>>): Promise<Response>;
 }
 
 /** A form field as text ('' when absent). */

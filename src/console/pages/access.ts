@@ -3,9 +3,11 @@
  * (register, edit redirect URIs and scopes, rotate the secret) and the grants users gave to
  * applications (revoke one, which ends its tokens).
  */
+
+import { html } from '../../internal/html.js';
 import { ADMIN_SCOPE as WRITE } from '../../oauth/admin-routes.js';
 import type { OAuthAdmin } from '../../oauth/admin-service.js';
-import { button, checkboxes, csrfField, esc, shownOnce, table, time } from '../html.js';
+import { button, checkboxes, csrfField, shownOnce, table, time } from '../html.js';
 import { type ConsoleRoute, field, fields, noticeOf } from '../route.js';
 
 /** A time as stored (epoch ms or ISO text) as ISO text. */
@@ -23,23 +25,28 @@ export function accessRoutes(admin: OAuthAdmin, scopes: readonly string[]): Cons
   return [
     {
       method: 'GET',
-      pattern: /^\/api-keys$/,
+      path: '/api-keys',
       scope: WRITE,
       section: 'api-keys',
       async handle(ctx) {
         const keys = await admin.listApiKeys();
         const rows = keys.map((k) => [
-          esc(k.name),
-          esc(k.scopes.join(' ')),
+          k.name,
+          k.scopes.join(' '),
           time(iso(k.createdAt)),
           time(iso(k.lastUsedAt)),
           k.revokedAt
-            ? `revoked ${time(iso(k.revokedAt))}`
-            : button(`${ctx.base}/api-keys/${esc(k.id)}/revoke`, `Revoke ${k.name}`, ctx.csrf, {
-                danger: true,
-              }),
+            ? html`revoked ${time(iso(k.revokedAt))}`
+            : button(
+                `${ctx.base}/api-keys/${encodeURIComponent(k.id)}/revoke`,
+                `Revoke ${k.name}`,
+                ctx.csrf,
+                {
+                  danger: true,
+                },
+              ),
         ]);
-        const body = `${table('API keys', ['Name', 'Scopes', 'Created', 'Last used', ''], rows)}
+        const body = html`${table('API keys', ['Name', 'Scopes', 'Created', 'Last used', ''], rows)}
 <h2>New API key</h2>
 <form method="post" action="${ctx.base}/api-keys">${csrfField(ctx.csrf)}
   <div class="field"><label for="name">Name</label><br><input id="name" name="name" required size="40"></div>
@@ -51,20 +58,20 @@ export function accessRoutes(admin: OAuthAdmin, scopes: readonly string[]): Cons
     },
     {
       method: 'POST',
-      pattern: /^\/api-keys$/,
+      path: '/api-keys',
       scope: WRITE,
       section: 'api-keys',
       async handle(ctx) {
         const created = await admin.createApiKey({ name: field(ctx, 'name'), scopes: fields(ctx, 'scopes') });
         return ctx.render(
           'API key created',
-          `${shownOnce(`API key ${created.apiKey.name}`, created.key)}<p><a href="${ctx.base}/api-keys">Back to the API keys</a></p>`,
+          html`${shownOnce(`API key ${created.apiKey.name}`, created.key)}<p><a href="${ctx.base}/api-keys">Back to the API keys</a></p>`,
         );
       },
     },
     {
       method: 'POST',
-      pattern: /^\/api-keys\/(?<id>[^/]+)\/revoke$/,
+      path: '/api-keys/{id}/revoke',
       scope: WRITE,
       section: 'api-keys',
       async handle(ctx) {
@@ -74,18 +81,18 @@ export function accessRoutes(admin: OAuthAdmin, scopes: readonly string[]): Cons
     },
     {
       method: 'GET',
-      pattern: /^\/oauth-clients$/,
+      path: '/oauth-clients',
       scope: WRITE,
       section: 'oauth-clients',
       async handle(ctx) {
         const clients = await admin.listClients();
         const rows = clients.map((c) => [
-          `<a href="${ctx.base}/oauth-clients/${esc(c.id)}">${esc(c.name)}</a>`,
-          `<code>${esc(c.id)}</code>`,
-          esc(c.redirectUris.join(' ')),
-          esc(c.scopes.join(' ')),
+          html`<a href="${ctx.base}/oauth-clients/${encodeURIComponent(c.id)}">${c.name}</a>`,
+          html`<code>${c.id}</code>`,
+          c.redirectUris.join(' '),
+          c.scopes.join(' '),
         ]);
-        const body = `${table('OAuth clients', ['Name', 'Client id', 'Redirect URIs', 'Scopes'], rows)}
+        const body = html`${table('OAuth clients', ['Name', 'Client id', 'Redirect URIs', 'Scopes'], rows)}
 <h2>Register a client</h2>
 <form method="post" action="${ctx.base}/oauth-clients">${csrfField(ctx.csrf)}
   <div class="field"><label for="name">Name</label><br><input id="name" name="name" required size="40"></div>
@@ -102,7 +109,7 @@ export function accessRoutes(admin: OAuthAdmin, scopes: readonly string[]): Cons
     },
     {
       method: 'POST',
-      pattern: /^\/oauth-clients$/,
+      path: '/oauth-clients',
       scope: WRITE,
       section: 'oauth-clients',
       async handle(ctx) {
@@ -112,24 +119,24 @@ export function accessRoutes(admin: OAuthAdmin, scopes: readonly string[]): Cons
           redirectUris: lines(field(ctx, 'redirectUris')),
           scopes: fields(ctx, 'scopes'),
         });
-        const secret = registered.secret ? shownOnce('Client secret', registered.secret) : '';
+        const secret = registered.secret && shownOnce('Client secret', registered.secret);
         return ctx.render(
           'Client registered',
-          `<p>Client id <code>${esc(registered.client.id)}</code></p>${secret}<p><a href="${ctx.base}/oauth-clients/${esc(registered.client.id)}">Open the client</a></p>`,
+          html`<p>Client id <code>${registered.client.id}</code></p>${secret}<p><a href="${ctx.base}/oauth-clients/${encodeURIComponent(registered.client.id)}">Open the client</a></p>`,
         );
       },
     },
     {
       method: 'GET',
-      pattern: /^\/oauth-clients\/(?<id>[^/]+)$/,
+      path: '/oauth-clients/{id}',
       scope: WRITE,
       section: 'oauth-clients',
       async handle(ctx) {
         const client = await admin.getClient(ctx.params.id!);
-        const base = `${ctx.base}/oauth-clients/${esc(client.id)}`;
-        const body = `<dl><dt>Client id</dt><dd><code>${esc(client.id)}</code></dd></dl>
+        const base = `${ctx.base}/oauth-clients/${encodeURIComponent(client.id)}`;
+        const body = html`<dl><dt>Client id</dt><dd><code>${client.id}</code></dd></dl>
 <form method="post" action="${base}">${csrfField(ctx.csrf)}
-  <div class="field"><label for="redirectUris">Redirect URIs, one per line</label><br><textarea id="redirectUris" name="redirectUris" rows="4" cols="60">${esc(client.redirectUris.join('\n'))}</textarea></div>
+  <div class="field"><label for="redirectUris">Redirect URIs, one per line</label><br><textarea id="redirectUris" name="redirectUris" rows="4" cols="60">${client.redirectUris.join('\n')}</textarea></div>
   ${checkboxes('scopes', 'Scopes it may ask for', scopes, new Set(client.scopes))}
   <button type="submit">Save</button>
 </form>
@@ -139,7 +146,7 @@ export function accessRoutes(admin: OAuthAdmin, scopes: readonly string[]): Cons
     },
     {
       method: 'POST',
-      pattern: /^\/oauth-clients\/(?<id>[^/]+)$/,
+      path: '/oauth-clients/{id}',
       scope: WRITE,
       section: 'oauth-clients',
       async handle(ctx) {
@@ -153,37 +160,42 @@ export function accessRoutes(admin: OAuthAdmin, scopes: readonly string[]): Cons
     },
     {
       method: 'POST',
-      pattern: /^\/oauth-clients\/(?<id>[^/]+)\/rotate-secret$/,
+      path: '/oauth-clients/{id}/rotate-secret',
       scope: WRITE,
       section: 'oauth-clients',
       async handle(ctx) {
         const rotated = await admin.rotateClientSecret(ctx.params.id!, { overlapSeconds: 86_400 });
         return ctx.render(
           'Client secret rotated',
-          `${shownOnce('New client secret', rotated.secret)}<p>The previous secret keeps working for 24 hours. <a href="${ctx.base}/oauth-clients/${esc(rotated.client.id)}">Back to the client</a></p>`,
+          html`${shownOnce('New client secret', rotated.secret)}<p>The previous secret keeps working for 24 hours. <a href="${ctx.base}/oauth-clients/${encodeURIComponent(rotated.client.id)}">Back to the client</a></p>`,
         );
       },
     },
     {
       method: 'GET',
-      pattern: /^\/grants$/,
+      path: '/grants',
       scope: WRITE,
       section: 'grants',
       async handle(ctx) {
         const user = ctx.url.searchParams.get('user')?.trim() ?? '';
         const grants = await admin.listGrants(user ? { userId: user } : {});
         const rows = grants.map((g) => [
-          esc(g.clientName ?? g.clientId),
-          esc(g.userId ?? 'the client itself'),
-          esc(g.scopes.join(' ')),
+          g.clientName ?? g.clientId,
+          g.userId ?? 'the client itself',
+          g.scopes.join(' '),
           time(iso(g.createdAt)),
           time(iso(g.expiresAt)),
-          button(`${ctx.base}/grants/${esc(g.id)}/revoke`, `Revoke ${g.clientName ?? g.clientId}`, ctx.csrf, {
-            danger: true,
-          }),
+          button(
+            `${ctx.base}/grants/${encodeURIComponent(g.id)}/revoke`,
+            `Revoke ${g.clientName ?? g.clientId}`,
+            ctx.csrf,
+            {
+              danger: true,
+            },
+          ),
         ]);
-        const body = `<form method="get" action="${ctx.base}/grants" class="filters">
-  <div><label for="user">User (client id)</label><br><input id="user" name="user" value="${esc(user)}"></div>
+        const body = html`<form method="get" action="${ctx.base}/grants" class="filters">
+  <div><label for="user">User (client id)</label><br><input id="user" name="user" value="${user}"></div>
   <button type="submit" class="secondary">Show</button>
 </form>
 ${table('What users authorized', ['Application', 'User', 'Scopes', 'Since', 'Until', ''], rows)}`;
@@ -192,7 +204,7 @@ ${table('What users authorized', ['Application', 'User', 'Scopes', 'Since', 'Unt
     },
     {
       method: 'POST',
-      pattern: /^\/grants\/(?<id>[^/]+)\/revoke$/,
+      path: '/grants/{id}/revoke',
       scope: WRITE,
       section: 'grants',
       async handle(ctx) {

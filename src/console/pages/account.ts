@@ -3,15 +3,16 @@
  * which ends every token the application holds for them.
  */
 import { SwitchboardError } from '../../core/errors.js';
+import { html } from '../../internal/html.js';
 import type { OAuthAdmin } from '../../oauth/admin-service.js';
-import { button, esc, table, time } from '../html.js';
+import { button, table, time } from '../html.js';
 import { type ConsoleRoute, noticeOf } from '../route.js';
 
 export function accountRoutes(admin: OAuthAdmin): ConsoleRoute[] {
   return [
     {
       method: 'GET',
-      pattern: /^\/me$/,
+      path: '/me',
       scope: 'user',
       section: 'me',
       async handle(ctx) {
@@ -19,11 +20,11 @@ export function accountRoutes(admin: OAuthAdmin): ConsoleRoute[] {
           (g) => g.userId !== null,
         );
         const rows = grants.map((g) => [
-          esc(g.clientName ?? g.clientId),
-          esc(g.scopes.join(' ')),
+          g.clientName ?? g.clientId,
+          g.scopes.join(' '),
           time(g.createdAt),
           button(
-            `${ctx.base}/me/grants/${esc(g.id)}/revoke`,
+            `${ctx.base}/me/grants/${encodeURIComponent(g.id)}/revoke`,
             `Remove access of ${g.clientName ?? g.clientId}`,
             ctx.csrf,
             {
@@ -33,7 +34,7 @@ export function accountRoutes(admin: OAuthAdmin): ConsoleRoute[] {
         ]);
         return ctx.render(
           'Connected apps',
-          `<p>The applications you allowed to act for you, and what they may do.</p>
+          html`<p>The applications you allowed to act for you, and what they may do.</p>
 ${table('Applications with access', ['Application', 'Access', 'Since', ''], rows)}`,
           noticeOf(ctx),
         );
@@ -41,7 +42,7 @@ ${table('Applications with access', ['Application', 'Access', 'Since', ''], rows
     },
     {
       method: 'POST',
-      pattern: /^\/me\/grants\/(?<id>[^/]+)\/revoke$/,
+      path: '/me/grants/{id}/revoke',
       scope: 'user',
       section: 'me',
       async handle(ctx) {

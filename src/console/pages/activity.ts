@@ -6,8 +6,8 @@
 import type { EventBus } from '../../core/event-bus.js';
 import { eventStream } from '../../core/event-stream.js';
 import type { DomainEvent } from '../../core/events.js';
+import { html } from '../../internal/html.js';
 import { WEBHOOK_READ_SCOPE } from '../../webhooks/scopes.js';
-import { esc } from '../html.js';
 import type { ConsoleRoute } from '../route.js';
 
 const KEEP_ALIVE_MS = 15_000;
@@ -19,22 +19,23 @@ export function activityRoutes(bus: EventBus): ConsoleRoute[] {
   return [
     {
       method: 'GET',
-      pattern: /^\/activity$/,
+      path: '/activity',
       scope: WEBHOOK_READ_SCOPE,
       section: 'activity',
       async handle(ctx) {
         return ctx.render(
           'Live activity',
-          `<p>Events appear here as they happen, newest first (this page needs script).</p>
-<ol id="events" aria-live="polite" data-stream="${esc(ctx.base)}/activity/stream"></ol>`,
+          html`<p>Events appear here as they happen, newest first (this page needs script).</p>
+<ol id="events" aria-live="polite" data-stream="${ctx.base}/activity/stream"></ol>`,
         );
       },
     },
     {
       method: 'GET',
-      pattern: /^\/activity\/stream$/,
+      path: '/activity/stream',
       scope: WEBHOOK_READ_SCOPE,
       section: 'activity',
+      answers: 'event-stream',
       async handle(ctx) {
         const events = eventStream(bus, { types: ['*'], pick: view, maxQueue: MAX_UNREAD });
         // Ends the stream, whatever ended it (the session, the client, a reader too far behind): a read

@@ -4,16 +4,19 @@
  * exact request and attempts, replay of one or of every failed one since a time, and the event types.
  */
 import type { WebhookDeliveryFilter } from '../../core/storage/index.js';
+import { type Html, html } from '../../internal/html.js';
 import type { WebhookAdmin } from '../../webhooks/admin-service.js';
 import { WEBHOOK_READ_SCOPE as READ, WEBHOOK_WRITE_SCOPE as WRITE } from '../../webhooks/scopes.js';
-import { button, checkboxes, csrfField, esc, shownOnce, table, time } from '../html.js';
+import { button, checkboxes, csrfField, shownOnce, table, time } from '../html.js';
 import { type ConsoleRoute, field, fields, noticeOf, type PageContext } from '../route.js';
 
 const PAGE_SIZE = 25;
 
 export function webhookRoutes(admin: WebhookAdmin): ConsoleRoute[] {
   const section = 'webhooks';
-  const endpointForm = (ctx: PageContext) => `<h2>New endpoint</h2>
+  /** Where an endpoint's pages are, its id in the path. */
+  const at = (ctx: PageContext, id: string) => `${ctx.base}/webhooks/${encodeURIComponent(id)}`;
+  const endpointForm = (ctx: PageContext) => html`<h2>New endpoint</h2>
 <form method="post" action="${ctx.base}/webhooks">${csrfField(ctx.csrf)}
   <div class="field"><label for="url">Receiver URL</label><br><input id="url" name="url" type="url" required size="60" placeholder="https://bot.example.com/hooks"></div>
   <div class="field"><label for="description">Description</label><br><input id="description" name="description" size="60"></div>
@@ -24,27 +27,27 @@ export function webhookRoutes(admin: WebhookAdmin): ConsoleRoute[] {
   return [
     {
       method: 'GET',
-      pattern: /^\/webhooks$/,
+      path: '/webhooks',
       scope: READ,
       section,
       async handle(ctx) {
         const { items } = await admin.listEndpoints({ offset: 0, limit: 100 });
         const rows = items.map((e) => [
-          `<a href="${ctx.base}/webhooks/${esc(e.id)}">${esc(e.url)}</a>`,
-          esc(e.eventTypes.join(', ')),
-          e.enabled ? 'enabled' : `<span class="status-dead">disabled (${esc(e.disabledReason)})</span>`,
+          html`<a href="${at(ctx, e.id)}">${e.url}</a>`,
+          e.eventTypes.join(', '),
+          e.enabled ? 'enabled' : html`<span class="status-dead">disabled (${e.disabledReason})</span>`,
           time(e.createdAt),
         ]);
         return ctx.render(
           'Webhook endpoints',
-          table('Endpoints', ['Receiver', 'Event types', 'State', 'Created'], rows) + endpointForm(ctx),
+          html`${table('Endpoints', ['Receiver', 'Event types', 'State', 'Created'], rows)}${endpointForm(ctx)}`,
           noticeOf(ctx),
         );
       },
     },
     {
       method: 'POST',
-      pattern: /^\/webhooks$/,
+      path: '/webhooks',
       scope: WRITE,
       section,
       async handle(ctx) {
@@ -56,15 +59,15 @@ export function webhookRoutes(admin: WebhookAdmin): ConsoleRoute[] {
         });
         return ctx.render(
           'Endpoint created',
-          `${shownOnce('Signing secret', created.secret)}
-<p><a href="${ctx.base}/webhooks/${esc(created.endpoint.id)}">Open the endpoint ${esc(created.endpoint.url)}</a></p>`,
+          html`${shownOnce('Signing secret', created.secret)}
+<p><a href="${at(ctx, created.endpoint.id)}">Open the endpoint ${created.endpoint.url}</a></p>`,
           { notice: 'The endpoint is created and enabled.' },
         );
       },
     },
     {
       method: 'GET',
-      pattern: /^\/webhooks\/(?<id>[^/]+)$/,
+      path: '/webhooks/{id}',
       scope: READ,
       section,
       async handle(ctx) {
@@ -77,49 +80,54 @@ export function webhookRoutes(admin: WebhookAdmin): ConsoleRoute[] {
           endpointId: id,
           ...(query.get('event_type') ? { eventType: query.get('event_type')! } : {}),
           ...(isStatus(query.get('status')) ? { status: query.get('status') as 'pending' } : {}),
-          ...(query.get('from') ? { createdFrom: utc(query.get('from')!) } : {}),
-          ...(query.get('to') ? { createdBefore: utc(query.get('to')!) } : {}),
+          ...(query.get('from') ? { createdFrom: Date.parse(utc(query.get('from')!)) } : {}),
+          ...(query.get('to') ? { createdBefore: Date.parse(utc(query.get('to')!)) } : {}),
         };
         const deliveries = await admin.listDeliveries(filter, {
           offset: (pageNumber - 1) * PAGE_SIZE,
           limit: PAGE_SIZE,
         });
-        const base = `${ctx.base}/webhooks/${esc(id)}`;
+        const base = at(ctx, id);
+        const delivery = (deliveryId: string) => `${base}/deliveries/${encodeURIComponent(deliveryId)}`;
         const rate = health.successRate === null ? '—' : `${Math.round(health.successRate * 1000) / 10}%`;
         const failures = health.lastFailures.map((f) => [
-          `<a href="${base}/deliveries/${esc(f.deliveryId)}">${esc(f.eventType)}</a>`,
+          html`<a href="${delivery(f.deliveryId)}">${f.eventType}</a>`,
           time(f.startedAt),
-          esc(f.statusCode ?? '—'),
-          esc(f.error ?? f.responseExcerpt ?? ''),
+          f.statusCode ?? '—',
+          f.error ?? f.responseExcerpt ?? '',
         ]);
         const rows = deliveries.items.map((d) => [
-          `<a href="${base}/deliveries/${esc(d.id)}">${esc(d.eventType)}</a>`,
-          `<span class="status-${esc(d.status)}">${esc(d.status)}</span>`,
-          esc(d.attempts),
-          esc(d.lastStatusCode ?? '—'),
+          html`<a href="${delivery(d.id)}">${d.eventType}</a>`,
+          html`<span class="status-${d.status}">${d.status}</span>`,
+          d.attempts,
+          d.lastStatusCode ?? '—',
           time(d.createdAt),
         ]);
         const keep = new URLSearchParams(query);
-        const pageLink = (n: number, label: string) => {
+        const pageLink = (n: number, label: string): Html => {
           keep.set('page', String(n));
-          return `<a href="${base}?${esc(keep.toString())}">${label}</a>`;
+          return html`<a href="${base}?${keep.toString()}">${label}</a>`;
         };
         const pages = Math.max(1, Math.ceil(deliveries.total / PAGE_SIZE));
-        const pager = `<p class="pager">${pageNumber > 1 ? pageLink(pageNumber - 1, 'Newer') : ''}
-<span>Page ${pageNumber} of ${pages} (${deliveries.total} deliveries)</span>${pageNumber < pages ? pageLink(pageNumber + 1, 'Older') : ''}</p>`;
+        const pager = html`<p class="pager">${pageNumber > 1 && pageLink(pageNumber - 1, 'Newer')}
+<span>Page ${pageNumber} of ${pages} (${deliveries.total} deliveries)</span>${pageNumber < pages && pageLink(pageNumber + 1, 'Older')}</p>`;
         const select = (name: string, label: string, values: readonly string[]) =>
-          `<div><label for="${name}">${label}</label><br><select id="${name}" name="${name}"><option value="">any</option>${values
-            .map((v) => `<option${query.get(name) === v ? ' selected' : ''}>${esc(v)}</option>`)
-            .join('')}</select></div>`;
+          html`<div><label for="${name}">${label}</label><br><select id="${name}" name="${name}"><option value="">any</option>${values.map(
+            (v) => html`<option${query.get(name) === v && html` selected`}>${v}</option>`,
+          )}</select></div>`;
         const input = (name: string, label: string) =>
-          `<div><label for="${name}">${label}</label><br><input id="${name}" name="${name}" type="datetime-local" value="${esc(query.get(name) ?? '')}"></div>`;
-        const body = `<dl>
-  <dt>Receiver</dt><dd><code>${esc(endpoint.url)}</code></dd>
-  <dt>Description</dt><dd>${esc(endpoint.description || '—')}</dd>
-  <dt>State</dt><dd>${endpoint.enabled ? 'enabled' : `disabled (${esc(endpoint.disabledReason)})`}</dd>
-  <dt>Event types</dt><dd>${esc(endpoint.eventTypes.join(', '))}</dd>
+          html`<div><label for="${name}">${label}</label><br><input id="${name}" name="${name}" type="datetime-local" value="${query.get(name) ?? ''}"></div>`;
+        const secrets = endpoint.secrets.map(
+          (s, i) =>
+            html`${i > 0 && html`<br>`}made ${time(s.createdAt)}${s.expiresAt && html`, ends ${time(s.expiresAt)}`}`,
+        );
+        const body = html`<dl>
+  <dt>Receiver</dt><dd><code>${endpoint.url}</code></dd>
+  <dt>Description</dt><dd>${endpoint.description || '—'}</dd>
+  <dt>State</dt><dd>${endpoint.enabled ? 'enabled' : `disabled (${endpoint.disabledReason})`}</dd>
+  <dt>Event types</dt><dd>${endpoint.eventTypes.join(', ')}</dd>
   <dt>API version</dt><dd>v${endpoint.apiVersion}: records are sent as <code>/api/v${endpoint.apiVersion}</code> shows them</dd>
-  <dt>Signing secrets</dt><dd>${endpoint.secrets.map((s) => `made ${time(s.createdAt)}${s.expiresAt ? `, ends ${time(s.expiresAt)}` : ''}`).join('<br>')}</dd>
+  <dt>Signing secrets</dt><dd>${secrets}</dd>
 </dl>
 <h2>Health, last 24 hours</h2>
 <dl>
@@ -127,7 +135,7 @@ export function webhookRoutes(admin: WebhookAdmin): ConsoleRoute[] {
   <dt>Failed</dt><dd>${health.failed}</dd>
   <dt>Waiting</dt><dd>${health.pending}</dd>
   <dt>Success rate</dt><dd>${rate}</dd>
-  ${health.disabledReason ? `<dt>Disabled because</dt><dd>${esc(health.disabledReason)}</dd>` : ''}
+  ${health.disabledReason && html`<dt>Disabled because</dt><dd>${health.disabledReason}</dd>`}
 </dl>
 ${table('Last failures', ['Event', 'When', 'Status', 'Error'], failures)}
 <h2>Actions</h2>
@@ -183,21 +191,21 @@ ${pager}`;
     }),
     {
       method: 'POST',
-      pattern: /^\/webhooks\/(?<id>[^/]+)\/rotate-secret$/,
+      path: '/webhooks/{id}/rotate-secret',
       scope: WRITE,
       section,
       async handle(ctx) {
         const rotated = await admin.rotateSecret(ctx.params.id!, { overlapSeconds: 86_400 });
         return ctx.render(
           'Secret rotated',
-          `${shownOnce('New signing secret', rotated.secret)}
-<p>The previous secret keeps signing beside it for 24 hours. <a href="${ctx.base}/webhooks/${esc(rotated.endpoint.id)}">Back to the endpoint</a></p>`,
+          html`${shownOnce('New signing secret', rotated.secret)}
+<p>The previous secret keeps signing beside it for 24 hours. <a href="${at(ctx, rotated.endpoint.id)}">Back to the endpoint</a></p>`,
         );
       },
     },
     {
       method: 'POST',
-      pattern: /^\/webhooks\/(?<id>[^/]+)\/delete$/,
+      path: '/webhooks/{id}/delete',
       scope: WRITE,
       section,
       async handle(ctx) {
@@ -207,7 +215,7 @@ ${pager}`;
     },
     {
       method: 'GET',
-      pattern: /^\/webhooks\/(?<id>[^/]+)\/deliveries\/(?<delivery>[^/]+)$/,
+      path: '/webhooks/{id}/deliveries/{delivery}',
       scope: READ,
       section,
       async handle(ctx) {
@@ -216,39 +224,40 @@ ${pager}`;
         const last = attempts.at(-1);
         const headers = last?.requestHeaders
           ? Object.entries(last.requestHeaders)
-              .map(([k, v]) => `${esc(k)}: ${esc(v)}`)
+              .map(([k, v]) => `${k}: ${v}`)
               .join('\n')
           : '';
         const rows = attempts.map((a) => [
-          esc(a.number),
+          a.number,
           time(a.startedAt),
           a.succeeded
-            ? '<span class="status-succeeded">succeeded</span>'
-            : '<span class="status-failed">failed</span>',
-          esc(a.statusCode ?? '—'),
-          `${esc(a.durationMs)} ms`,
-          esc(a.error ?? ''),
-          a.responseExcerpt ? `<code>${esc(a.responseExcerpt.slice(0, 300))}</code>` : '',
+            ? html`<span class="status-succeeded">succeeded</span>`
+            : html`<span class="status-failed">failed</span>`,
+          a.statusCode ?? '—',
+          `${a.durationMs} ms`,
+          a.error ?? '',
+          a.responseExcerpt ? html`<code>${a.responseExcerpt.slice(0, 300)}</code>` : '',
         ]);
-        const endpoint = `${ctx.base}/webhooks/${esc(delivery.endpointId)}`;
-        const body = `<p><a href="${endpoint}#log">Back to the endpoint's log</a></p>
+        const endpoint = at(ctx, delivery.endpointId);
+        const replay = `${endpoint}/deliveries/${encodeURIComponent(delivery.id)}/replay`;
+        const body = html`<p><a href="${endpoint}#log">Back to the endpoint's log</a></p>
 <dl>
-  <dt>Event</dt><dd><code>${esc(delivery.eventType)}</code> (${esc(delivery.eventId)})</dd>
-  <dt>Status</dt><dd><span class="status-${esc(delivery.status)}">${esc(delivery.status)}</span></dd>
+  <dt>Event</dt><dd><code>${delivery.eventType}</code> (${delivery.eventId})</dd>
+  <dt>Status</dt><dd><span class="status-${delivery.status}">${delivery.status}</span></dd>
   <dt>Created</dt><dd>${time(delivery.createdAt)}</dd>
   <dt>Next attempt</dt><dd>${time(delivery.nextAttemptAt)}</dd>
 </dl>
-${delivery.status === 'pending' ? '' : `<p>${button(`${endpoint}/deliveries/${esc(delivery.id)}/replay`, 'Replay this delivery', ctx.csrf)}</p>`}
+${delivery.status !== 'pending' && html`<p>${button(replay, 'Replay this delivery', ctx.csrf)}</p>`}
 <h2>Request sent</h2>
-${headers ? `<pre aria-label="Headers of the last attempt">${headers}</pre>` : '<p>No attempt yet.</p>'}
-<pre aria-label="Body">${esc(pretty(delivery.payload))}</pre>
+${headers ? html`<pre aria-label="Headers of the last attempt">${headers}</pre>` : html`<p>No attempt yet.</p>`}
+<pre aria-label="Body">${pretty(delivery.payload)}</pre>
 ${table('Attempts', ['#', 'Started', 'Outcome', 'Status', 'Duration', 'Error', 'Response'], rows)}`;
         return ctx.render(`Delivery ${delivery.id}`, body, noticeOf(ctx));
       },
     },
     {
       method: 'POST',
-      pattern: /^\/webhooks\/(?<id>[^/]+)\/deliveries\/(?<delivery>[^/]+)\/replay$/,
+      path: '/webhooks/{id}/deliveries/{delivery}/replay',
       scope: WRITE,
       section,
       async handle(ctx) {
@@ -261,20 +270,19 @@ ${table('Attempts', ['#', 'Started', 'Outcome', 'Status', 'Duration', 'Error', '
     },
     {
       method: 'GET',
-      pattern: /^\/event-types$/,
+      path: '/event-types',
       scope: READ,
       section: 'event-types',
       async handle(ctx) {
-        const body = admin
+        const types = admin
           .eventTypes()
           .map(
             (type) =>
-              `<h2 id="${esc(type)}"><code>${esc(type)}</code></h2><pre aria-label="Example data of ${esc(type)}">${esc(JSON.stringify(admin.eventExample(type), null, 2))}</pre>`,
-          )
-          .join('\n');
+              html`<h2 id="${type}"><code>${type}</code></h2><pre aria-label="Example data of ${type}">${JSON.stringify(admin.eventExample(type), null, 2)}</pre>`,
+          );
         return ctx.render(
           'Event types',
-          `<p>What an endpoint can subscribe to, each with an example of its <code>data</code>.</p>${body}`,
+          html`<p>What an endpoint can subscribe to, each with an example of its <code>data</code>.</p>${types}`,
         );
       },
     },
@@ -284,7 +292,7 @@ ${table('Attempts', ['#', 'Started', 'Outcome', 'Status', 'Duration', 'Error', '
   function action(name: string, run: (id: string, ctx: PageContext) => Promise<string>): ConsoleRoute {
     return {
       method: 'POST',
-      pattern: new RegExp(`^/webhooks/(?<id>[^/]+)/${name}$`),
+      path: `/webhooks/{id}/${name}`,
       scope: WRITE,
       section,
       async handle(ctx) {
