@@ -55,7 +55,8 @@ export interface WorkerLoop {
   start(options?: { readonly idleMs?: number }): void;
   /**
    * Stops working in the background and waits for the work in flight: up to `graceMs` (default: as
-   * long as it takes), then aborts its signals and waits for it to settle. `drain` works afterwards.
+   * long as it takes), then aborts its signals and waits for it to settle. Nothing is claimed
+   * meanwhile, not even by a drain under way; `drain` works again afterwards.
    */
   stop(options?: { readonly graceMs?: number }): Promise<void>;
 }
@@ -88,6 +89,8 @@ export function createWorkerLoop<T>(options: WorkerLoopOptions<T>): WorkerLoop {
   /** A place freed while a claim was under way: look again when it ends. */
   let again = false;
   let started = false;
+  /** A stop under way: nothing is claimed, not even by a drain, until it has ended. */
+  let stopping = false;
   /** The idle or back-off timer of a started loop, and the notify timer. */
   let waiting: unknown;
   let notified: unknown;
@@ -167,7 +170,7 @@ export function createWorkerLoop<T>(options: WorkerLoopOptions<T>): WorkerLoop {
       again = true;
       return claiming;
     }
-    const free = placesFree();
+    const free = stopping ? 0 : placesFree();
     if (free === 0) return Promise.resolve([]);
     // `.finally` runs after this assignment, so a claim that settles at once cannot leave `claiming` set.
     const claimed = claimAndLaunch(free).finally(() => {
@@ -255,22 +258,27 @@ export function createWorkerLoop<T>(options: WorkerLoopOptions<T>): WorkerLoop {
     },
     async stop({ graceMs = Number.POSITIVE_INFINITY } = {}) {
       started = false;
+      stopping = true;
       backingOff = false;
       for (const timer of [waiting, notified]) if (timer !== undefined) timers.clearTimeout(timer);
       waiting = notified = undefined;
-      await claiming?.catch(() => []);
-      if (running.size > 0 && graceMs < Number.POSITIVE_INFINITY) {
-        let grace: unknown;
-        await Promise.race([
-          Promise.all(running),
-          new Promise<void>((resolve) => {
-            grace = timers.setTimeout(resolve, graceMs);
-          }),
-        ]);
-        timers.clearTimeout(grace);
-        for (const stopping of aborts) stopping.abort();
+      try {
+        await claiming?.catch(() => []);
+        if (running.size > 0 && graceMs < Number.POSITIVE_INFINITY) {
+          let grace: unknown;
+          await Promise.race([
+            Promise.all(running),
+            new Promise<void>((resolve) => {
+              grace = timers.setTimeout(resolve, graceMs);
+            }),
+          ]);
+          timers.clearTimeout(grace);
+          for (const controller of aborts) controller.abort();
+        }
+        await Promise.all(running);
+      } finally {
+        stopping = false;
       }
-      await Promise.all(running);
     },
   };
 }

@@ -421,6 +421,34 @@ describe('webhook dispatcher in the background', () => {
   });
 });
 
+describe('webhook dispatcher stopping', () => {
+  it('claims nothing more once stopping, not even for a runOnce under way', async () => {
+    const h = harness();
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    let calls = 0;
+    const server = await listen(async () => {
+      if (++calls === 1) await gate;
+      return new Response('ok');
+    });
+    await h.admin.createEndpoint({ url: `${server.url}/slow`, eventTypes: ['*'] });
+    await h.fanOut(orderEvent());
+    await h.fanOut(orderEvent());
+    const dispatcher = h.dispatcher({ concurrency: 1 });
+    const run = dispatcher.runOnce();
+    await expect.poll(() => calls).toBe(1);
+    const stopped = dispatcher.stop({ graceMs: 10_000 });
+    open();
+    await stopped;
+    expect(await run).toBe(1);
+    expect(calls).toBe(1);
+    const pending = await h.storage.webhooks.deliveries.list({ status: 'pending' }, page);
+    expect(pending.items).toMatchObject([{ attempts: 0, leasedBy: null }]);
+  });
+});
+
 describe('webhook_endpoint.disabled', () => {
   const exporter = new InMemorySpanExporter();
   const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
