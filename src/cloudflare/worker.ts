@@ -1,6 +1,5 @@
 import type { OutboxRelay } from '../core/outbox-relay.js';
 import type { Storage } from '../core/storage/index.js';
-import type { ConnectionInfo } from '../http/request-context.js';
 
 /**
  * The part of a Worker's `ExecutionContext` this adapter uses: work that may go on after the response.
@@ -24,8 +23,8 @@ export interface WorkerScheduledController {
  * puts the building blocks together itself. The webhook dispatcher is optional, as webhooks are.
  */
 export interface WorkerSwitchboard {
-  /** Serves every request; `info` gives the peer's address (see `ConnectionInfo`). */
-  readonly fetch: (request: Request, info?: ConnectionInfo) => Promise<Response>;
+  /** Serves every request; `info` gives the peer's address (the switchboard's `ConnectionInfo`). */
+  readonly fetch: (request: Request, info?: { readonly clientAddress?: string }) => Promise<Response>;
   /** Moves committed events to the webhook fan-out and the event bus. */
   readonly relay: Pick<OutboxRelay, 'flush'>;
   /** Sends due webhook deliveries; undefined when webhooks are off. */
