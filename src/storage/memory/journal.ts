@@ -36,14 +36,12 @@ export class Mutex {
   }
 }
 
-/** Stable order of records by creation time, then id (what PostgreSQL's ORDER BY gives). */
-export function byTimeThenId<T extends { id: string }>(
-  time: (record: T) => number | string,
-): (a: T, b: T) => number {
+/** Stable order of records by creation time (epoch ms), then id (what PostgreSQL's ORDER BY gives). */
+export function byTimeThenId<T extends { id: string }>(time: (record: T) => number): (a: T, b: T) => number {
   return (a, b) => {
     const ta = time(a);
     const tb = time(b);
-    if (ta !== tb) return ta < tb ? -1 : 1;
+    if (ta !== tb) return ta - tb;
     return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
   };
 }
