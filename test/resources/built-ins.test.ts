@@ -159,6 +159,26 @@ describe('conversations and bookings', () => {
     expect(received.every((r) => r.signature?.startsWith('sha256='))).toBe(true);
   });
 
+  it('refuses in the service a change the declaration does not allow, whoever calls it', async () => {
+    const { domain } = switchboard;
+    const message = await domain.messages.create({ chatbotId: 'bot', visitorId: 'v-1', content: 'Hi' });
+    const order = await domain.orders.create({ clientId, total: '1.00', currency: 'EUR' });
+    // Messages are written once; orders are never replaced nor deleted, only moved.
+    const refused = [
+      domain.resources.message!.update(message.id, { content: 'Changed' }),
+      domain.resources.message!.delete(message.id),
+      domain.resources.order!.delete(order.id),
+    ];
+    for (const attempt of refused) {
+      await expect(attempt).rejects.toMatchObject({ code: 'method_not_allowed' });
+    }
+    await expect(domain.resources.message!.update(message.id, {})).rejects.toThrow(
+      'Messages cannot be changed: their declaration does not allow it.',
+    );
+    expect((await domain.messages.get(message.id)).content).toBe('Hi');
+    expect((await domain.orders.get(order.id)).status).toBe('pending');
+  });
+
   it("a message joins its visitor's open conversation with the chatbot, or starts one", async () => {
     const send = (json: Record<string, unknown>) => rest('/chatbots/joining-bot/messages', 'POST', json);
     const first = await send({ visitorId: 'v-join', content: 'Hello' });

@@ -24,6 +24,7 @@ import type { Page, Range, ResourceQuery, ResourceRecord, Stores } from '../stor
 import { validate } from '../validation.js';
 import type { Resource } from './define.js';
 import type { Related } from './input.js';
+import { capital } from './names.js';
 import { bothOf, type OwnerPath, ownedWhere, ownerOf } from './ownership.js';
 import { PREVIOUS_RECORD_FIELD } from './wire.js';
 
@@ -241,6 +242,17 @@ export function resourceService(
     return record && view(record);
   };
 
+  // A change the declaration does not allow is refused here, whoever asks (the host's own calls too),
+  // not only by the interfaces that leave its routes and mutations out.
+  const declared = (change: keyof typeof resource.changes): void => {
+    if (resource.changes[change]) return;
+    const verb = { replace: 'replaced', update: 'changed', delete: 'deleted' }[change];
+    throw new SwitchboardError(
+      'method_not_allowed',
+      `${capital(plural.replaceAll('-', ' '))} cannot be ${verb}: their declaration does not allow it.`,
+    );
+  };
+
   // One small object per caller, its methods shared: `for(principal)` runs on every request.
   class Acting implements ResourceService {
     readonly resource = resource;
@@ -303,16 +315,19 @@ export function resourceService(
     }
 
     async replace(id: string, input: unknown, options: WriteOptions = {}): Promise<ResourceRecord> {
+      declared('replace');
       this.may(resource.scopes.write);
       return change(id, validate(resource.replaceInput, input), options, true, this.principal?.userId);
     }
 
     async update(id: string, patch: unknown, options: WriteOptions = {}): Promise<ResourceRecord> {
+      declared('update');
       this.may(resource.scopes.write);
       return change(id, validate(resource.patchInput, patch), options, false, this.principal?.userId);
     }
 
     async delete(id: string, options: WriteOptions = {}): Promise<void> {
+      declared('delete');
       this.may(resource.scopes.write);
       const userId = this.principal?.userId;
       await withRetry(options, () =>
