@@ -76,10 +76,13 @@ export { scopeCatalogue } from './core/resources/scopes.js';
 export type { ResourceListQuery, ResourceService } from './core/resources/service.js';
 export {
   type Clock,
+  createRuntime,
   type IdGenerator,
   jsonLogger,
   type Logger,
   type LogLevel,
+  type Runtime,
+  type RuntimeOptions,
   randomIds,
   silentLogger,
   sortableIds,

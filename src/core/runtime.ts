@@ -1,7 +1,10 @@
 /**
- * What the host injects so that nothing in `src/` reaches for globals: time, identifiers and logging.
+ * What the host injects so that nothing in `src/` reaches for globals: storage, time, identifiers,
+ * logging, telemetry and outbound HTTP, given to every building block as one {@link Runtime}.
  * Tests pass a manual clock and a counter for ids; production uses the defaults.
  */
+import type { Storage } from './storage/index.js';
+import { createTelemetry, type Telemetry } from './telemetry/telemetry.js';
 
 /** Wall-clock time in epoch milliseconds. */
 export interface Clock {
@@ -108,4 +111,63 @@ export function isoAt(ms: number): string {
 /** {@link isoAt} for a time that may be absent. */
 export function isoOrNull(ms: number | null): string | null {
   return ms === null ? null : new Date(ms).toISOString();
+}
+
+/**
+ * What every building block may need from the host, given to each factory as its first argument
+ * (`createWebhooks(runtime, { authenticate })`), apart from the block's settings. `createSwitchboard`
+ * makes one and hands it to every block; {@link createRuntime} fills in the defaults.
+ */
+export interface Runtime {
+  /** Where records live. */
+  readonly storage: Storage;
+  readonly clock: Clock;
+  /** The one-shot timers background loops wait on. */
+  readonly timers: Timers;
+  readonly ids: IdGenerator;
+  readonly logger: Logger;
+  /** Where spans and metrics go. */
+  readonly telemetry: Telemetry;
+  /**
+   * Outbound HTTP (webhook attempts). Undefined: the platform's own, looked up when a request is sent
+   * (`node:http` with keep-alive where the runtime has it, else its `fetch`).
+   */
+  readonly fetch: typeof fetch | undefined;
+}
+
+/** What {@link createRuntime} is given: the storage, and whatever the host wants instead of a default. */
+export interface RuntimeOptions {
+  readonly storage: Storage;
+  /** Default: the system clock. */
+  readonly clock?: Clock;
+  /** Default: the runtime's `setTimeout` and `clearTimeout`. */
+  readonly timers?: Timers;
+  /** Default: {@link sortableIds}. */
+  readonly ids?: IdGenerator;
+  /** Default: {@link silentLogger}. */
+  readonly logger?: Logger;
+  /** Default: `createTelemetry()`, the OpenTelemetry SDK registered globally (nothing when none is). */
+  readonly telemetry?: Telemetry;
+  /** Default: the platform's outbound HTTP, looked up when a request is sent. */
+  readonly fetch?: typeof fetch;
+}
+
+/**
+ * The {@link Runtime} of a building block used on its own, with a default for everything but the
+ * storage. Does no I/O and starts no timer: it can be called in a module's global scope.
+ *
+ * @example
+ * const runtime = createRuntime({ storage: createMemoryStorage(), logger: jsonLogger(console.log) });
+ * const domain = createDomain(runtime);
+ */
+export function createRuntime(options: RuntimeOptions): Runtime {
+  return {
+    storage: options.storage,
+    clock: options.clock ?? systemClock,
+    timers: options.timers ?? systemTimers,
+    ids: options.ids ?? sortableIds,
+    logger: options.logger ?? silentLogger,
+    telemetry: options.telemetry ?? createTelemetry(),
+    fetch: options.fetch,
+  };
 }
