@@ -2,7 +2,7 @@
  * The built-in sign-in and consent pages: plain HTML, no script, work with a keyboard and a screen
  * reader (labels, a fieldset per question, an error announced with `role="alert"`).
  */
-import { escapeHtml } from '../internal/html.js';
+import { type Html, html, trusted } from '../internal/html.js';
 
 /** One requested scope, in words. */
 export interface ScopeView {
@@ -42,21 +42,21 @@ export interface ConsentView {
  * fields. (A page that posts `username` and `password` with `decision=approve` in one form works too.)
  */
 export function renderConsentPage(view: ConsentView): string {
-  const hidden = Object.entries(view.hidden)
-    .map(([name, value]) => `<input type="hidden" name="${esc(name)}" value="${esc(value)}">`)
-    .join('\n      ');
-  const app = esc(view.clientName);
-  const error = view.error ? `<p role="alert" class="error">${esc(view.error)}</p>` : '';
+  const hidden = Object.entries(view.hidden).map(
+    ([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`,
+  );
+  const app = view.clientName;
+  const error = view.error && html`<p role="alert" class="error">${view.error}</p>`;
   if (view.askPassword) {
     return page(
       `Sign in to continue to ${app}`,
-      `<h1>Sign in to continue to <strong>${app}</strong></h1>
+      html`<h1>Sign in to continue to <strong>${app}</strong></h1>
     ${error}
-    <form method="post" action="${esc(view.action)}">
+    <form method="post" action="${view.action}">
       ${hidden}
-      <input type="hidden" name="csrf" value="${esc(view.csrfToken)}">
+      <input type="hidden" name="csrf" value="${view.csrfToken}">
       <p><label for="username">E-mail</label><br>
-        <input id="username" name="username" type="email" autocomplete="username" required value="${esc(view.username ?? '')}"></p>
+        <input id="username" name="username" type="email" autocomplete="username" required value="${view.username ?? ''}"></p>
       <p><label for="password">Password</label><br>
         <input id="password" name="password" type="password" autocomplete="current-password" required></p>
       <p>Next you choose what ${app} may do. Nothing is shared with it until you allow it.</p>
@@ -66,24 +66,21 @@ export function renderConsentPage(view: ConsentView): string {
     </form>`,
     );
   }
-  const scopes = view.scopes
-    .map(
-      (s, i) => `<li><input type="checkbox" id="scope-${i}" name="grant_scope" value="${esc(s.name)}" checked>
-          <label for="scope-${i}">${esc(s.description)} <code>${esc(s.name)}</code></label></li>`,
-    )
-    .join('\n        ');
-  const who = view.username ? `<p>Signed in as <strong>${esc(view.username)}</strong>.</p>` : '';
-  const proof = view.signInProof
-    ? `<input type="hidden" name="sign_in_proof" value="${esc(view.signInProof)}">`
-    : '';
+  const scopes = view.scopes.map(
+    (s, i) => html`<li><input type="checkbox" id="scope-${i}" name="grant_scope" value="${s.name}" checked>
+          <label for="scope-${i}">${s.description} <code>${s.name}</code></label></li>`,
+  );
+  const who = view.username && html`<p>Signed in as <strong>${view.username}</strong>.</p>`;
+  const proof =
+    view.signInProof && html`<input type="hidden" name="sign_in_proof" value="${view.signInProof}">`;
   return page(
     `Allow ${app} access?`,
-    `<h1>Allow <strong>${app}</strong> access?</h1>
+    html`<h1>Allow <strong>${app}</strong> access?</h1>
     ${who}
     ${error}
-    <form method="post" action="${esc(view.action)}">
+    <form method="post" action="${view.action}">
       ${hidden}
-      <input type="hidden" name="csrf" value="${esc(view.csrfToken)}">
+      <input type="hidden" name="csrf" value="${view.csrfToken}">
       ${proof}
       <fieldset>
         <legend>${app} asks to:</legend>
@@ -99,8 +96,8 @@ export function renderConsentPage(view: ConsentView): string {
   );
 }
 
-function page(title: string, main: string): string {
-  return `<!doctype html>
+function page(title: string, main: Html): string {
+  return html`<!doctype html>
 <html lang="en">
 <head>
   <meta charset="utf-8">
@@ -113,18 +110,18 @@ function page(title: string, main: string): string {
     ${main}
   </main>
 </body>
-</html>`;
+</html>`.text;
 }
 
 /** The look every page of the authorization endpoint shares (inline: the CSP allows no other). */
-const PAGE_STYLE = `<style>
+const PAGE_STYLE = trusted(`<style>
     body { font: 1rem/1.5 system-ui, sans-serif; max-width: 32rem; margin: 2rem auto; padding: 0 1rem; color: #111; }
     fieldset { border: 1px solid #888; margin: 1rem 0; } ul { list-style: none; padding: 0; }
     li { margin: .5rem 0; } .error { color: #a00; font-weight: bold; }
     button, .button { font: inherit; padding: .5rem 1rem; margin-right: .5rem; }
     .button { display: inline-block; border: 1px solid #444; border-radius: 3px; color: #111; text-decoration: none; }
     :focus-visible { outline: 3px solid #1a5fb4; outline-offset: 2px; }
-  </style>`;
+  </style>`);
 
 /** The app an error page names, when it is known, and where its own site is. */
 export interface ErrorPageApp {
@@ -138,14 +135,14 @@ export interface ErrorPageApp {
  * what went wrong, names the app when it is known, and offers a way back to the app's own site.
  */
 export function renderErrorPage(message: string, app?: ErrorPageApp): string {
-  const who = app ? `<strong>${esc(app.name)}</strong>` : 'the app you came from';
+  const who = app ? html`<strong>${app.name}</strong>` : 'the app you came from';
   const back = app?.home
-    ? `<p><a class="button" href="${esc(app.home)}">Return to ${esc(app.name)}</a></p>`
-    : '<p>Close this page and start again from the app.</p>';
+    ? html`<p><a class="button" href="${app.home}">Return to ${app.name}</a></p>`
+    : html`<p>Close this page and start again from the app.</p>`;
   return page(
     'Cannot continue',
-    `<h1>This sign-in link is not valid</h1>
-    <p role="alert" class="error">${esc(message)}</p>
+    html`<h1>This sign-in link is not valid</h1>
+    <p role="alert" class="error">${message}</p>
     <p>Nothing was shared with ${who}. Go back to it and try again; if this keeps happening, tell its makers.</p>
     ${back}`,
   );
@@ -161,5 +158,3 @@ export const PAGE_HEADERS: Readonly<Record<string, string>> = {
   'referrer-policy': 'no-referrer',
   'x-content-type-options': 'nosniff',
 };
-
-const esc = escapeHtml;
