@@ -1,9 +1,8 @@
 import { SpanKind, trace } from '@opentelemetry/api';
 import type { EventBus } from './event-bus.js';
 import type { DomainEvent } from './events.js';
-import { type Clock, type Logger, silentLogger, systemClock, systemTimers, type Timers } from './runtime.js';
-import type { Storage } from './storage/index.js';
-import { contextOfTraceparent, createTelemetry, inSpan, type Telemetry } from './telemetry/index.js';
+import type { Runtime } from './runtime.js';
+import { contextOfTraceparent, inSpan } from './telemetry/index.js';
 import { createWorkerLoop } from './worker-loop.js';
 
 /**
@@ -13,19 +12,12 @@ import { createWorkerLoop } from './worker-loop.js';
  */
 export type OutboxHandler = (events: readonly DomainEvent[]) => Promise<void>;
 
-/** Options of {@link createOutboxRelay}: the storage whose outbox it reads, the bus, batch size and lease. */
+/** Options of {@link createOutboxRelay}: the live bus it publishes to, batch size and lease. */
 export interface OutboxRelayOptions {
-  readonly storage: Storage;
   readonly bus: EventBus;
-  readonly clock?: Clock;
-  /** The timers its background loop waits on (default the runtime's). */
-  readonly timers?: Timers;
-  readonly logger?: Logger;
   readonly batchSize?: number;
   /** How long a claimed event is ours before another relay may retry it (default 30 s). */
   readonly leaseMs?: number;
-  /** Where the span of each batch goes (`switchboard.outbox.relay`); the global OpenTelemetry API by default. */
-  readonly telemetry?: Telemetry;
 }
 
 /**
@@ -53,16 +45,25 @@ export interface OutboxRelay {
 }
 
 /**
- * Creates an {@link OutboxRelay}: a worker loop over the outbox, one batch at a time. Call `start` to
+ * Creates an {@link OutboxRelay}: a worker loop over the runtime storage's outbox, one batch at a time,
+ * on the storage's background connections when it has them (so requests cannot starve it), waiting on
+ * the runtime's timers, a span per batch (`switchboard.outbox.relay`) in its telemetry. Call `start` to
  * poll and `kick` after each write; `createSwitchboard` does both.
+ *
+ * @example
+ * const relay = createOutboxRelay(runtime, { bus: createMemoryEventBus() });
+ * const domain = createDomain(runtime, { onCommit: () => relay.kick() });
+ * relay.start();
  */
-export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
-  const { storage, bus } = options;
-  const clock = options.clock ?? systemClock;
-  const timers = options.timers ?? systemTimers;
-  const logger = options.logger ?? silentLogger;
+export function createOutboxRelay(
+  runtime: Pick<Runtime, 'storage' | 'clock' | 'timers' | 'logger' | 'telemetry'>,
+  options: OutboxRelayOptions,
+): OutboxRelay {
+  const { bus } = options;
+  const storage = runtime.storage.background ?? runtime.storage;
+  const { clock, timers, logger } = runtime;
   const leaseMs = options.leaseMs ?? 30_000;
-  const { tracer } = options.telemetry ?? createTelemetry();
+  const { tracer } = runtime.telemetry;
   const handlers = new Set<OutboxHandler>();
 
   async function handle(events: readonly DomainEvent[]): Promise<boolean> {

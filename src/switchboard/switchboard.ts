@@ -10,11 +10,11 @@ import type { Resource } from '../core/resources/define.js';
 import { scopeCatalogue } from '../core/resources/scopes.js';
 import {
   type Clock,
+  createRuntime,
   type IdGenerator,
   type Logger,
   silentLogger,
   sortableIds,
-  systemClock,
 } from '../core/runtime.js';
 import type { Storage } from '../core/storage/index.js';
 import { createTelemetry, type TelemetryOptions, tracedStorage } from '../core/telemetry/index.js';
@@ -190,25 +190,24 @@ export interface Switchboard {
 export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard {
   const hostStorage = options.storage ?? createMemoryStorage();
   const telemetry = createTelemetry(options.telemetry);
-  const storage = tracedStorage(hostStorage, telemetry);
-  const clock = options.clock ?? systemClock;
-  const logger = options.logger ?? silentLogger;
+  // The one runtime every block is given: what the host passed at the top, defaults for the rest.
+  const runtime = createRuntime({
+    storage: tracedStorage(hostStorage, telemetry),
+    telemetry,
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.ids ? { ids: options.ids } : {}),
+    ...(options.logger ? { logger: options.logger } : {}),
+  });
+  const { storage, clock, logger } = runtime;
   const bus = options.bus ?? createMemoryEventBus({ logger });
-  // Background work on the storage's own connections when it has them, so requests cannot starve it.
-  const relay = createOutboxRelay({ storage: storage.background ?? storage, bus, clock, logger, telemetry });
+  const relay = createOutboxRelay(runtime, { bus });
   const resources = [
     ...(options.builtInResources === false ? [] : BUILT_IN_RESOURCES),
     ...(options.resources ?? []),
   ];
   // The core records as well: what the storage indexes and webhooks announce.
   const everyResource = [...CORE_RESOURCES, ...resources];
-  const domain = createDomain({
-    storage,
-    clock,
-    ids: options.ids ?? sortableIds,
-    onCommit: () => relay.kick(),
-    resources,
-  });
+  const domain = createDomain(runtime, { onCommit: () => relay.kick(), resources });
 
   // Indexes for the resources' lists (PostgreSQL: one per filtered field), made once the storage can.
   let prepared: Promise<void> | undefined;

@@ -10,13 +10,13 @@ import { createMemoryEventBus } from '../../src/core/event-bus.js';
 import { silentLogger } from '../../src/core/runtime.js';
 import { createContext } from '../../src/graphql/context.js';
 import { createGraphQLHandler, createSchema, DEFAULT_LIMITS } from '../../src/graphql/index.js';
-import { createDomain, trustEveryone } from '../../src/index.js';
+import { createDomain, createRuntime, trustEveryone } from '../../src/index.js';
 import { serve } from '../../src/node/index.js';
 import { createMemoryStorage } from '../../src/storage/memory/index.js';
 import { EVERY_SCOPE } from '../support/scopes.js';
 
 const storage = createMemoryStorage();
-const domain = createDomain({ storage });
+const domain = createDomain(createRuntime({ storage }));
 const bus = createMemoryEventBus();
 for (let i = 0; i < 50; i++) {
   const client = await domain.clients.create({ name: `Client ${i}`, email: `c${i}@example.com` });

@@ -9,6 +9,7 @@ import { linkHeader } from '../../src/http/pagination.js';
 import {
   type Authenticate,
   createDomain,
+  createRuntime,
   requireScope,
   SwitchboardError,
   validate,
@@ -25,7 +26,7 @@ const authenticate: Authenticate = async (request) => {
 };
 
 const storage = createMemoryStorage();
-const domain = createDomain({ storage });
+const domain = createDomain(createRuntime({ storage }));
 const ids: string[] = [];
 for (let i = 0; i < 200; i++) {
   ids.push(

@@ -3,6 +3,7 @@ import {
   createDomain,
   createMemoryEventBus,
   createOutboxRelay,
+  createRuntime,
   type Domain,
   type DomainEvent,
   type OutboxRelay,
@@ -26,8 +27,9 @@ describe('domain', () => {
     bus.subscribe((event) => {
       published.push(event);
     });
-    relay = createOutboxRelay({ storage, bus, clock });
-    domain = createDomain({ storage, clock, ids: countingIds() });
+    const runtime = createRuntime({ storage, clock, ids: countingIds() });
+    relay = createOutboxRelay(runtime, { bus });
+    domain = createDomain(runtime);
   });
 
   const events = async (): Promise<{ type: string; data: Record<string, unknown> }[]> => {

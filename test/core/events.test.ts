@@ -3,6 +3,7 @@ import {
   createDomain,
   createMemoryEventBus,
   createOutboxRelay,
+  createRuntime,
   type DomainEvent,
   type Logger,
   matchesEventType,
@@ -64,8 +65,9 @@ describe('outbox relay', () => {
     const bus = createMemoryEventBus();
     const seen: string[] = [];
     bus.subscribe((e) => void seen.push(e.type));
-    const relay = createOutboxRelay({ storage, bus, clock, leaseMs: 10_000 });
-    const domain = createDomain({ storage, clock, ids: countingIds(), onCommit: () => relay.kick() });
+    const runtime = createRuntime({ storage, clock, ids: countingIds() });
+    const relay = createOutboxRelay(runtime, { bus, leaseMs: 10_000 });
+    const domain = createDomain(runtime, { onCommit: () => relay.kick() });
     return { storage, clock, bus, seen, relay, domain };
   }
 
@@ -108,8 +110,9 @@ describe('outbox relay', () => {
 
   it('hands a claimed batch to a handler at once, and retries a failed batch one event at a time', async () => {
     const { storage, clock, bus, seen } = setup();
-    const domain = createDomain({ storage, clock }); // no kick: the flush below is the only one
-    const relay = createOutboxRelay({ storage, bus, clock, leaseMs: 10_000 });
+    const runtime = createRuntime({ storage, clock });
+    const domain = createDomain(runtime); // no kick: the flush below is the only one
+    const relay = createOutboxRelay(runtime, { bus, leaseMs: 10_000 });
     // The conversation the messages below join, published before the handler that refuses one.
     await domain.resources.conversation!.create({ chatbotId: 'b', visitorId: 'v', channel: 'web' });
     expect(await relay.flush()).toBe(1);
@@ -135,9 +138,10 @@ describe('outbox relay', () => {
 
   it('lets two relays on one storage share the outbox without relaying an event twice', async () => {
     const { storage, clock, bus, seen } = setup();
-    const domain = createDomain({ storage, clock }); // no kick: only the two relays below publish
-    const other = createOutboxRelay({ storage, bus, clock });
-    const mine = createOutboxRelay({ storage, bus, clock });
+    const runtime = createRuntime({ storage, clock });
+    const domain = createDomain(runtime); // no kick: only the two relays below publish
+    const other = createOutboxRelay(runtime, { bus });
+    const mine = createOutboxRelay(runtime, { bus });
     for (let i = 0; i < 20; i++) await domain.clients.create({ name: `${i}`, email: `c${i}@example.com` });
     const counts = await Promise.all([mine.flush(), other.flush()]);
     expect(counts[0] + counts[1]).toBe(20);

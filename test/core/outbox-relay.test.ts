@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Storage } from '../../src/core/storage/index.js';
-import { createMemoryEventBus, createOutboxRelay, type DomainEvent } from '../../src/index.js';
+import { createMemoryEventBus, createOutboxRelay, createRuntime, type DomainEvent } from '../../src/index.js';
 import { createMemoryStorage } from '../../src/storage/memory/index.js';
 import { manualClock } from '../support/clock.js';
 import { manualTimers, settled } from '../support/timers.js';
@@ -31,7 +31,7 @@ function setup(refusals = 0) {
   const seen: string[] = [];
   bus.subscribe((e) => void seen.push(e.id));
   const timers = manualTimers();
-  const relay = createOutboxRelay({ storage: counted, bus, clock: manualClock(), timers });
+  const relay = createOutboxRelay(createRuntime({ storage: counted, clock: manualClock(), timers }), { bus });
   return { storage, relay, timers, seen, claims: () => claims };
 }
 

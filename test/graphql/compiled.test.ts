@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryEventBus } from '../../src/core/event-bus.js';
 import type { LogLevel } from '../../src/core/runtime.js';
 import { createGraphQLHandler, createSchema } from '../../src/graphql/index.js';
-import { createDomain } from '../../src/index.js';
+import { createDomain, createRuntime } from '../../src/index.js';
 import { createMemoryStorage } from '../../src/storage/memory/index.js';
 import { countingIds, manualClock } from '../support/clock.js';
 import { root } from '../support/deno.js';
@@ -110,7 +110,7 @@ function handlers(options: { introspection?: boolean } = {}): {
 }
 
 const clock = manualClock();
-const domain = createDomain({ storage: createMemoryStorage(), clock, ids: countingIds() });
+const domain = createDomain(createRuntime({ storage: createMemoryStorage(), clock, ids: countingIds() }));
 const clientIds: string[] = [];
 
 beforeAll(async () => {

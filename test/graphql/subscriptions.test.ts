@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { createDomain } from '../../src/core/domain/index.js';
 import { createMemoryEventBus } from '../../src/core/event-bus.js';
+import { createRuntime } from '../../src/core/runtime.js';
 import { createGraphQLWebSocketServer, SLOW_SUBSCRIBER_CLOSE_CODE } from '../../src/graphql/index.js';
 import { createMemoryStorage } from '../../src/storage/memory/index.js';
 import { until } from '../support/until.js';
@@ -264,7 +265,7 @@ describe('a subscriber that does not read', () => {
     const storage = createMemoryStorage();
     const bus = createMemoryEventBus();
     const observed = observedBus();
-    const domain = createDomain({ storage });
+    const domain = createDomain(createRuntime({ storage }));
     const server = createGraphQLWebSocketServer({
       domain,
       bus: {

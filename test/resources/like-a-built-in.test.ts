@@ -13,6 +13,7 @@ import {
   clients,
   createDomain,
   createMemoryEventBus,
+  createRuntime,
   createSwitchboard,
   defineResource,
   type Resource,
@@ -221,7 +222,7 @@ describe.each(AUTHENTICATORS)('a host resource under %s', (_, makeCaller) => {
 describe('trustEveryone on a building block used on its own', () => {
   it("holds a host resource's scopes on REST and GraphQL over a domain serving it", async () => {
     const storage = createMemoryStorage();
-    const domain = createDomain({ storage, resources: [claims] });
+    const domain = createDomain(createRuntime({ storage }), { resources: [claims] });
     const owner = await domain.clients.create({ name: 'Ada', email: 'ada@example.com' });
     const rest = createRestHandler({ domain, storage, authenticate: trustEveryone });
     const made = await rest(

@@ -9,6 +9,7 @@ import {
   type Client,
   type clients,
   createDomain,
+  createRuntime,
   type Domain,
   type Order,
   type orders,
@@ -23,7 +24,7 @@ type Return = RecordOf<typeof returns>;
 describe('a typed service', () => {
   let domain: Domain;
   beforeEach(() => {
-    domain = createDomain({ storage: createMemoryStorage(), resources: [returns] });
+    domain = createDomain(createRuntime({ storage: createMemoryStorage() }), { resources: [returns] });
   });
 
   it("types a host resource's records and writes from its declaration, as a built-in's", () => {
@@ -128,7 +129,7 @@ describe('a typed service', () => {
   });
 
   it('refuses a declaration the domain does not serve', () => {
-    const bare = createDomain({ storage: createMemoryStorage() });
+    const bare = createDomain(createRuntime({ storage: createMemoryStorage() }));
     expect(() => bare.of(returns)).toThrow('No resource named "return" is served.');
   });
 });

@@ -1,6 +1,6 @@
 // Runs on Deno (not Node): serves the REST handler set from source with Deno.serve and calls it over
 // real HTTP, proving src/rest needs no Node API. Started by test/rest/deno.test.ts.
-import { createDomain, trustEveryone } from '../../src/index.js';
+import { createDomain, createRuntime, trustEveryone } from '../../src/index.js';
 import { createRestHandler } from '../../src/rest/index.js';
 import { createMemoryStorage } from '../../src/storage/memory/index.js';
 
@@ -12,7 +12,11 @@ declare const Deno: {
 };
 
 const storage = createMemoryStorage();
-const rest = createRestHandler({ domain: createDomain({ storage }), storage, authenticate: trustEveryone });
+const rest = createRestHandler({
+  domain: createDomain(createRuntime({ storage })),
+  storage,
+  authenticate: trustEveryone,
+});
 let port = 0;
 const onListen = (addr: { port: number }): void => {
   port = addr.port;

@@ -1,5 +1,11 @@
 import type { Authenticate, Domain, DomainEvent, Principal, Storage } from '../../src/index.js';
-import { createDomain, createMemoryEventBus, createOutboxRelay, SwitchboardError } from '../../src/index.js';
+import {
+  createDomain,
+  createMemoryEventBus,
+  createOutboxRelay,
+  createRuntime,
+  SwitchboardError,
+} from '../../src/index.js';
 import { type NodeServer, serve } from '../../src/node/index.js';
 import { createRestVersions, type RestOptions } from '../../src/rest/index.js';
 import { createMemoryStorage } from '../../src/storage/memory/index.js';
@@ -54,8 +60,9 @@ export async function startRestServer(
 ): Promise<RestServer> {
   const clock = manualClock();
   const bus = createMemoryEventBus();
-  const relay = createOutboxRelay({ storage, bus, clock });
-  const domain = createDomain({ storage, clock, ids: countingIds() });
+  const runtime = createRuntime({ storage, clock, ids: countingIds() });
+  const relay = createOutboxRelay(runtime, { bus });
+  const domain = createDomain(runtime);
   const { versions, ...options } = rest;
   const mounts = createRestVersions(
     { domain, storage, clock, authenticate: testAuthenticate, ...options },

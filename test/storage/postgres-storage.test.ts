@@ -5,6 +5,7 @@ import {
   createDomain,
   createMemoryEventBus,
   createOutboxRelay,
+  createRuntime,
   type DomainEvent,
 } from '../../src/index.js';
 import { createMemoryStorage } from '../../src/storage/memory/index.js';
@@ -199,7 +200,7 @@ describe('PostgreSQL storage', () => {
     const input = { name: 'Ada', email: 'ada.twice@example.com' };
     const failures = await Promise.all(
       [createMemoryStorage(), storage].map(async (s) => {
-        const domain = createDomain({ storage: s });
+        const domain = createDomain(createRuntime({ storage: s }));
         await domain.clients.create(input);
         return domain.clients.create(input).catch((error: unknown) => error);
       }),
@@ -209,7 +210,7 @@ describe('PostgreSQL storage', () => {
   });
 
   it('keeps a change and its event together: a failed write leaves neither', async () => {
-    const domain = createDomain({ storage });
+    const domain = createDomain(createRuntime({ storage }));
     const taken = await domain.clients.create({ name: 'Grace', email: 'grace.once@example.com' });
     const other = await domain.clients.create({ name: 'Alan', email: 'alan.once@example.com' });
     await expect(domain.clients.update(other.id, { email: taken.email })).rejects.toMatchObject({
@@ -306,7 +307,10 @@ describe('many instances on one database', () => {
     const instances = Array.from({ length: 3 }, () => createPostgresStorage({ connectionString: db.url }));
     const handled = new Map<string, number>();
     const relays = instances.map((s) => {
-      const relay = createOutboxRelay({ storage: s, bus: createMemoryEventBus(), batchSize: 7 });
+      const relay = createOutboxRelay(createRuntime({ storage: s }), {
+        bus: createMemoryEventBus(),
+        batchSize: 7,
+      });
       relay.use(async (events: readonly DomainEvent[]) => {
         for (const event of events) handled.set(event.id, (handled.get(event.id) ?? 0) + 1);
       });
@@ -315,7 +319,7 @@ describe('many instances on one database', () => {
     const created: string[] = [];
     await Promise.all(
       instances.map(async (s, i) => {
-        const domain = createDomain({ storage: s });
+        const domain = createDomain(createRuntime({ storage: s }));
         for (let k = 0; k < 40; k++) {
           const message = await domain.messages.create({
             chatbotId: 'bot-multi',
@@ -334,7 +338,7 @@ describe('many instances on one database', () => {
     expect(counts.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(123);
     expect(handled.size).toBe(123);
     expect([...handled.values()].every((times) => times === 1)).toBe(true);
-    const page = await createDomain({ storage }).messages.list({
+    const page = await createDomain(createRuntime({ storage })).messages.list({
       where: { chatbotId: 'bot-multi' },
       range: { offset: 0, limit: 500 },
     });

@@ -2,8 +2,7 @@ import { CORE_RESOURCES, clients, conversations, messages, orders } from '../res
 import type { Resource } from '../resources/define.js';
 import { ownerPaths } from '../resources/ownership.js';
 import { type InternalService, type ResourceService, resourceService } from '../resources/service.js';
-import { type Clock, type IdGenerator, sortableIds, systemClock } from '../runtime.js';
-import type { Storage } from '../storage/index.js';
+import type { Runtime } from '../runtime.js';
 import { type TypedService, typedService } from './typed-service.js';
 
 export type { CreateOptions, WriteOptions } from './context.js';
@@ -39,11 +38,8 @@ export interface Domain {
   of<R extends Resource>(resource: R): TypedService<R>;
 }
 
-/** Options of {@link createDomain}: the storage, plus the clock and ids (default: system time, sortable). */
+/** Options of {@link createDomain}: the resources it serves and who is told of each commit. */
 export interface DomainOptions {
-  readonly storage: Storage;
-  readonly clock?: Clock;
-  readonly ids?: IdGenerator;
   /** Called after each committed write; `createSwitchboard` wakes the outbox relay here. */
   readonly onCommit?: () => void;
   /** Resources declared with `defineResource`, served beside the core records (clients, orders, conversations, messages). */
@@ -51,18 +47,21 @@ export interface DomainOptions {
 }
 
 /**
- * Creates the service of every resource (the core records and those given) over a storage; every write
- * runs with its event in one transaction.
+ * Creates the service of every resource (the core records and those given) over the runtime's storage,
+ * timed by its clock and named by its ids; every write runs with its event in one transaction.
  *
  * @example
- * const domain = createDomain({ storage: createMemoryStorage() });
+ * const domain = createDomain(createRuntime({ storage: createMemoryStorage() }));
  * const client = await domain.clients.create({ name: 'Ada', email: 'ada@example.com' });
  */
-export function createDomain(options: DomainOptions): Domain {
+export function createDomain(
+  runtime: Pick<Runtime, 'storage' | 'clock' | 'ids'>,
+  options: DomainOptions = {},
+): Domain {
   const ctx = {
-    storage: options.storage,
-    clock: options.clock ?? systemClock,
-    ids: options.ids ?? sortableIds,
+    storage: runtime.storage,
+    clock: runtime.clock,
+    ids: runtime.ids,
     onCommit: options.onCommit ?? (() => {}),
   };
   const registry = new Map<string, InternalService>();

@@ -11,12 +11,18 @@ import { GraphQLError } from 'graphql';
 import { createYoga } from 'graphql-yoga';
 import { createContext } from '../../../src/graphql/context.js';
 import { createSchema, DEFAULT_LIMITS } from '../../../src/graphql/index.js';
-import { createDomain, createMemoryEventBus, type Principal, silentLogger } from '../../../src/index.js';
+import {
+  createDomain,
+  createMemoryEventBus,
+  createRuntime,
+  type Principal,
+  silentLogger,
+} from '../../../src/index.js';
 import { createMemoryStorage } from '../../../src/storage/memory/index.js';
 import { EVERY_SCOPE } from '../../support/scopes.js';
 import { announce, BENCH_KEY, seedBenchData } from './fixture.js';
 
-const domain = createDomain({ storage: createMemoryStorage() });
+const domain = createDomain(createRuntime({ storage: createMemoryStorage() }));
 await seedBenchData(domain);
 const bus = createMemoryEventBus();
 
