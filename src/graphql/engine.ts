@@ -3,8 +3,8 @@ import { type Authenticate, type Principal, resolveTrust } from '../core/auth.js
 import type { Domain } from '../core/domain/index.js';
 import type { EventBus } from '../core/event-bus.js';
 import { servedScopes } from '../core/resources/scopes.js';
-import { type Logger, silentLogger } from '../core/runtime.js';
-import { createTelemetry, inSpan, type Telemetry } from '../core/telemetry/index.js';
+import type { Logger, Runtime } from '../core/runtime.js';
+import { inSpan } from '../core/telemetry/index.js';
 import type { RateLimiter } from '../http/rate-limit.js';
 import { type Admission, admit, type OperationRequest } from './admission.js';
 import { createCompiler } from './compile.js';
@@ -15,19 +15,16 @@ import { type GraphQLLimits, resolveLimits } from './limits.js';
 import { createPreparer, type Prepared } from './prepare.js';
 import { createSchema } from './schema.js';
 
-/** What the HTTP handler and the WebSocket server share. */
-export interface GraphQLOptions {
-  readonly domain: Domain;
-  /** Feeds subscriptions; `message.created` events reach `onNewMessage` subscribers. */
-  readonly bus: EventBus;
-  /**
-   * Turns credentials into a principal: the OAuth guard, or `trustEveryone` said explicitly (tests, a
-   * gateway that authenticates upstream), as every other block requires.
-   */
-  readonly authenticate: Authenticate;
+/** What a GraphQL block reads from the runtime: its logger, and the telemetry its spans go to. */
+export type GraphQLRuntime = Pick<Runtime, 'logger' | 'telemetry'>;
+
+/**
+ * The settings the HTTP handler and the WebSocket server share (no dependency: those are the
+ * runtime's, or the other blocks' in {@link GraphQLParts}).
+ */
+export interface GraphQLSharedConfig {
   /** The schema to serve; `createSchema()` when omitted. Pass your own to extend it. */
   readonly schema?: GraphQLSchema;
-  readonly logger?: Logger;
   /** Schema introspection and "Did you mean …?" hints. Default true; turn off in production if you wish. */
   readonly introspection?: boolean;
   /** Overrides of {@link DEFAULT_LIMITS}. */
@@ -43,6 +40,18 @@ export interface GraphQLOptions {
    * this time (WebSocket close 4403). Each distinct credential is checked once per round. Default 30 s.
    */
   readonly credentialCheckMs?: number;
+}
+
+/** What a GraphQL block is given by the other blocks: the domain, the bus, the authenticator, budgets. */
+export interface GraphQLParts {
+  readonly domain: Domain;
+  /** Feeds subscriptions; `message.created` events reach `onNewMessage` subscribers. */
+  readonly bus: EventBus;
+  /**
+   * Turns credentials into a principal: the OAuth guard, or `trustEveryone` said explicitly (tests, a
+   * gateway that authenticates upstream), as every other block requires.
+   */
+  readonly authenticate: Authenticate;
   /**
    * Budgets per caller, over HTTP, Server-Sent Events and WebSocket alike: a query or mutation costs its
    * fields, a list field its selection times its `limit` (`graphql`); a subscription one `subscribe`; a
@@ -50,12 +59,10 @@ export interface GraphQLOptions {
    * `extensions.code: "rate_limited"`. Off when omitted.
    */
   readonly rateLimit?: RateLimiter;
-  /**
-   * Where a span per query or mutation goes (`query GetClient`: the operation's type and name, never
-   * its variables); the global OpenTelemetry API by default.
-   */
-  readonly telemetry?: Telemetry;
 }
+
+/** What the HTTP handler and the WebSocket server are given besides the runtime. */
+export interface GraphQLOptions extends GraphQLSharedConfig, GraphQLParts {}
 
 export interface Engine {
   readonly schema: GraphQLSchema;
@@ -78,15 +85,16 @@ export interface Engine {
   ): GraphQLContext;
 }
 
-export function createEngine(options: GraphQLOptions): Engine {
+/** A span per query or mutation goes to the runtime's telemetry (`query GetClient`: never its variables). */
+export function createEngine(runtime: GraphQLRuntime, options: GraphQLOptions): Engine {
   const schema = options.schema ?? createSchema();
   const limits = resolveLimits(options.limits);
-  const logger = options.logger ?? silentLogger;
+  const { logger } = runtime;
   const introspection = options.introspection ?? true;
   const compile = options.compile === false ? undefined : createCompiler(schema, { logger });
   const prepare = createPreparer(schema, { limits, introspection, compile });
   const formatOptions = { logger, hideSuggestions: !introspection };
-  const { tracer } = options.telemetry ?? createTelemetry();
+  const { tracer } = runtime.telemetry;
   return {
     schema,
     limits,

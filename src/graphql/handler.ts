@@ -6,20 +6,29 @@ import { bearerChallenge, REALM } from '../http/challenge.js';
 import { type RateHeaders, rateHeadersOf } from '../http/rate-limit.js';
 import { type ConnectionInfo, type RequestContext, requestContext } from '../http/request-context.js';
 import { hasQueryParam } from '../http/url.js';
-import { createEngine, type Engine, type GraphQLOptions } from './engine.js';
+import {
+  createEngine,
+  type Engine,
+  type GraphQLParts,
+  type GraphQLRuntime,
+  type GraphQLSharedConfig,
+} from './engine.js';
 import { createGraphiQL } from './graphiql/page.js';
 import { type MediaType, namesExplicitly, negotiate } from './http/accept.js';
 import { createEventStreams } from './http/event-stream.js';
 import { readMultipart } from './http/multipart.js';
 import { type GraphQLParams, paramsFromBody, paramsFromUrl } from './http/params.js';
 
-/** Options of {@link createGraphQLHandler}: the shared GraphQL options, plus GraphiQL and file uploads. */
-export interface GraphQLHandlerOptions extends GraphQLOptions {
+/** Settings of {@link createGraphQLHandler}: the shared GraphQL settings, plus GraphiQL and file uploads. */
+export interface GraphQLHandlerConfig extends GraphQLSharedConfig {
   /** Serve GraphiQL to browsers on GET. Default: on when introspection is on. */
   readonly graphiql?: boolean;
   /** Accept GraphQL multipart requests (file uploads). Default true. */
   readonly uploads?: boolean;
 }
+
+/** Options of {@link createGraphQLHandler}: its settings and what the other blocks give it. */
+export interface GraphQLHandlerOptions extends GraphQLHandlerConfig, GraphQLParts {}
 
 const JSON_TYPES: readonly MediaType[] = ['application/graphql-response+json', 'application/json'];
 
@@ -30,13 +39,14 @@ const JSON_TYPES: readonly MediaType[] = ['application/graphql-response+json', '
  * of callers without credentials.
  *
  * @example
- * const graphql = createGraphQLHandler({ domain, bus, authenticate });
+ * const graphql = createGraphQLHandler(runtime, { domain, bus, authenticate });
  * Deno.serve((request, info) => graphql(request, { clientAddress: info.remoteAddr.hostname }));
  */
 export function createGraphQLHandler(
+  runtime: GraphQLRuntime,
   options: GraphQLHandlerOptions,
 ): (request: Request, info?: ConnectionInfo) => Promise<Response> {
-  const engine = createEngine(options);
+  const engine = createEngine(runtime, options);
   const graphiql =
     (options.graphiql ?? engine.introspection)
       ? createGraphiQL({ title: 'Switchboard GraphiQL' })

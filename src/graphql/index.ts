@@ -6,14 +6,19 @@
  * @example
  * import { createGraphQLHandler, createSchema } from 'switchboard-kit/graphql';
  * const schema = createSchema({ typeDefs: 'extend type Query { ping: String! }', resolvers: { Query: { ping: () => 'pong' } } });
- * const graphql = createGraphQLHandler({ domain, bus, authenticate, schema, introspection: false });
+ * const graphql = createGraphQLHandler(runtime, { domain, bus, authenticate, schema, introspection: false });
  * const response = await graphql(new Request('http://localhost/graphql?query={ping}'));
  *
  * @packageDocumentation
  */
+export type { GraphQLConfig } from './config.js';
 export type { GraphQLContext } from './context.js';
-export type { GraphQLOptions } from './engine.js';
-export { createGraphQLHandler, type GraphQLHandlerOptions } from './handler.js';
+export type { GraphQLOptions, GraphQLParts, GraphQLRuntime, GraphQLSharedConfig } from './engine.js';
+export {
+  createGraphQLHandler,
+  type GraphQLHandlerConfig,
+  type GraphQLHandlerOptions,
+} from './handler.js';
 export { PREFLIGHT_HEADERS } from './http/multipart.js';
 export { DEFAULT_LIMITS, type GraphQLLimits } from './limits.js';
 export { type GraphQLResolvers, listRange, type Paging } from './resolvers.js';
@@ -25,6 +30,7 @@ export type { Upload } from './upload.js';
 export { FLOODING_CLOSE_CODE } from './websocket/budgets.js';
 export {
   createGraphQLWebSocketServer,
+  type GraphQLWebSocketConfig,
   type GraphQLWebSocketExtra,
   type GraphQLWebSocketOptions,
   type GraphQLWebSocketServer,

@@ -22,8 +22,7 @@ import {
   createGraphQLHandler,
   createGraphQLWebSocketServer,
   createSchema,
-  type GraphQLHandlerOptions,
-  type GraphQLWebSocketOptions,
+  type GraphQLConfig,
   type GraphQLWebSocketServer,
   resourceSchema,
 } from '../graphql/index.js';
@@ -115,11 +114,9 @@ export interface SwitchboardOptions {
   readonly webhooks?: Partial<Omit<WebhooksOptions, SwitchboardGives | 'onCommit' | 'resources'>> | false;
   /**
    * The GraphQL interface (`switchboard-kit/graphql`) on `/graphql`: schema, introspection, limits;
-   * `false` to leave it out. Domain, bus and `authenticate` come from the switchboard.
+   * `false` to leave it out. Domain, bus, `authenticate` and budgets come from the switchboard.
    */
-  readonly graphql?:
-    | Partial<Omit<GraphQLHandlerOptions & GraphQLWebSocketOptions, SwitchboardGives | 'domain' | 'bus'>>
-    | false;
+  readonly graphql?: GraphQLConfig | false;
   /**
    * The operator console on `/console` (docs/console.md): webhooks, API keys, OAuth clients, grants
    * and live activity, behind a sign-in with an admin API key (or a user account `isAdmin` accepts);
@@ -307,17 +304,15 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
       options.graphql?.schema ??
       createSchema([resourceSchema(resources), webhooks ? webhookAdminSchema(webhooks.admin) : {}]);
     const graphql = {
-      logger,
-      authenticate,
-      ...(rateLimit ? { rateLimit } : {}),
       ...options.graphql,
       schema,
       domain,
       bus,
-      telemetry,
+      authenticate,
+      ...(rateLimit ? { rateLimit } : {}),
     };
-    mounts.push({ prefix: '/graphql', name: 'graphql', handle: createGraphQLHandler(graphql) });
-    graphqlWebSocket = createGraphQLWebSocketServer(graphql);
+    mounts.push({ prefix: '/graphql', name: 'graphql', handle: createGraphQLHandler(runtime, graphql) });
+    graphqlWebSocket = createGraphQLWebSocketServer(runtime, graphql);
   }
 
   if (webhooks) relay.use(webhooks.fanOut);

@@ -16,7 +16,8 @@ import { createMemoryStorage } from '../../src/storage/memory/index.js';
 import { EVERY_SCOPE } from '../support/scopes.js';
 
 const storage = createMemoryStorage();
-const domain = createDomain(createRuntime({ storage }));
+const runtime = createRuntime({ storage });
+const domain = createDomain(runtime);
 const bus = createMemoryEventBus();
 for (let i = 0; i < 50; i++) {
   const client = await domain.clients.create({ name: `Client ${i}`, email: `c${i}@example.com` });
@@ -25,7 +26,7 @@ for (let i = 0; i < 50; i++) {
 }
 
 const schema = createSchema();
-const switchboard = createGraphQLHandler({ domain, bus, schema, authenticate: trustEveryone });
+const switchboard = createGraphQLHandler(runtime, { domain, bus, schema, authenticate: trustEveryone });
 const yoga = createYoga({
   schema,
   graphiql: false,

@@ -97,15 +97,13 @@ function handlers(options: { introspection?: boolean } = {}): {
 } {
   const logs = { compiled: [] as Logged[], interpreted: [] as Logged[] };
   const make = (compile: boolean, into: Logged[]): Handler =>
-    createGraphQLHandler({
-      domain,
-      bus: createMemoryEventBus(),
-      schema,
-      authenticate: testAuthenticate,
-      compile,
-      logger: { log: (level, message) => into.push({ level, message }) },
-      ...options,
-    });
+    createGraphQLHandler(
+      createRuntime({
+        storage: createMemoryStorage(),
+        logger: { log: (level, message) => into.push({ level, message }) },
+      }),
+      { domain, bus: createMemoryEventBus(), schema, authenticate: testAuthenticate, compile, ...options },
+    );
   return { compiled: make(true, logs.compiled), interpreted: make(false, logs.interpreted), logs };
 }
 

@@ -265,8 +265,9 @@ describe('a subscriber that does not read', () => {
     const storage = createMemoryStorage();
     const bus = createMemoryEventBus();
     const observed = observedBus();
-    const domain = createDomain(createRuntime({ storage }));
-    const server = createGraphQLWebSocketServer({
+    const runtime = createRuntime({ storage });
+    const domain = createDomain(runtime);
+    const server = createGraphQLWebSocketServer(runtime, {
       domain,
       bus: {
         ...observed.bus,

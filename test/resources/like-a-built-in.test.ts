@@ -222,7 +222,8 @@ describe.each(AUTHENTICATORS)('a host resource under %s', (_, makeCaller) => {
 describe('trustEveryone on a building block used on its own', () => {
   it("holds a host resource's scopes on REST and GraphQL over a domain serving it", async () => {
     const storage = createMemoryStorage();
-    const domain = createDomain(createRuntime({ storage }), { resources: [claims] });
+    const runtime = createRuntime({ storage });
+    const domain = createDomain(runtime, { resources: [claims] });
     const owner = await domain.clients.create({ name: 'Ada', email: 'ada@example.com' });
     const rest = createRestHandler({ domain, storage, authenticate: trustEveryone });
     const made = await rest(
@@ -233,7 +234,7 @@ describe('trustEveryone on a building block used on its own', () => {
       }),
     );
     expect(made.status).toBe(201);
-    const graphql = createGraphQLHandler({
+    const graphql = createGraphQLHandler(runtime, {
       domain,
       bus: createMemoryEventBus(),
       schema: createSchema([resourceSchema([claims])]),

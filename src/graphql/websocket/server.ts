@@ -4,7 +4,13 @@ import type { Principal } from '../../core/auth.js';
 import { isSwitchboardError } from '../../core/errors.js';
 import { createCredentialWatch, type Watched } from '../../http/credential-watch.js';
 import type { Charge } from '../admission.js';
-import { createEngine, type Engine, type GraphQLOptions } from '../engine.js';
+import {
+  createEngine,
+  type Engine,
+  type GraphQLParts,
+  type GraphQLRuntime,
+  type GraphQLSharedConfig,
+} from '../engine.js';
 import type { GraphQLLimits } from '../limits.js';
 import {
   createSubscriptionGroups,
@@ -47,10 +53,14 @@ export interface GraphQLWebSocketServer extends Server<GraphQLWebSocketExtra> {
  * Options of {@link createGraphQLWebSocketServer}: the shared GraphQL options (domain, bus, authentication,
  * schema, limits) plus the `connection_init` timeout.
  */
-export interface GraphQLWebSocketOptions extends GraphQLOptions {
+/** Settings of {@link createGraphQLWebSocketServer}: the shared GraphQL settings, plus its own. */
+export interface GraphQLWebSocketConfig extends GraphQLSharedConfig {
   /** How long a socket may stay open without `connection_init` (close 4408). Default 3 s. */
   readonly connectionInitWaitTimeout?: number;
 }
+
+/** Options of {@link createGraphQLWebSocketServer}: its settings and what the other blocks give it. */
+export interface GraphQLWebSocketOptions extends GraphQLWebSocketConfig, GraphQLParts {}
 
 /** Close code for a subscriber that fell too far behind (RFC 6455 §7.4.1 "Try Again Later"). */
 export const SLOW_SUBSCRIBER_CLOSE_CODE = 1013;
@@ -69,12 +79,15 @@ export const SLOW_SUBSCRIBER_CLOSE_CODE = 1013;
  * closed with 1008.
  *
  * @example
- * const server = createGraphQLWebSocketServer({ domain, bus, authenticate });
+ * const server = createGraphQLWebSocketServer(runtime, { domain, bus, authenticate });
  * serve({ fetch, websockets: [graphqlWebSocketRoute(server)] }); // switchboard-kit/node
  */
-export function createGraphQLWebSocketServer(options: GraphQLWebSocketOptions): GraphQLWebSocketServer {
+export function createGraphQLWebSocketServer(
+  runtime: GraphQLRuntime,
+  options: GraphQLWebSocketOptions,
+): GraphQLWebSocketServer {
   // graphql-ws runs every operation itself through graphql-js: nothing here would use a compilation.
-  const engine = createEngine({ ...options, compile: false });
+  const engine = createEngine(runtime, { ...options, compile: false });
   const groups = createSubscriptionGroups({ format: (errors) => engine.format(errors) });
   const credentials = createCredentialWatch({
     authenticate: engine.authenticate,
