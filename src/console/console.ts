@@ -7,7 +7,7 @@ import { encodeHexLowerCase } from '@oslojs/encoding';
 import { type Authenticate, anonymousPrincipal, type Principal } from '../core/auth.js';
 import { isSwitchboardError, SwitchboardError } from '../core/errors.js';
 import type { EventBus } from '../core/event-bus.js';
-import { type Clock, type Logger, silentLogger, systemClock } from '../core/runtime.js';
+import type { Runtime } from '../core/runtime.js';
 import type { Stores } from '../core/storage/index.js';
 import { createCredentialWatch } from '../http/credential-watch.js';
 import type { RateLimiter } from '../http/rate-limit.js';
@@ -29,15 +29,38 @@ import type { ConsoleRoute } from './route.js';
 import { createConsoleRouter, type SignedIn } from './router.js';
 import { createSessions } from './session.js';
 
-/** Options of {@link createConsole}. */
-export interface ConsoleOptions {
+/**
+ * What the console reads from the runtime: the storage its sessions are kept in (hashed: every instance
+ * on this storage opens a session until it is signed out of on any of them), its clock and logger.
+ */
+export interface ConsoleRuntime extends Pick<Runtime, 'clock' | 'logger'> {
+  readonly storage: Pick<Stores, 'consoleSessions'>;
+}
+
+/** Settings of {@link createConsole}: what `createSwitchboard`'s `console` takes. */
+export interface ConsoleConfig {
+  /**
+   * Seals session cookies. Give every instance the same one so any of them opens any session;
+   * without it a random key is made on first use and sessions end with the process.
+   */
+  readonly secret?: string;
+  /** Where the console is mounted (default `/console`). */
+  readonly basePath?: string;
+  /** How long a sign-in lasts (default 8 hours). */
+  readonly sessionTtlMs?: number;
+  /**
+   * How often the session of each open live stream is checked again (default 5 s): how long a stream
+   * outlives a session ended elsewhere (signed out on another instance, its key revoked).
+   */
+  readonly sessionCheckMs?: number;
+  /** Whether a signed-in user may operate the console (default: nobody; operators use admin keys). */
+  readonly isAdmin?: (userId: string) => boolean | Promise<boolean>;
+}
+
+/** Options of {@link createConsole}: its settings and the parts of other blocks it drives. */
+export interface ConsoleOptions extends ConsoleConfig {
   /** Checks the API key an operator signs in with (and again on every request). */
   readonly authenticate: Authenticate;
-  /**
-   * Where sessions are kept (hashed): every instance on this storage opens a session until it is
-   * signed out of on any of them.
-   */
-  readonly storage: Pick<Stores, 'consoleSessions'>;
   /** Webhook management; without it the webhook pages are left out. */
   readonly webhooks?: WebhookAdmin;
   /** API keys, OAuth clients and grants; without it those pages are left out. */
@@ -53,26 +76,8 @@ export interface ConsoleOptions {
   readonly signIn?: SignIn;
   /** Budgets: each sign-in post takes one from its address's `sign-in` budget (429 beyond it). */
   readonly rateLimit?: RateLimiter;
-  /** Whether a signed-in user may operate the console (default: nobody; operators use admin keys). */
-  readonly isAdmin?: (userId: string) => boolean | Promise<boolean>;
   /** The scopes API keys and OAuth clients may be given (default: the authorization server's). */
   readonly scopes?: readonly string[];
-  /**
-   * Seals session cookies. Give every instance the same one so any of them opens any session;
-   * without it a random key is made on first use and sessions end with the process.
-   */
-  readonly secret?: string;
-  /** Where the console is mounted (default `/console`). */
-  readonly basePath?: string;
-  /** How long a sign-in lasts (default 8 hours). */
-  readonly sessionTtlMs?: number;
-  /**
-   * How often the session of each open live stream is checked again (default 5 s): how long a stream
-   * outlives a session ended elsewhere (signed out on another instance, its key revoked).
-   */
-  readonly sessionCheckMs?: number;
-  readonly clock?: Clock;
-  readonly logger?: Logger;
 }
 
 /** The console as a fetch handler, mounted on {@link ConsoleHandler.basePath}. */
@@ -94,16 +99,15 @@ const ADMIN_SCOPES = [...Object.keys(WEBHOOK_ADMIN_SCOPES), ...Object.keys(OAUTH
  * Creates the console.
  *
  * @example
- * const console = createConsole({ authenticate, webhooks: webhooks.admin, oauth: oauth.admin, bus });
+ * const console = createConsole(runtime, { authenticate, webhooks: webhooks.admin, oauth: oauth.admin, bus });
  * // mount: requests under console.basePath go to console(request)
  */
-export function createConsole(options: ConsoleOptions): ConsoleHandler {
+export function createConsole(runtime: ConsoleRuntime, options: ConsoleOptions): ConsoleHandler {
   const base = (options.basePath ?? '/console').replace(/\/+$/, '');
-  const clock = options.clock ?? systemClock;
-  const logger = options.logger ?? silentLogger;
+  const { clock, logger } = runtime;
   const ttl = options.sessionTtlMs ?? 8 * 3_600_000;
   const sessions = createSessions(options.secret, base);
-  const stored = options.storage.consoleSessions;
+  const stored = runtime.storage.consoleSessions;
   const assets = { css: STYLE.name, js: SCRIPT.name };
   const withAccounts = Boolean(options.signIn?.verifyPassword && options.oauth);
   // A live stream outlives the request that checked its session: the session is checked while it lasts.

@@ -5,6 +5,12 @@
  *
  * @example
  * import { createConsole } from 'switchboard-kit/console';
- * const console = createConsole({ authenticate, webhooks: webhooks.admin, oauth: oauth.admin, bus });
+ * const console = createConsole(runtime, { authenticate, webhooks: webhooks.admin, oauth: oauth.admin, bus });
  */
-export { type ConsoleHandler, type ConsoleOptions, createConsole } from './console.js';
+export {
+  type ConsoleConfig,
+  type ConsoleHandler,
+  type ConsoleOptions,
+  type ConsoleRuntime,
+  createConsole,
+} from './console.js';

@@ -1,4 +1,4 @@
-import { type ConsoleHandler, type ConsoleOptions, createConsole } from '../console/index.js';
+import { type ConsoleConfig, type ConsoleHandler, createConsole } from '../console/index.js';
 import { type Authenticate, resolveTrust, type ScopeCatalogue } from '../core/auth.js';
 import { createDomain, type Domain } from '../core/domain/index.js';
 import { renderProblemPage } from '../core/error-catalogue.js';
@@ -124,9 +124,7 @@ export interface SwitchboardOptions {
    * sign-out ends them on every instance. Give `secret` when several instances serve it. `false`
    * leaves it out.
    */
-  readonly console?:
-    | Partial<Pick<ConsoleOptions, 'secret' | 'basePath' | 'sessionTtlMs' | 'sessionCheckMs' | 'isAdmin'>>
-    | false;
+  readonly console?: ConsoleConfig | false;
   /**
    * Request budgets per caller: REST reads and writes apart (default 1,000 and 250 per 10 s), GraphQL
    * queries and mutations by the fields they select (50,000 per 10 s, over HTTP and WebSocket), token
@@ -319,13 +317,10 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
 
   let operatorConsole: ConsoleHandler | undefined;
   if (options.console !== false && (webhooks || oauth)) {
-    operatorConsole = createConsole({
+    operatorConsole = createConsole(runtime, {
       ...options.console,
       authenticate,
-      storage,
       bus,
-      clock,
-      logger,
       ...(webhooks ? { webhooks: webhooks.admin } : {}),
       ...(oauth ? { oauth: oauth.admin } : {}),
       // Users sign in to their own page as they do to the authorization server, behind its lockout.
