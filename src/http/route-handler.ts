@@ -5,7 +5,7 @@
  * OAuth client management are all served this way.
  */
 import type { Authenticate } from '../core/auth.js';
-import { type Clock, type Logger, silentLogger, systemClock } from '../core/runtime.js';
+import type { Runtime } from '../core/runtime.js';
 import type { Storage } from '../core/storage/index.js';
 import type { CorsOptions } from './cors.js';
 import type { DeprecationNotice } from './deprecation.js';
@@ -32,24 +32,32 @@ export interface RestHandler {
   readonly routes: readonly AnyRoute[];
 }
 
-/** Everything a set of routes needs to be served; see {@link createRouteHandler}. */
-export interface RouteHandlerOptions {
-  readonly routes: readonly AnyRoute[];
-  readonly authenticate: Authenticate;
-  /** Needed for `Idempotency-Key` on POST; without it the header is ignored. */
-  readonly storage?: Pick<Storage, 'idempotency'>;
+/**
+ * What a set of routes reads from the runtime: the storage that keeps the answers of `Idempotency-Key`
+ * POSTs, the clock and the logger.
+ */
+export interface RouteRuntime extends Pick<Runtime, 'clock' | 'logger'> {
+  readonly storage: Pick<Storage, 'idempotency'>;
+}
+
+/** The settings of a set of routes: where it is mounted and how it answers. */
+export interface RouteHandlerConfig {
   /** Where the set is mounted; route paths are relative to it. Default `/api/v1`. */
   readonly basePath?: string;
   /** The API version the set speaks, given to its routes (default 1). */
   readonly apiVersion?: number;
-  readonly clock?: Clock;
-  readonly logger?: Logger;
   readonly limits?: RestLimits;
   /** CORS for browser callers; off when omitted. */
   readonly cors?: CorsOptions | false;
   /** Marks this version deprecated: every answer carries Deprecation, Sunset and a successor Link. */
   readonly deprecation?: DeprecationNotice;
   readonly info?: OpenApiInfo;
+}
+
+/** Everything a set of routes needs to be served besides the runtime; see {@link createRouteHandler}. */
+export interface RouteHandlerOptions extends RouteHandlerConfig {
+  readonly routes: readonly AnyRoute[];
+  readonly authenticate: Authenticate;
   /**
    * Route sets served on mounts of their own, listed in this set's document under their full path
    * (every API version's document lists OAuth administration on `/oauth`).
@@ -67,9 +75,9 @@ export interface RouteHandlerOptions {
  * block for admin routes of other modules that want their own mount.
  *
  * @example
- * const admin = createRouteHandler({ routes: webhookEndpointRoutes, authenticate, basePath: '/api/v1' });
+ * const admin = createRouteHandler(runtime, { routes: webhookEndpointRoutes, authenticate, basePath: '/api/v1' });
  */
-export function createRouteHandler(options: RouteHandlerOptions): RestHandler {
+export function createRouteHandler(runtime: RouteRuntime, options: RouteHandlerOptions): RestHandler {
   const basePath = (options.basePath ?? '/api/v1').replace(/\/+$/, '');
   const openapi = buildOpenApiDocument(options.routes, {
     basePath,
@@ -81,8 +89,9 @@ export function createRouteHandler(options: RouteHandlerOptions): RestHandler {
   const pipeline = createPipeline({
     ...options,
     basePath,
-    clock: options.clock ?? systemClock,
-    logger: options.logger ?? silentLogger,
+    storage: runtime.storage,
+    clock: runtime.clock,
+    logger: runtime.logger,
     openapi,
   });
   const table = createRouteTable<Served>();

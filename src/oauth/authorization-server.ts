@@ -158,12 +158,10 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
   const admin = createOAuthAdmin(ctx);
   // On the route table every REST route is served from: budgets, problem+json, ETags, and 404 or 405
   // for whatever else is asked of /oauth and /.well-known.
-  const adminRoutes = createRouteHandler({
+  const adminRoutes = createRouteHandler(ctx, {
     routes: oauthAdminRoutes(admin, { knownScopes: ctx.scopes, maxBodyBytes: ctx.maxBodyBytes }),
     authenticate,
     basePath: '/oauth',
-    clock: ctx.clock,
-    logger: ctx.logger,
     limits: { maxBodyBytes: ctx.maxBodyBytes },
     info: {
       title: 'Switchboard OAuth administration',

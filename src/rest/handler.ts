@@ -5,18 +5,21 @@
 import { resolveTrust } from '../core/auth.js';
 import type { Domain } from '../core/domain/index.js';
 import { servedScopes } from '../core/resources/scopes.js';
-import type { Storage } from '../core/storage/index.js';
 import type { AnyRoute } from '../http/route.js';
-import { createRouteHandler, type RestHandler, type RouteHandlerOptions } from '../http/route-handler.js';
+import {
+  createRouteHandler,
+  type RestHandler,
+  type RouteHandlerOptions,
+  type RouteRuntime,
+} from '../http/route-handler.js';
 import { type ApiVersion, resourceRoutes } from './routes/index.js';
 
 /**
- * Options of {@link createRestHandler}: the domain and storage, the API version, routes to add, and the
- * route layer's (`authenticate`, limits, …).
+ * Options of {@link createRestHandler}: the domain, the API version, routes to add, and the route
+ * layer's (`authenticate`, limits, …).
  */
 export interface RestHandlerOptions extends Omit<RouteHandlerOptions, 'routes'> {
   readonly domain: Domain;
-  readonly storage: Storage;
   /** Which representation the built-in routes speak (default 1). v2: an order's `total` is `{ amount, currency }`. */
   readonly apiVersion?: ApiVersion;
   /** More routes served and documented beside the built-in ones (e.g. admin routes of other modules). */
@@ -25,13 +28,14 @@ export interface RestHandlerOptions extends Omit<RouteHandlerOptions, 'routes'> 
 
 /**
  * The resource interface of spec section 4.2 as one fetch handler, with its OpenAPI document at
- * `<basePath>/openapi.json` and a readable reference at `<basePath>/docs`.
+ * `<basePath>/openapi.json` and a readable reference at `<basePath>/docs`. The runtime's storage keeps
+ * the answers of `Idempotency-Key` POSTs.
  *
  * @example
- * const rest = createRestHandler({ domain, storage, authenticate, basePath: '/api/v1' });
+ * const rest = createRestHandler(runtime, { domain, authenticate, basePath: '/api/v1' });
  * Deno.serve(rest);
  */
-export function createRestHandler(options: RestHandlerOptions): RestHandler {
+export function createRestHandler(runtime: RouteRuntime, options: RestHandlerOptions): RestHandler {
   const builtIn = resourceRoutes({
     domain: options.domain,
     apiVersion: options.apiVersion,
@@ -41,5 +45,9 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
   // A trusted caller holds every scope served here: each resource's (a host's too) and each route's.
   const scopes = new Set(servedScopes(options.domain.resources));
   for (const { scope } of routes) if (scope && scope !== 'public') scopes.add(scope);
-  return createRouteHandler({ ...options, authenticate: resolveTrust(options.authenticate, scopes), routes });
+  return createRouteHandler(runtime, {
+    ...options,
+    authenticate: resolveTrust(options.authenticate, scopes),
+    routes,
+  });
 }

@@ -5,7 +5,7 @@
  *
  * @example
  * import { createRestHandler } from 'switchboard-kit/rest';
- * const rest = createRestHandler({ domain, storage, authenticate, basePath: '/api/v1' });
+ * const rest = createRestHandler(runtime, { domain, authenticate, basePath: '/api/v1' });
  * const response = await rest(new Request('http://localhost/api/v1/clients'));
  *
  * @packageDocumentation
@@ -38,7 +38,9 @@ export {
   createRouteHandler,
   type RestHandler,
   type RestLimits,
+  type RouteHandlerConfig,
   type RouteHandlerOptions,
+  type RouteRuntime,
 } from '../http/route-handler.js';
 export { ProblemSchema, pageOf } from '../http/schemas.js';
 export { createRestHandler, type RestHandlerOptions } from './handler.js';
@@ -47,7 +49,8 @@ export {
   createRestVersions,
   DEFAULT_VERSIONS,
   type MountedRouteSets,
+  type RestConfig,
   type RestMount,
-  type RestOptions,
+  type RestSharedOptions,
   type RestVersion,
 } from './versions.js';

@@ -2,10 +2,11 @@
  * Versions in the path (spec section 9): several handler sets side by side, e.g. a deprecated `/api/v1`
  * beside `/api/v2`, each a mount `createSwitchboard` serves.
  */
+import type { CorsOptions } from '../http/cors.js';
 import type { DeprecationNotice } from '../http/deprecation.js';
 import type { OpenApiInfo } from '../http/openapi.js';
 import type { AnyRoute } from '../http/route.js';
-import type { RestHandler } from '../http/route-handler.js';
+import type { RestHandler, RestLimits, RouteRuntime } from '../http/route-handler.js';
 import { createRestHandler, type RestHandlerOptions } from './handler.js';
 import type { ApiVersion } from './routes/index.js';
 
@@ -36,15 +37,25 @@ export interface MountedRouteSets {
 }
 
 /**
- * How `createSwitchboard` takes the REST block: handler options (domain, storage, authenticate default
- * to its own) and the versions to mount.
+ * The settings of the REST interface, what `createSwitchboard`'s `rest` takes: the versions to mount
+ * and what every version shares. The domain, authenticator, budgets and runtime are the switchboard's.
  */
-export interface RestOptions
-  extends Partial<Omit<RestHandlerOptions, 'basePath' | 'apiVersion' | 'deprecation'>>,
-    MountedRouteSets {
+export interface RestConfig extends MountedRouteSets {
   /** Default: `/api/v1` only. */
   readonly versions?: readonly RestVersion[];
+  /** More routes served and documented in every version. */
+  readonly routes?: readonly AnyRoute[];
+  readonly limits?: RestLimits;
+  /** CORS for browser callers; off when omitted. */
+  readonly cors?: CorsOptions | false;
+  /** The OpenAPI document's title and version, unless a version gives its own. */
+  readonly info?: OpenApiInfo;
 }
+
+/** What every version of {@link createRestVersions} shares: the handler options but the version's own. */
+export interface RestSharedOptions
+  extends Omit<RestHandlerOptions, 'basePath' | 'apiVersion' | 'deprecation'>,
+    MountedRouteSets {}
 
 /** The default: the current interface at `/api/v1`. */
 export const DEFAULT_VERSIONS: readonly RestVersion[] = [{ basePath: '/api/v1', apiVersion: 1 }];
@@ -54,13 +65,14 @@ export const DEFAULT_VERSIONS: readonly RestVersion[] = [{ basePath: '/api/v1', 
  * mount with the `prefix` it answers under.
  *
  * @example
- * const mounts = createRestVersions({ domain, storage, authenticate }, [
+ * const mounts = createRestVersions(runtime, { domain, authenticate }, [
  *   { basePath: '/api/v1', apiVersion: 1, deprecation: { deprecatedAt: new Date('2026-01-01'), successor: '/api/v2' } },
  *   { basePath: '/api/v2', apiVersion: 2 },
  * ]);
  */
 export function createRestVersions(
-  shared: Omit<RestHandlerOptions, 'basePath' | 'apiVersion' | 'deprecation'> & MountedRouteSets,
+  runtime: RouteRuntime,
+  shared: RestSharedOptions,
   versions: readonly RestVersion[] = DEFAULT_VERSIONS,
 ): RestMount[] {
   const { mounted = [], ...options } = shared;
@@ -69,7 +81,7 @@ export function createRestVersions(
   return versions.map((version) => {
     const basePath = version.basePath.replace(/\/+$/, '');
     const neighbours = mounted.filter((set) => set.basePath === basePath).flatMap((set) => set.routes);
-    const handle = createRestHandler({
+    const handle = createRestHandler(runtime, {
       ...options,
       ...version,
       elsewhere,

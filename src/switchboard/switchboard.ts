@@ -39,7 +39,7 @@ import {
   createGuard,
   OAUTH_ADMIN_SCOPES,
 } from '../oauth/index.js';
-import { createRestVersions, type RestOptions } from '../rest/index.js';
+import { createRestVersions, type RestConfig } from '../rest/index.js';
 import { createMemoryStorage } from '../storage/memory/index.js';
 import {
   createWebhooks,
@@ -103,7 +103,7 @@ export interface SwitchboardOptions {
    * The REST interface (`switchboard-kit/rest`): `/api/v1` by default; pass `versions` to mount several
    * (e.g. a deprecated v1 beside v2), `routes` to add routes, `false` to leave it out.
    */
-  readonly rest?: RestOptions | false;
+  readonly rest?: RestConfig | false;
   /**
    * Signed webhooks (`switchboard-kit/webhooks`): admin routes on `/api/v1/webhook-endpoints`, a
    * delivery per matching endpoint for every committed event, and the retry dispatcher started by
@@ -336,18 +336,15 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
     // (deprecation included) and listed in its OpenAPI document.
     const routes = [...(webhooks?.fetch.routes ?? []), ...(rest.routes ?? [])];
     const shared = {
-      domain,
-      storage,
-      authenticate,
-      clock,
-      logger,
-      ...(rateLimit ? { rateLimit } : {}),
       ...rest,
+      domain,
+      authenticate,
+      ...(rateLimit ? { rateLimit } : {}),
       routes,
       // OAuth administration is documented in every version's OpenAPI document, served on /oauth.
       mounted: [...(rest.mounted ?? []), ...(oauth ? [oauth.adminRoutes] : [])],
     };
-    for (const { prefix, handle } of createRestVersions(shared, versions))
+    for (const { prefix, handle } of createRestVersions(runtime, shared, versions))
       mounts.push({ prefix, name: 'rest', handle });
   } else if (webhooks) {
     for (const prefix of webhooks.prefixes) mounts.push({ prefix, name: 'webhooks', handle: webhooks.fetch });

@@ -1,6 +1,5 @@
 import { type Authenticate, resolveTrust } from '../core/auth.js';
-import type { Clock, Logger } from '../core/runtime.js';
-import { createRouteHandler, type RestHandler } from '../http/route-handler.js';
+import { createRouteHandler, type RestHandler, type RouteRuntime } from '../http/route-handler.js';
 import { webhookAdminRoutes } from './admin-routes.js';
 import type { WebhookAdmin } from './admin-service.js';
 import { WEBHOOK_ADMIN_SCOPES } from './scopes.js';
@@ -11,8 +10,6 @@ export interface WebhookAdminHandlerOptions {
   readonly authenticate: Authenticate;
   /** Where the REST interface lives (default `/api/v1`). */
   readonly basePath?: string;
-  readonly clock?: Clock;
-  readonly logger?: Logger;
 }
 
 /**
@@ -20,17 +17,18 @@ export interface WebhookAdminHandlerOptions {
  * `admin.webhooks.write` scopes, problem+json errors, ETags, pagination links.
  *
  * @example
- * const handle = createWebhookAdminHandler({ admin, authenticate, basePath: '/api/v1' });
+ * const handle = createWebhookAdminHandler(runtime, { admin, authenticate, basePath: '/api/v1' });
  * await handle(new Request('http://localhost/api/v1/webhook-endpoints'));
  */
-export function createWebhookAdminHandler(options: WebhookAdminHandlerOptions): RestHandler {
-  return createRouteHandler({
+export function createWebhookAdminHandler(
+  runtime: RouteRuntime,
+  options: WebhookAdminHandlerOptions,
+): RestHandler {
+  return createRouteHandler(runtime, {
     routes: webhookAdminRoutes(options.admin),
     // Used on its own, a trusted caller holds what these routes need.
     authenticate: resolveTrust(options.authenticate, Object.keys(WEBHOOK_ADMIN_SCOPES)),
     basePath: options.basePath ?? '/api/v1',
-    clock: options.clock,
-    logger: options.logger,
     info: { title: 'Switchboard webhook admin', version: '1' },
   });
 }

@@ -108,7 +108,10 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
       ids,
       onDeliveries: () => dispatcher.kick(),
     }),
-    fetch: createWebhookAdminHandler({ admin, authenticate: options.authenticate, basePath, clock, logger }),
+    fetch: createWebhookAdminHandler(
+      { storage: options.storage, clock, logger },
+      { admin, authenticate: options.authenticate, basePath },
+    ),
     prefixes: [`${basePath}/webhook-endpoints`, `${basePath}/webhook-event-types`],
   };
 }

@@ -26,7 +26,8 @@ const authenticate: Authenticate = async (request) => {
 };
 
 const storage = createMemoryStorage();
-const domain = createDomain(createRuntime({ storage }));
+const runtime = createRuntime({ storage });
+const domain = createDomain(runtime);
 const ids: string[] = [];
 for (let i = 0; i < 200; i++) {
   ids.push(
@@ -35,7 +36,7 @@ for (let i = 0; i < 200; i++) {
 }
 export const id = ids[100]!;
 
-export const rest = createRestHandler({ domain, storage, authenticate });
+export const rest = createRestHandler(runtime, { domain, authenticate });
 
 const query = pageQuery();
 export const hono = new Hono().basePath('/api/v1');

@@ -225,7 +225,7 @@ describe('trustEveryone on a building block used on its own', () => {
     const runtime = createRuntime({ storage });
     const domain = createDomain(runtime, { resources: [claims] });
     const owner = await domain.clients.create({ name: 'Ada', email: 'ada@example.com' });
-    const rest = createRestHandler({ domain, storage, authenticate: trustEveryone });
+    const rest = createRestHandler(runtime, { domain, authenticate: trustEveryone });
     const made = await rest(
       new Request('http://localhost/api/v1/warranty-claims', {
         method: 'POST',

@@ -7,6 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createRateLimiter } from '../../src/http/rate-limit.js';
+import { createRuntime } from '../../src/index.js';
 import { type NodeServer, serve } from '../../src/node/index.js';
 import { createRouteHandler, defineRoute, json } from '../../src/rest/index.js';
 import { createMemoryStorage } from '../../src/storage/memory/index.js';
@@ -45,7 +46,7 @@ const routes = [
 ];
 
 async function start(): Promise<string> {
-  const rest = createRouteHandler({
+  const rest = createRouteHandler(createRuntime({ storage: createMemoryStorage() }), {
     routes,
     authenticate: async () => {
       throw new Error('public routes only');

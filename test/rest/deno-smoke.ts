@@ -12,11 +12,8 @@ declare const Deno: {
 };
 
 const storage = createMemoryStorage();
-const rest = createRestHandler({
-  domain: createDomain(createRuntime({ storage })),
-  storage,
-  authenticate: trustEveryone,
-});
+const runtime = createRuntime({ storage });
+const rest = createRestHandler(runtime, { domain: createDomain(runtime), authenticate: trustEveryone });
 let port = 0;
 const onListen = (addr: { port: number }): void => {
   port = addr.port;

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { SwitchboardError } from '../../src/index.js';
+import { createRuntime, SwitchboardError } from '../../src/index.js';
 import { serve } from '../../src/node/index.js';
 import {
   type AnyRoute,
@@ -12,6 +12,7 @@ import {
   pageQuery,
   paginated,
 } from '../../src/rest/index.js';
+import { createMemoryStorage } from '../../src/storage/memory/index.js';
 import { type RestServer, startRestServer, testAuthenticate } from './support.js';
 
 /** What another module's admin routes look like: their own store, the shared conventions. */
@@ -99,7 +100,7 @@ describe('routes of other modules', () => {
   });
 
   it('served on a mount of their own, are listed in the document of the version at the same base path', async () => {
-    const admin = createRouteHandler({
+    const admin = createRouteHandler(createRuntime({ storage: createMemoryStorage() }), {
       routes: endpointRoutes(),
       authenticate: testAuthenticate,
       basePath: '/api/v1',
@@ -147,7 +148,7 @@ describe('routes of other modules', () => {
   });
 
   it('createRouteHandler serves a route set on its own mount', async () => {
-    const handler = createRouteHandler({
+    const handler = createRouteHandler(createRuntime({ storage: createMemoryStorage() }), {
       routes: endpointRoutes(),
       authenticate: testAuthenticate,
       basePath: '/api/v1',

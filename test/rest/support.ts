@@ -7,7 +7,7 @@ import {
   SwitchboardError,
 } from '../../src/index.js';
 import { type NodeServer, serve } from '../../src/node/index.js';
-import { createRestVersions, type RestOptions } from '../../src/rest/index.js';
+import { createRestVersions, type RestConfig } from '../../src/rest/index.js';
 import { createMemoryStorage } from '../../src/storage/memory/index.js';
 import { countingIds, type ManualClock, manualClock } from '../support/clock.js';
 import { EVERY_SCOPE } from '../support/scopes.js';
@@ -55,7 +55,7 @@ export interface RestServer {
  * loopback; requests outside every mount get a plain 404.
  */
 export async function startRestServer(
-  rest: RestOptions = {},
+  rest: RestConfig = {},
   storage: Storage = createMemoryStorage(),
 ): Promise<RestServer> {
   const clock = manualClock();
@@ -65,7 +65,8 @@ export async function startRestServer(
   const domain = createDomain(runtime);
   const { versions, ...options } = rest;
   const mounts = createRestVersions(
-    { domain, storage, clock, authenticate: testAuthenticate, ...options },
+    runtime,
+    { domain, authenticate: testAuthenticate, ...options },
     versions,
   );
   const fetchHandler = async (request: Request): Promise<Response> => {

@@ -1,6 +1,6 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createSwitchboard, type Switchboard, trustEveryone } from '../../src/index.js';
+import { createRuntime, createSwitchboard, type Switchboard, trustEveryone } from '../../src/index.js';
 import { createMemoryStorage } from '../../src/storage/memory/index.js';
 import {
   createWebhookAdmin,
@@ -245,7 +245,12 @@ describe('webhook re-sends since a time', () => {
     expect(receiver.received).toHaveLength(5);
 
     // The same over REST: `to` may be left out.
-    const server = await listen(createWebhookAdminHandler({ admin: h.admin, authenticate: trustEveryone }));
+    const server = await listen(
+      createWebhookAdminHandler(createRuntime({ storage: h.storage }), {
+        admin: h.admin,
+        authenticate: trustEveryone,
+      }),
+    );
     const response = await fetch(`${server.url}/api/v1/webhook-endpoints/${endpoint.id}/redeliveries`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -299,8 +304,9 @@ describe('webhook event catalogue', () => {
   });
 
   it('documents the new routes in a valid OpenAPI document', async () => {
-    const handler = createWebhookAdminHandler({
-      admin: createWebhookAdmin({ storage: createMemoryStorage() }),
+    const storage = createMemoryStorage();
+    const handler = createWebhookAdminHandler(createRuntime({ storage }), {
+      admin: createWebhookAdmin({ storage }),
       authenticate: trustEveryone,
     });
     const result = await new Validator().validate(JSON.parse(JSON.stringify(handler.openapi)));

@@ -1,6 +1,6 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
-import { type Authenticate, createSwitchboard, trustEveryone } from '../../src/index.js';
+import { type Authenticate, createRuntime, createSwitchboard, trustEveryone } from '../../src/index.js';
 import { createMemoryStorage } from '../../src/storage/memory/index.js';
 import {
   createWebhookAdmin,
@@ -203,8 +203,9 @@ describe('webhook admin routes and the assembled switchboard', () => {
   });
 
   it('documents every admin route in a valid OpenAPI document', async () => {
-    const handler = createWebhookAdminHandler({
-      admin: createWebhookAdmin({ storage: createMemoryStorage() }),
+    const storage = createMemoryStorage();
+    const handler = createWebhookAdminHandler(createRuntime({ storage }), {
+      admin: createWebhookAdmin({ storage }),
       authenticate: trustEveryone,
     });
     const result = await new Validator().validate(JSON.parse(JSON.stringify(handler.openapi)));
