@@ -62,6 +62,30 @@ describe('authorization endpoint', () => {
     expect(unknown).not.toContain('href=');
   });
 
+  it("shows an app's name as text on the sign-in and error pages, whatever it holds", async () => {
+    const name = '<img src=x onerror="alert(1)"> & Co';
+    const { client } = await demo.switchboard.oauth!.registerClient({
+      name,
+      type: 'public',
+      redirectUris: ['https://markup.example.com/callback'],
+      scopes: ['crm.clients.read'],
+    });
+    const params = { client_id: client.id, scope: 'crm.clients.read' };
+    const signIn = await openConsentPage(
+      authorizationUrl(demo, { ...params, redirect_uri: 'https://markup.example.com/callback' }).url,
+    );
+    const error = await (
+      await fetch(
+        authorizationUrl(demo, { client_id: client.id, redirect_uri: 'https://evil.example.com/cb' }).url,
+      )
+    ).text();
+    expect(signIn.response.status).toBe(200);
+    for (const page of [signIn.html, error]) {
+      expect(page).not.toContain('<img');
+      expect(page).toContain('&lt;img src=x onerror=&quot;alert(1)&quot;&gt; &amp; Co');
+    }
+  });
+
   it('shows an error page for an unknown client', async () => {
     const response = await fetch(authorizationUrl(demo, { client_id: 'oac_nobody' }).url, {
       redirect: 'manual',
