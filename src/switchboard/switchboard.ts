@@ -45,7 +45,7 @@ import {
   createWebhooks,
   WEBHOOK_ADMIN_SCOPES,
   type Webhooks,
-  type WebhooksOptions,
+  type WebhooksConfig,
 } from '../webhooks/index.js';
 import { observeState } from './observed-state.js';
 import { type FetchHandler, type Mount, prefixRouter } from './prefix-router.js';
@@ -71,6 +71,11 @@ export interface SwitchboardOptions {
   readonly clock?: Clock;
   readonly ids?: IdGenerator;
   readonly logger?: Logger;
+  /**
+   * Outbound HTTP, for webhook attempts. Default: the runtime's own, looked up when a request is sent
+   * (`node:http` with keep-alive connections where the runtime has it, else its `fetch`).
+   */
+  readonly fetch?: typeof fetch;
   /**
    * A business's own records, declared with `defineResource`: stored, served over REST and GraphQL,
    * announced as events to webhooks and subscriptions, scope-checked (docs/resources.md). Served
@@ -111,7 +116,7 @@ export interface SwitchboardOptions {
    * can be checked; `false` leaves webhooks out. Storage, clock, ids, logger and `authenticate` come
    * from the switchboard.
    */
-  readonly webhooks?: Partial<Omit<WebhooksOptions, SwitchboardGives | 'onCommit' | 'resources'>> | false;
+  readonly webhooks?: WebhooksConfig | false;
   /**
    * The GraphQL interface (`switchboard-kit/graphql`) on `/graphql`: schema, introspection, limits;
    * `false` to leave it out. Domain, bus, `authenticate` and budgets come from the switchboard.
@@ -192,6 +197,7 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.ids ? { ids: options.ids } : {}),
     ...(options.logger ? { logger: options.logger } : {}),
+    ...(options.fetch ? { fetch: options.fetch } : {}),
   });
   const { storage, clock, logger } = runtime;
   const bus = options.bus ?? createMemoryEventBus({ logger });
@@ -281,14 +287,9 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
   const webhooks =
     options.webhooks === false
       ? undefined
-      : createWebhooks({
-          logger,
-          authenticate,
+      : createWebhooks(runtime, {
           ...options.webhooks,
-          storage,
-          clock,
-          ids: options.ids ?? sortableIds,
-          telemetry,
+          authenticate,
           onCommit: () => relay.kick(),
           // Their events are the catalogue endpoints subscribe to.
           resources: everyResource,

@@ -4,11 +4,10 @@ import { SwitchboardError } from '../core/errors.js';
 import { BUILT_IN_RESOURCES, CORE_RESOURCES } from '../core/resources/built-ins/index.js';
 import type { Resource } from '../core/resources/define.js';
 import { eventDataIn, latestApiVersion, resourcesByEventType } from '../core/resources/wire.js';
-import { type Clock, type IdGenerator, isoAt, isoOrNull, sortableIds, systemClock } from '../core/runtime.js';
+import { isoAt, isoOrNull, type Runtime } from '../core/runtime.js';
 import type {
   Page,
   Range,
-  Storage,
   WebhookAttemptRecord,
   WebhookDeliveryFilter,
   WebhookDeliveryRecord,
@@ -63,13 +62,10 @@ export interface WebhookAttempt extends Omit<WebhookAttemptRecord, 'startedAt'> 
 }
 
 /**
- * Options of {@link createWebhookAdmin}: the storage, which receiver URLs are allowed, and the secret
- * rotation overlap.
+ * Options of {@link createWebhookAdmin}: which receiver URLs are allowed, the secret rotation overlap,
+ * the catalogue.
  */
 export interface WebhookAdminOptions {
-  readonly storage: Storage;
-  readonly clock?: Clock;
-  readonly ids?: IdGenerator;
   /** Which receiver URLs may be registered (checked again on the resolved address at send time). */
   readonly outbound?: OutboundPolicy;
   /** How long a rotated-out secret keeps signing, unless the call says otherwise (default 24 h). */
@@ -135,18 +131,19 @@ export interface WebhookAdmin {
 }
 
 /**
- * Creates the {@link WebhookAdmin} service over a storage.
+ * Creates the {@link WebhookAdmin} service over the runtime's storage.
  *
  * @example
- * const admin = createWebhookAdmin({ storage });
+ * const admin = createWebhookAdmin(createRuntime({ storage }));
  * const { endpoint, secret } = await admin.createEndpoint({
  *   url: 'https://bot.example.com/hooks', eventTypes: ['order.*'],
  * });
  */
-export function createWebhookAdmin(options: WebhookAdminOptions): WebhookAdmin {
-  const { storage } = options;
-  const clock = options.clock ?? systemClock;
-  const ids = options.ids ?? sortableIds;
+export function createWebhookAdmin(
+  runtime: Pick<Runtime, 'storage' | 'clock' | 'ids'>,
+  options: WebhookAdminOptions = {},
+): WebhookAdmin {
+  const { storage, clock, ids } = runtime;
   const outbound = options.outbound ?? {};
   const overlapMs = options.rotationOverlapMs ?? 86_400_000;
   const endpoints = storage.webhooks.endpoints;

@@ -1,27 +1,21 @@
-import type { Clock, IdGenerator, Logger, Timers } from '../core/runtime.js';
-import type { Storage } from '../core/storage/index.js';
-import type { Telemetry } from '../core/telemetry/index.js';
+import type { Runtime } from '../core/runtime.js';
 import type { OutboundPolicy } from './outbound.js';
 
-/** Options of `createWebhookDispatcher`: the storage, outbound HTTP, retries, timeouts and concurrency. */
-export interface WebhookDispatcherOptions {
-  readonly storage: Storage;
-  readonly clock?: Clock;
-  /** The timers its background loop waits on (default the runtime's). */
-  readonly timers?: Timers;
-  readonly ids?: IdGenerator;
-  readonly logger?: Logger;
-  /**
-   * Outbound HTTP. When omitted: the runtime's `node:http` where it has one (keep-alive connections, no
-   * stream objects per attempt), else its `fetch`.
-   */
-  readonly fetch?: typeof fetch;
+/**
+ * What the dispatcher reads from the runtime: the storage (its background connections when it has
+ * them), clock, timers its loop waits on, ids, logger; the telemetry a span per attempt
+ * (`switchboard.webhook.attempt`, in the trace of the event's request) and the delivery metrics go to;
+ * and outbound HTTP (when undefined, the runtime's `node:http` where it has one, with keep-alive
+ * connections and no stream objects per attempt, else its `fetch`).
+ */
+export type WebhookDispatcherRuntime = Pick<
+  Runtime,
+  'storage' | 'clock' | 'timers' | 'ids' | 'logger' | 'telemetry' | 'fetch'
+>;
+
+/** Settings of `createWebhookDispatcher`: outbound policy, retries, timeouts and concurrency. */
+export interface WebhookDispatcherConfig {
   readonly outbound?: OutboundPolicy;
-  /**
-   * Where a span per attempt (`switchboard.webhook.attempt`, in the trace of the event's request) and the
-   * delivery metrics go; the global OpenTelemetry API by default.
-   */
-  readonly telemetry?: Telemetry;
   /** Names this worker in leases; unique per dispatcher (default a random id). */
   readonly workerId?: string;
   /** Total attempts per delivery, 3 to 10 (default 8). */
@@ -63,6 +57,10 @@ export interface WebhookDispatcherOptions {
   readonly disableAfterMs?: number;
   /** Quick in-process retries of a refused/reset connection within one attempt (default 2). */
   readonly burstRetries?: number;
+}
+
+/** Options of `createWebhookDispatcher`: its settings, a jitter source and a hook for its commits. */
+export interface WebhookDispatcherOptions extends WebhookDispatcherConfig {
   /** Jitter source in [0, 1) (default `Math.random`). */
   readonly random?: () => number;
   /** Called after the dispatcher committed an event (endpoint disabled), e.g. to wake the outbox relay. */

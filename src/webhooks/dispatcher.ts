@@ -1,10 +1,9 @@
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
-import { silentLogger, sortableIds, systemClock } from '../core/runtime.js';
 import type { WebhookDeliveryRecord, WebhookEndpointRecord } from '../core/storage/index.js';
-import { contextOfTraceparent, createTelemetry, inSpan, traceparentOf } from '../core/telemetry/index.js';
+import { contextOfTraceparent, inSpan, traceparentOf } from '../core/telemetry/index.js';
 import { createWorkerLoop } from '../core/worker-loop.js';
 import { decide } from './decide.js';
-import type { WebhookDispatcherOptions } from './dispatcher-options.js';
+import type { WebhookDispatcherOptions, WebhookDispatcherRuntime } from './dispatcher-options.js';
 import { createEndpointLimits } from './endpoint-limits.js';
 import { checkDestination } from './outbound.js';
 import { createOutcomeWriter } from './outcome-writer.js';
@@ -42,17 +41,19 @@ export interface WebhookDispatcher {
  * Creates a {@link WebhookDispatcher}; call `start` to poll, and `stop` on shutdown to hand its claims back.
  *
  * @example
- * const dispatcher = createWebhookDispatcher({ storage, outbound: { resolveHost } });
+ * const dispatcher = createWebhookDispatcher(runtime, { outbound: { resolveHost } });
  * dispatcher.start();
  * // on shutdown
  * await dispatcher.stop();
  */
-export function createWebhookDispatcher(options: WebhookDispatcherOptions): WebhookDispatcher {
-  const { storage } = options;
-  const clock = options.clock ?? systemClock;
-  const ids = options.ids ?? sortableIds;
-  const logger = options.logger ?? silentLogger;
-  const poster = createPoster(options.fetch);
+export function createWebhookDispatcher(
+  runtime: WebhookDispatcherRuntime,
+  options: WebhookDispatcherOptions = {},
+): WebhookDispatcher {
+  // Background work, on the storage's own connections when it has them, so requests cannot starve it.
+  const storage = runtime.storage.background ?? runtime.storage;
+  const { clock, ids, logger, telemetry } = runtime;
+  const poster = createPoster(runtime.fetch);
   const outbound = options.outbound ?? {};
   // Named at first use: an edge runtime refuses random values in a module's scope, where the
   // switchboard (and so this dispatcher) is often made.
@@ -67,7 +68,6 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     throw new RangeError(`Webhook maxPerSecond must be above 0 (got ${maxPerSecond}).`);
   const leaseMs = options.leaseMs ?? timeoutMs + 60_000;
   const random = options.random ?? Math.random;
-  const telemetry = options.telemetry ?? createTelemetry();
   const writeOutcome = createOutcomeWriter({
     storage,
     clock,
@@ -282,7 +282,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     claim,
     process: deliver,
     idleMs: options.pollIntervalMs ?? 1_000,
-    ...(options.timers ? { timers: options.timers } : {}),
+    timers: runtime.timers,
     logger,
   });
   // Stopped for good: no claims afterwards, and the poster's idle connections closed.

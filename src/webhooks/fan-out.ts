@@ -3,20 +3,17 @@ import { matchesEventType } from '../core/events.js';
 import type { OutboxHandler } from '../core/outbox-relay.js';
 import { BUILT_IN_RESOURCES, CORE_RESOURCES } from '../core/resources/built-ins/index.js';
 import type { Resource } from '../core/resources/define.js';
-import { type Clock, type IdGenerator, sortableIds, systemClock } from '../core/runtime.js';
-import type { Storage, WebhookDeliveryRecord } from '../core/storage/index.js';
+import type { Runtime } from '../core/runtime.js';
+import type { WebhookDeliveryRecord } from '../core/storage/index.js';
 import { versionedPayloads } from './payload.js';
 
-/** Options of {@link createWebhookFanOut}: the storage, the resources, and a hook to wake the dispatcher. */
+/** Options of {@link createWebhookFanOut}: the resources, and a hook to wake the dispatcher. */
 export interface WebhookFanOutOptions {
-  readonly storage: Storage;
   /**
    * Whose events carry records in each endpoint's API version (default: the built-in ones); other
    * events are sent as published.
    */
   readonly resources?: readonly Resource[];
-  readonly clock?: Clock;
-  readonly ids?: IdGenerator;
   /** Called when deliveries were created, e.g. to wake the dispatcher. */
   readonly onDeliveries?: () => void;
 }
@@ -26,15 +23,17 @@ export interface WebhookFanOutOptions {
  * endpoint, for a whole batch of events in one write. Each delivery stores its body, in the shapes of
  * its endpoint's API version, so every retry sends the same bytes. Idempotent per (event_id, endpoint): the relay
  * hands events out again after a crash, and only the deliveries still missing are created. Register it
- * with `relay.use(...)`.
+ * with `relay.use(...)`. Background work: on the runtime storage's background connections when it has them.
  *
  * @example
- * relay.use(createWebhookFanOut({ storage, onDeliveries: () => dispatcher.kick() }));
+ * relay.use(createWebhookFanOut(runtime, { onDeliveries: () => dispatcher.kick() }));
  */
-export function createWebhookFanOut(options: WebhookFanOutOptions): OutboxHandler {
-  const { storage } = options;
-  const clock = options.clock ?? systemClock;
-  const ids = options.ids ?? sortableIds;
+export function createWebhookFanOut(
+  runtime: Pick<Runtime, 'storage' | 'clock' | 'ids'>,
+  options: WebhookFanOutOptions = {},
+): OutboxHandler {
+  const storage = runtime.storage.background ?? runtime.storage;
+  const { clock, ids } = runtime;
   const payloadOf = versionedPayloads(options.resources ?? [...CORE_RESOURCES, ...BUILT_IN_RESOURCES]);
   return async (events) => {
     const endpoints = await storage.webhooks.endpoints.listEnabled();

@@ -36,7 +36,11 @@ export {
   WebhookEventTypesSchema,
 } from './admin-wire.js';
 export { createWebhookDispatcher, type WebhookDispatcher } from './dispatcher.js';
-export type { WebhookDispatcherOptions } from './dispatcher-options.js';
+export type {
+  WebhookDispatcherConfig,
+  WebhookDispatcherOptions,
+  WebhookDispatcherRuntime,
+} from './dispatcher-options.js';
 export type { WebhookEndpointHealth, WebhookFailure } from './endpoint-health.js';
 export { createWebhookFanOut, type WebhookFanOutOptions } from './fan-out.js';
 export { checkReceiverUrl, type OutboundPolicy, type ResolveHost } from './outbound.js';
@@ -61,4 +65,4 @@ export { generateWebhookSecret } from './secret.js';
 export { type SignatureScheme, type SignedContent, type SignOptions, signWebhook } from './sign.js';
 export { type VerifyFailureReason, type VerifyOptions, type VerifyResult, verifyWebhook } from './verify.js';
 // Sender
-export { createWebhooks, type Webhooks, type WebhooksOptions } from './webhooks.js';
+export { createWebhooks, type Webhooks, type WebhooksConfig, type WebhooksOptions } from './webhooks.js';

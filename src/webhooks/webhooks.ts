@@ -1,41 +1,31 @@
 import type { Authenticate } from '../core/auth.js';
 import type { OutboxHandler } from '../core/outbox-relay.js';
 import type { Resource } from '../core/resources/define.js';
-import {
-  type Clock,
-  type IdGenerator,
-  type Logger,
-  silentLogger,
-  sortableIds,
-  systemClock,
-} from '../core/runtime.js';
-import type { Storage } from '../core/storage/index.js';
 import type { RestHandler } from '../http/route-handler.js';
 import { createWebhookAdminHandler } from './admin-handler.js';
 import { createWebhookAdmin, type WebhookAdmin } from './admin-service.js';
 import { createWebhookDispatcher, type WebhookDispatcher } from './dispatcher.js';
-import type { WebhookDispatcherOptions } from './dispatcher-options.js';
+import type { WebhookDispatcherConfig, WebhookDispatcherRuntime } from './dispatcher-options.js';
 import { createWebhookFanOut } from './fan-out.js';
 
 /**
- * Options of {@link createWebhooks}: the dispatcher options plus the storage, `authenticate` for the admin
- * routes, and their base path.
+ * Settings of the webhooks block, what `createSwitchboard`'s `webhooks` takes: the dispatcher's, the
+ * admin routes' base path, the secret rotation overlap and the catalogue's own event types.
  */
-export interface WebhooksOptions
-  extends Omit<WebhookDispatcherOptions, 'storage' | 'clock' | 'ids' | 'logger' | 'onCommit'> {
-  readonly storage: Storage;
-  readonly authenticate: Authenticate;
-  readonly clock?: Clock;
-  readonly ids?: IdGenerator;
-  readonly logger?: Logger;
+export interface WebhooksConfig extends WebhookDispatcherConfig {
   /** Where the admin routes live (default `/api/v1`). */
   readonly basePath?: string;
   /** How long a rotated-out secret keeps signing (default 24 h). */
   readonly rotationOverlapMs?: number;
-  /** Called after the webhook module committed an event of its own, e.g. to wake the outbox relay. */
-  readonly onCommit?: () => void;
   /** Event types beside the built-in ones, for the catalogue (declared resources' events). */
   readonly eventTypes?: readonly string[];
+}
+
+/** Options of {@link createWebhooks}: its settings, `authenticate` for the admin routes, the resources. */
+export interface WebhooksOptions extends WebhooksConfig {
+  readonly authenticate: Authenticate;
+  /** Called after the webhook module committed an event of its own, e.g. to wake the outbox relay. */
+  readonly onCommit?: () => void;
   /**
    * The resources whose declarations give the catalogue's examples and each API version's record
    * shapes in deliveries (default: the built-in ones).
@@ -56,17 +46,16 @@ export interface Webhooks {
 }
 
 /**
- * Everything the sender side needs, sharing one storage, clock and id generator.
+ * Everything the sender side needs, over one runtime (its storage, clock, ids, logger, telemetry and
+ * outbound fetch); fan-out and delivery run on the storage's background connections when it has them.
  *
  * @example
- * const webhooks = createWebhooks({ storage, authenticate, outbound: { resolveHost } });
+ * const webhooks = createWebhooks(runtime, { authenticate, outbound: { resolveHost } });
  * relay.use(webhooks.fanOut);
  * webhooks.dispatcher.start();
  */
-export function createWebhooks(options: WebhooksOptions): Webhooks {
-  const clock = options.clock ?? systemClock;
-  const ids = options.ids ?? sortableIds;
-  const logger = options.logger ?? silentLogger;
+export function createWebhooks(runtime: WebhookDispatcherRuntime, options: WebhooksOptions): Webhooks {
+  const { logger } = runtime;
   const basePath = (options.basePath ?? '/api/v1').replace(/\/+$/, '');
   const outbound = options.outbound ?? {};
   if (!outbound.allowPrivateAddresses && !outbound.resolveHost) {
@@ -78,40 +67,27 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
       },
     );
   }
-  // Fan-out and delivery are background work: on the storage's own connections when it has them.
-  const background = options.storage.background ?? options.storage;
-  const dispatcher = createWebhookDispatcher({
-    ...options,
-    storage: background,
-    clock,
-    ids,
-    logger,
+  const { authenticate, onCommit, resources, eventTypes, rotationOverlapMs, ...dispatching } = options;
+  const dispatcher = createWebhookDispatcher(runtime, {
+    ...dispatching,
     outbound,
+    ...(onCommit ? { onCommit } : {}),
   });
-  const admin = createWebhookAdmin({
-    storage: options.storage,
-    clock,
-    ids,
+  const admin = createWebhookAdmin(runtime, {
     outbound,
-    rotationOverlapMs: options.rotationOverlapMs,
+    rotationOverlapMs,
     onRequeue: () => dispatcher.kick(),
-    ...(options.eventTypes ? { eventTypes: options.eventTypes } : {}),
-    ...(options.resources ? { resources: options.resources } : {}),
+    ...(eventTypes ? { eventTypes } : {}),
+    ...(resources ? { resources } : {}),
   });
   return {
     admin,
     dispatcher,
-    fanOut: createWebhookFanOut({
-      storage: background,
-      ...(options.resources ? { resources: options.resources } : {}),
-      clock,
-      ids,
+    fanOut: createWebhookFanOut(runtime, {
+      ...(resources ? { resources } : {}),
       onDeliveries: () => dispatcher.kick(),
     }),
-    fetch: createWebhookAdminHandler(
-      { storage: options.storage, clock, logger },
-      { admin, authenticate: options.authenticate, basePath },
-    ),
+    fetch: createWebhookAdminHandler(runtime, { admin, authenticate, basePath }),
     prefixes: [`${basePath}/webhook-endpoints`, `${basePath}/webhook-event-types`],
   };
 }

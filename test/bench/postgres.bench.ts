@@ -14,7 +14,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, bench, describe } from 'vitest';
-import { createSwitchboard, type Storage } from '../../src/index.js';
+import { createRuntime, createSwitchboard, type Storage } from '../../src/index.js';
 import { createMemoryStorage } from '../../src/storage/memory/index.js';
 import { createPostgresStorage, type PostgresStorage } from '../../src/storage/postgres/index.js';
 import { createWebhookDispatcher } from '../../src/webhooks/index.js';
@@ -131,8 +131,7 @@ async function withEndpoints(storage: Storage): Promise<Storage> {
 
 // Memory: the dispatcher runs in this process, on the in-process queue.
 const memoryStorage = await withEndpoints(createMemoryStorage());
-const memoryDispatcher = createWebhookDispatcher({
-  storage: memoryStorage,
+const memoryDispatcher = createWebhookDispatcher(createRuntime({ storage: memoryStorage }), {
   outbound: { allowHttp: true, allowPrivateAddresses: true },
   concurrency: 64,
 });

@@ -263,7 +263,9 @@ describe('the webhook event-type catalogue', () => {
   });
 
   it('lists every built-in resource event on webhooks used on their own', () => {
-    const webhooks = createWebhooks({ storage: createMemoryStorage(), authenticate: trustEveryone });
+    const webhooks = createWebhooks(createRuntime({ storage: createMemoryStorage() }), {
+      authenticate: trustEveryone,
+    });
     const { domain } = createSwitchboard({ webhooks: false, graphql: false, oauth: false });
     const declared = Object.values(domain.resources).flatMap((s) => s.resource.eventTypes);
     expect(webhooks.admin.eventTypes()).toEqual(expect.arrayContaining(declared));

@@ -296,7 +296,9 @@ describe('webhook event catalogue', () => {
   });
 
   it('gives {} for a kind it knows no declaration of, and for a kind outside the catalogue', () => {
-    const admin = createWebhookAdmin({ storage: createMemoryStorage(), eventTypes: ['return.created'] });
+    const admin = createWebhookAdmin(createRuntime({ storage: createMemoryStorage() }), {
+      eventTypes: ['return.created'],
+    });
     expect(admin.eventTypes()).toContain('return.created');
     expect(admin.eventExample('return.created')).toEqual({});
     expect(admin.eventExample('nothing.at_all')).toEqual({});
@@ -306,7 +308,7 @@ describe('webhook event catalogue', () => {
   it('documents the new routes in a valid OpenAPI document', async () => {
     const storage = createMemoryStorage();
     const handler = createWebhookAdminHandler(createRuntime({ storage }), {
-      admin: createWebhookAdmin({ storage }),
+      admin: createWebhookAdmin(createRuntime({ storage })),
       authenticate: trustEveryone,
     });
     const result = await new Validator().validate(JSON.parse(JSON.stringify(handler.openapi)));

@@ -205,7 +205,7 @@ describe('webhook admin routes and the assembled switchboard', () => {
   it('documents every admin route in a valid OpenAPI document', async () => {
     const storage = createMemoryStorage();
     const handler = createWebhookAdminHandler(createRuntime({ storage }), {
-      admin: createWebhookAdmin({ storage }),
+      admin: createWebhookAdmin(createRuntime({ storage })),
       authenticate: trustEveryone,
     });
     const result = await new Validator().validate(JSON.parse(JSON.stringify(handler.openapi)));

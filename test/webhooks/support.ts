@@ -1,6 +1,6 @@
 import { afterEach } from 'vitest';
 import type { Storage } from '../../src/core/storage/index.js';
-import type { DomainEvent } from '../../src/index.js';
+import { createRuntime, type DomainEvent, type RuntimeOptions } from '../../src/index.js';
 import { type NodeServer, serve } from '../../src/node/serve.js';
 import { createMemoryStorage } from '../../src/storage/memory/index.js';
 import {
@@ -56,7 +56,8 @@ export interface Harness {
   readonly clock: ManualClock;
   readonly admin: WebhookAdmin;
   fanOut(event: DomainEvent): Promise<void>;
-  dispatcher(options?: Partial<WebhookDispatcherOptions>): WebhookDispatcher;
+  /** A dispatcher on the harness's runtime; the runtime parts given (storage, timers, fetch, …) replace its own. */
+  dispatcher(options?: WebhookDispatcherOptions & Partial<RuntimeOptions>): WebhookDispatcher;
 }
 
 /** Memory storage, a manual clock, no jitter, loopback allowed: the sender side, ready to drive. */
@@ -64,22 +65,39 @@ export function harness(storage: Storage = createMemoryStorage()): Harness {
   const clock = manualClock(Date.UTC(2026, 0, 1));
   const ids = countingIds();
   const outbound = { allowHttp: true, allowPrivateAddresses: true };
-  const fanOut = createWebhookFanOut({ storage, clock, ids });
+  const runtime = createRuntime({ storage, clock, ids });
+  const fanOut = createWebhookFanOut(runtime);
   return {
     storage,
     clock,
     // The events here are written by hand, as v1 records; api-versions.test.ts sends real ones in each version.
-    admin: createWebhookAdmin({ storage, clock, ids, outbound, apiVersion: 1 }),
+    admin: createWebhookAdmin(runtime, { outbound, apiVersion: 1 }),
     fanOut: (event) => fanOut([event]),
     dispatcher(options = {}) {
-      const dispatcher = createWebhookDispatcher({
-        storage,
-        clock,
-        ids,
+      const {
+        storage: given,
+        clock: givenClock,
+        ids: givenIds,
+        timers,
+        logger,
+        telemetry,
+        fetch,
+        ...rest
+      } = options;
+      const own = createRuntime({
+        storage: given ?? storage,
+        clock: givenClock ?? clock,
+        ids: givenIds ?? ids,
+        ...(timers ? { timers } : {}),
+        ...(logger ? { logger } : {}),
+        ...(telemetry ? { telemetry } : {}),
+        ...(fetch ? { fetch } : {}),
+      });
+      const dispatcher = createWebhookDispatcher(own, {
         outbound,
         random: () => 0.5,
         timeoutMs: 2_000,
-        ...options,
+        ...rest,
       });
       dispatchers.push(dispatcher);
       return dispatcher;
