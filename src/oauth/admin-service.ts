@@ -125,7 +125,7 @@ export interface OAuthAdmin {
  * scopes; hosts reach it as `createAuthorizationServer(…).admin`.
  *
  * @example
- * const admin = createOAuthAdmin(resolveOptions({ storage }));
+ * const admin = createOAuthAdmin(resolveOptions(createRuntime({ storage })));
  * const clients = await admin.listClients();
  */
 export function createOAuthAdmin(

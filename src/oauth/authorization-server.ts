@@ -22,7 +22,7 @@ import { createGuard } from './guard.js';
 import { introspectEndpoint } from './introspect-endpoint.js';
 import { metadataResponse, OAUTH_PATHS, serverMetadata } from './metadata.js';
 import { revokeEndpoint } from './revoke-endpoint.js';
-import { type OAuthOptions, resolveOptions, type SignIn } from './server-options.js';
+import { type OAuthOptions, type OAuthRuntime, resolveOptions, type SignIn } from './server-options.js';
 import type { KeyRing } from './signing-keys.js';
 import { tokenEndpoint } from './token-endpoint.js';
 
@@ -42,16 +42,14 @@ const CORS_PREFLIGHT = {
 };
 
 /**
- * Options of {@link createAuthorizationServer}: the {@link OAuthOptions}, plus the admin API key and who
- * may call the admin routes.
+ * Options of {@link createAuthorizationServer}: the {@link OAuthOptions}, plus who may call the admin
+ * routes.
  */
 export interface AuthorizationServerOptions extends OAuthOptions {
   /**
-   * An API key the host chooses (e.g. from `SWITCHBOARD_API_KEY`, at least 32 characters), stored
-   * hashed with every scope on first start: the key for the admin routes.
+   * Who may call the admin routes. When omitted, this server's own guard: its access tokens and API
+   * keys, the admin key among them (the authorization server is the authenticator; never anyone).
    */
-  readonly adminApiKey?: string;
-  /** Who may call the admin routes; the guard over this storage when omitted. */
   readonly authenticate?: Authenticate;
 }
 
@@ -97,15 +95,18 @@ export interface AuthorizationServer {
  * revocation, RFC 7009; introspection, RFC 7662; `iss` in responses, RFC 9207) over any storage adapter.
  *
  * @example
- * const oauth = createAuthorizationServer({ storage, issuer: 'https://api.example.com', signIn });
+ * const oauth = createAuthorizationServer(runtime, { issuer: 'https://api.example.com', signIn });
  * const { client, secret } = await oauth.registerClient({
  *   name: 'Support bot', type: 'confidential', redirectUris: ['https://bot.example.com/cb'],
  *   scopes: ['crm.clients.read'],
  * });
  * Deno.serve(oauth.fetch);
  */
-export function createAuthorizationServer(options: AuthorizationServerOptions): AuthorizationServer {
-  const ctx = resolveOptions(options);
+export function createAuthorizationServer(
+  runtime: OAuthRuntime,
+  options: AuthorizationServerOptions = {},
+): AuthorizationServer {
+  const ctx = resolveOptions(runtime, options);
   // The admin key is stored at the first request, not here: a Worker's global scope, where a switchboard
   // is often made, refuses the storage I/O and the random id that takes. A failure is tried again.
   const { adminApiKey } = options;
@@ -128,7 +129,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
         )
       : Promise.resolve());
 
-  const checkCredentials = createGuard({ storage: ctx.storage, clock: ctx.clock });
+  const checkCredentials = createGuard(ctx);
   let stored = !adminApiKey;
   const guard: Authenticate = async (request) => {
     if (!stored) {

@@ -1,15 +1,18 @@
 import type { Authenticate, Principal, Scope } from '../core/auth.js';
 import { SwitchboardError } from '../core/errors.js';
-import { type Clock, systemClock } from '../core/runtime.js';
+import type { Runtime } from '../core/runtime.js';
 import type { Stores } from '../core/storage/index.js';
 import type { BearerErrorCode } from '../http/challenge.js';
 import { hasQueryParam } from '../http/url.js';
 import { ACCESS_TOKEN_PREFIX, hashSecret } from './secrets.js';
 
-/** Options of {@link createGuard}: the stores where API keys and access tokens are looked up. */
-export interface GuardOptions {
+/** What the guard reads from the runtime: the stores where API keys and access tokens are looked up, the clock. */
+export interface GuardRuntime extends Pick<Runtime, 'clock'> {
   readonly storage: Pick<Stores, 'apiKeys' | 'oauth'>;
-  readonly clock?: Clock;
+}
+
+/** Options of {@link createGuard}. */
+export interface GuardOptions {
   /** Resolves before the first lookup, e.g. when the host's admin key is being stored (default none). */
   readonly ready?: Promise<unknown>;
   /** `lastUsedAt` of an API key is written at most this often, so each request is not a write (default 60 s). */
@@ -24,13 +27,12 @@ export interface GuardOptions {
  * string are refused (RFC 6750 §2.3 allows them, but they end up in logs and `Referer` headers).
  *
  * @example
- * const authenticate = createGuard({ storage });
+ * const authenticate = createGuard(createRuntime({ storage }));
  * const principal = await authenticate(request);
  * requireScope(principal, 'crm.clients.read');
  */
-export function createGuard(options: GuardOptions): Authenticate {
-  const { storage } = options;
-  const clock = options.clock ?? systemClock;
+export function createGuard(runtime: GuardRuntime, options: GuardOptions = {}): Authenticate {
+  const { storage, clock } = runtime;
   const touchEveryMs = options.touchEveryMs ?? 60_000;
   let ready = options.ready === undefined;
   // One scope set per stored key record, not one per request (records are immutable snapshots).

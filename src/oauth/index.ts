@@ -6,7 +6,7 @@
  *
  * @example
  * import { createAuthorizationServer, createPasswordSignIn } from 'switchboard-kit/oauth';
- * const oauth = createAuthorizationServer({ storage, issuer: 'https://api.example.com', signIn });
+ * const oauth = createAuthorizationServer(runtime, { issuer: 'https://api.example.com', signIn });
  * const principal = await oauth.authenticate(request); // throws `unauthorized` with an RFC 6750 code
  *
  * @packageDocumentation
@@ -56,13 +56,13 @@ export {
   updateOAuthClient,
 } from './clients.js';
 export { type ConsentView, renderConsentPage, type ScopeView } from './consent-page.js';
-export { createGuard, type GuardOptions } from './guard.js';
+export { createGuard, type GuardOptions, type GuardRuntime } from './guard.js';
 export type { TokenResponse } from './issue-tokens.js';
 export { OAUTH_PATHS } from './metadata.js';
 export { type OAuthErrorCode, oauthErrorResponse } from './oauth-error.js';
 export { createPasswordSignIn, type PasswordSignInOptions, type PasswordUser } from './password-sign-in.js';
 export { ACCESS_TOKEN_PREFIX, randomSecret } from './secrets.js';
-export type { IdTokenOptions, OAuthOptions, SignIn } from './server-options.js';
+export type { IdTokenOptions, OAuthConfig, OAuthOptions, OAuthRuntime, SignIn } from './server-options.js';
 export type { SignInLockoutOptions } from './sign-in-lockout.js';
 export {
   createKeyRing,

@@ -1,14 +1,7 @@
 import type { ScopeCatalogue } from '../core/auth.js';
 import { SwitchboardError } from '../core/errors.js';
 import { BUILT_IN_SCOPES } from '../core/resources/scopes.js';
-import {
-  type Clock,
-  type IdGenerator,
-  type Logger,
-  silentLogger,
-  sortableIds,
-  systemClock,
-} from '../core/runtime.js';
+import type { Clock, IdGenerator, Logger, Runtime } from '../core/runtime.js';
 import type { Storage } from '../core/storage/index.js';
 import type { RateLimiter } from '../http/rate-limit.js';
 import { OAUTH_ADMIN_SCOPES } from './admin-routes.js';
@@ -27,18 +20,28 @@ export interface IdTokenOptions {
   readonly ttlMs?: number;
 }
 
-/** Everything the authorization server and the guard can be told. Only `storage` is required. */
-export interface OAuthOptions {
-  readonly storage: Storage;
+/**
+ * What the authorization server reads from the runtime: the storage its clients, grants, tokens and
+ * keys are kept in, the clock, ids and logger.
+ */
+export type OAuthRuntime = Pick<Runtime, 'storage' | 'clock' | 'ids' | 'logger'>;
+
+/**
+ * Settings of the authorization server, what `createSwitchboard`'s `oauth` takes; none is required.
+ * The host's own functions (`signIn`, `renderConsent`) are settings: they say how this server behaves.
+ */
+export interface OAuthConfig {
   /**
    * The issuer identifier (RFC 8414 §2), e.g. `https://auth.example.com`. When omitted, the origin of
    * each request is used: fine for development, but set it in production so a forged `Host` cannot
    * change what the server calls itself.
    */
   readonly issuer?: string;
-  readonly clock?: Clock;
-  readonly ids?: IdGenerator;
-  readonly logger?: Logger;
+  /**
+   * An API key the host chooses (e.g. from `SWITCHBOARD_API_KEY`, at least 32 characters), stored
+   * hashed with every scope on first start: the key for the admin routes.
+   */
+  readonly adminApiKey?: string;
   /** How users sign in; without it, the authorization endpoint refuses every request. */
   readonly signIn?: SignIn;
   /**
@@ -75,6 +78,10 @@ export interface OAuthOptions {
   readonly scopes?: ScopeCatalogue;
   /** Largest accepted form body (default 16 KiB). */
   readonly maxBodyBytes?: number;
+}
+
+/** The settings of the authorization server and what other blocks give it: budgets. */
+export interface OAuthOptions extends OAuthConfig {
   /**
    * Budgets: failed client authentications at the token, introspection and revocation endpoints, per
    * address (class `failed-auth`); token requests per client once it has authenticated (a public
@@ -109,7 +116,7 @@ export interface ServerContext {
 
 export const OPENID_SCOPE = 'openid';
 
-export function resolveOptions(options: OAuthOptions): ServerContext {
+export function resolveOptions(runtime: OAuthRuntime, options: OAuthOptions = {}): ServerContext {
   const codeTtlMs = options.codeTtlMs ?? 60_000;
   if (codeTtlMs < 60_000 || codeTtlMs > 300_000) {
     throw new SwitchboardError(
@@ -121,12 +128,12 @@ export function resolveOptions(options: OAuthOptions): ServerContext {
   if (issuer !== undefined && !URL.canParse(issuer)) {
     throw new SwitchboardError('bad_request', `issuer must be an absolute URL (got "${options.issuer}").`);
   }
-  const clock = options.clock ?? systemClock;
+  const { storage, clock } = runtime;
   const signIn =
     options.signInLockout === false
       ? (options.signIn ?? {})
       : lockSignIn(options.signIn ?? {}, {
-          store: options.storage.rateLimits,
+          store: storage.rateLimits,
           rule: lockoutRule(options.signInLockout),
           clock,
         });
@@ -134,10 +141,10 @@ export function resolveOptions(options: OAuthOptions): ServerContext {
     ? { keys: options.idTokens.keys ?? createKeyRing(), ttlMs: options.idTokens.ttlMs ?? 300_000 }
     : null;
   return {
-    storage: options.storage,
+    storage,
     clock,
-    ids: options.ids ?? sortableIds,
-    logger: options.logger ?? silentLogger,
+    ids: runtime.ids,
+    logger: runtime.logger,
     signIn,
     renderConsent: options.renderConsent,
     codeTtlMs,

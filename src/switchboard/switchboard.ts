@@ -8,14 +8,7 @@ import { createOutboxRelay, type OutboxRelay } from '../core/outbox-relay.js';
 import { BUILT_IN_RESOURCES, CORE_RESOURCES } from '../core/resources/built-ins/index.js';
 import type { Resource } from '../core/resources/define.js';
 import { scopeCatalogue } from '../core/resources/scopes.js';
-import {
-  type Clock,
-  createRuntime,
-  type IdGenerator,
-  type Logger,
-  silentLogger,
-  sortableIds,
-} from '../core/runtime.js';
+import { type Clock, createRuntime, type IdGenerator, type Logger, silentLogger } from '../core/runtime.js';
 import type { Storage } from '../core/storage/index.js';
 import { createTelemetry, type TelemetryOptions, tracedStorage } from '../core/telemetry/index.js';
 import {
@@ -34,10 +27,10 @@ import { instrumentFetch } from '../http/request-telemetry.js';
 import { pathnameOf } from '../http/url.js';
 import {
   type AuthorizationServer,
-  type AuthorizationServerOptions,
   createAuthorizationServer,
   createGuard,
   OAUTH_ADMIN_SCOPES,
+  type OAuthConfig,
 } from '../oauth/index.js';
 import { createRestVersions, type RestConfig } from '../rest/index.js';
 import { createMemoryStorage } from '../storage/memory/index.js';
@@ -52,12 +45,6 @@ import { type FetchHandler, type Mount, prefixRouter } from './prefix-router.js'
 import { webhookAdminSchema } from './webhooks-in-graphql.js';
 
 export type { FetchHandler } from './prefix-router.js';
-
-/**
- * What the switchboard gives each block itself: a sub-config cannot name them (they would be ignored),
- * so storage, clock, ids and telemetry are given once, at the top.
- */
-type SwitchboardGives = 'storage' | 'clock' | 'ids' | 'telemetry';
 
 /**
  * Options of {@link createSwitchboard}: shared services (storage, bus, clock, ids, logger, authentication)
@@ -96,10 +83,10 @@ export interface SwitchboardOptions {
   /**
    * The OAuth 2.0 authorization server (`switchboard-kit/oauth`) on `/oauth` and `/.well-known`:
    * `signIn` (behind `signInLockout`, shared by every instance on the storage), `issuer`, `adminApiKey`,
-   * lifetimes, ID tokens. Storage, clock, ids and logger come from
-   * the switchboard. `false` leaves the endpoints out; the guard still checks API keys and tokens.
+   * lifetimes, ID tokens. Storage, clock, ids, logger, budgets and `authenticate` come from the
+   * switchboard. `false` leaves the endpoints out; the guard still checks API keys and tokens.
    */
-  readonly oauth?: Partial<Omit<AuthorizationServerOptions, SwitchboardGives | 'rateLimit'>> | false;
+  readonly oauth?: OAuthConfig | false;
   /** How often the outbox relay polls for events left by crashed or other instances (default 1 s). */
   readonly relayIntervalMs?: number;
   /** How often `storage.sweep` deletes expired records, when the adapter has it (default 5 minutes). */
@@ -245,19 +232,14 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
   const oauth =
     options.oauth === false
       ? undefined
-      : createAuthorizationServer({
-          logger,
+      : createAuthorizationServer(runtime, {
           ...options.oauth,
           // Declared resources' scopes can be granted, shown on the consent page and held by the admin key.
           scopes,
           ...(rateLimit ? { rateLimit } : {}),
-          storage,
-          clock,
-          ids: options.ids ?? sortableIds,
           ...(hostAuthenticate ? { authenticate: hostAuthenticate } : {}),
         });
-  const authenticate: Authenticate =
-    hostAuthenticate ?? oauth?.authenticate ?? createGuard({ storage, clock });
+  const authenticate: Authenticate = hostAuthenticate ?? oauth?.authenticate ?? createGuard(runtime);
 
   // In any order: the longest matching prefix serves the request (prefix-router.ts).
   const mounts: Mount[] = [

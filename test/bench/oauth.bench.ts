@@ -6,6 +6,7 @@
  */
 import { createJWTSignatureMessage, encodeJWT } from '@oslojs/jwt';
 import { bench, describe } from 'vitest';
+import { createRuntime } from '../../src/index.js';
 import { createGuard, randomSecret } from '../../src/oauth/index.js';
 import { hashSecret } from '../../src/oauth/secrets.js';
 import { createMemoryStorage } from '../../src/storage/memory/index.js';
@@ -54,7 +55,7 @@ for (let i = 0; i < 10_000; i++) {
     expiresAt: now + 3_600_000,
   });
 }
-const guard = createGuard({ storage });
+const guard = createGuard(createRuntime({ storage }));
 
 const pair = (await crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, false, [
   'sign',

@@ -1,7 +1,7 @@
 /** The guard on every interface: bearer access tokens, API keys, scopes, and the admin routes. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createSwitchboard, defineResource, requireScope } from '../../src/index.js';
+import { createRuntime, createSwitchboard, defineResource, requireScope } from '../../src/index.js';
 import { serve } from '../../src/node/index.js';
 import { authErrorResponse, createGuard } from '../../src/oauth/index.js';
 import { createMemoryStorage } from '../../src/storage/memory/index.js';
@@ -162,7 +162,7 @@ describe('guard', () => {
 describe('authErrorResponse, for interfaces that render guard errors themselves', () => {
   it('renders 401 and 403 with RFC 6750 challenges', async () => {
     const demo = await startDemo();
-    const authenticate = createGuard({ storage: demo.switchboard.storage });
+    const authenticate = createGuard(createRuntime({ storage: demo.switchboard.storage }));
     const server = await serve({
       port: 0,
       shutdownSignals: [],

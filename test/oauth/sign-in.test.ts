@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Storage } from '../../src/core/storage/index.js';
 import type { Clock } from '../../src/index.js';
+import { createRuntime } from '../../src/index.js';
 import {
   type AuthorizationServer,
   type ConsentView,
@@ -115,7 +116,9 @@ describe('the sign-in lockout, on the storage every instance shares', () => {
   }
 
   const servers = (storage: Storage, signIn: SignIn, clock: Clock, count = 2) =>
-    Array.from({ length: count }, () => createAuthorizationServer({ storage, signIn, clock }));
+    Array.from({ length: count }, () =>
+      createAuthorizationServer(createRuntime({ storage, clock }), { signIn }),
+    );
 
   const attempt = (server: AuthorizationServer, username: string, password: string) =>
     server.signIn.verifyPassword!(username, password).catch((error: unknown) => error);
@@ -157,10 +160,8 @@ describe('the sign-in lockout, on the storage every instance shares', () => {
   it('gives a successful sign-in its unit back; wrong passwords still count', async () => {
     const signIn = countingSignIn();
     const storage = createMemoryStorage();
-    const server = createAuthorizationServer({
-      storage,
+    const server = createAuthorizationServer(createRuntime({ storage, clock: manualClock() }), {
       signIn,
-      clock: manualClock(),
       signInLockout: { maxFailures: 2, windowMs: 60_000 },
     });
     for (let i = 0; i < 10; i++) expect(await attempt(server, 'ada@example.com', RIGHT)).toBe('cli_ada');
@@ -175,12 +176,14 @@ describe('the sign-in lockout, on the storage every instance shares', () => {
     const [locked] = servers(createMemoryStorage(), signIn, manualClock(), 1);
     for (let i = 0; i < 6; i++) await attempt(locked!, 'ada@example.com', 'guess');
     expect(signIn.calls).toBe(5);
-    const open = createAuthorizationServer({ storage: createMemoryStorage(), signIn, signInLockout: false });
+    const open = createAuthorizationServer(createRuntime({ storage: createMemoryStorage() }), {
+      signIn,
+      signInLockout: false,
+    });
     for (let i = 0; i < 20; i++) expect(await attempt(open, 'ada@example.com', 'guess')).toBeNull();
     expect(signIn.calls).toBe(25);
     expect(() =>
-      createAuthorizationServer({
-        storage: createMemoryStorage(),
+      createAuthorizationServer(createRuntime({ storage: createMemoryStorage() }), {
         signIn,
         signInLockout: { maxFailures: 0 },
       }),
@@ -247,7 +250,9 @@ describe('the sign-in lockout on two instances sharing one PostgreSQL', () => {
         return password === 'right' ? 'cli_ada' : null;
       },
     };
-    const [a, b] = storages.map((storage) => createAuthorizationServer({ storage, signIn }));
+    const [a, b] = storages.map((storage) =>
+      createAuthorizationServer(createRuntime({ storage }), { signIn }),
+    );
     const answers = [];
     for (let i = 0; i < 6; i++)
       answers.push(
