@@ -6,9 +6,8 @@
 import type { Principal } from '../core/auth.js';
 import { SwitchboardError } from '../core/errors.js';
 import { gcra } from '../core/rate-limits/gcra.js';
-import { type Clock, systemClock } from '../core/runtime.js';
+import type { Clock, Runtime } from '../core/runtime.js';
 import type { RateDecision, RateLimitStore, RateRule } from '../core/storage/index.js';
-import { createTelemetry, type Telemetry } from '../core/telemetry/index.js';
 import { clientAddressOf } from './client-address.js';
 import type { Requester } from './request-context.js';
 
@@ -29,8 +28,17 @@ export type RateClass =
   | 'failed-auth';
 
 /** Options of {@link createRateLimiter}. */
-export interface RateLimitOptions {
-  readonly store: RateLimitStore;
+/**
+ * What the budgets read from the runtime: the storage's rate-limit store (every instance on the storage
+ * shares the budgets), the clock, and the telemetry refusals are counted in
+ * (`switchboard.rate_limit.refusals`, by class).
+ */
+export interface RateLimitRuntime extends Pick<Runtime, 'clock' | 'telemetry'> {
+  readonly storage: { readonly rateLimits: RateLimitStore };
+}
+
+/** Settings of the budgets, what `createSwitchboard`'s `rateLimits` takes. */
+export interface RateLimitConfig {
   /**
    * Per class: `limit` per `windowMs`, a whole `limit` at once at most. Defaults: REST reads 1,000 per
    * 10 s, writes 250 per 10 s; GraphQL 50,000 units of cost per 10 s (a query costs its fields, a list
@@ -48,9 +56,6 @@ export interface RateLimitOptions {
    * trusted and callers without credentials are told apart by their peer address).
    */
   readonly trustedProxies?: number;
-  readonly clock?: Clock;
-  /** Counts refusals (`switchboard.rate_limit.refusals`, by class); the global OpenTelemetry API by default. */
-  readonly telemetry?: Telemetry;
 }
 
 const NOUNS: Readonly<Record<RateClass, string>> = {
@@ -117,15 +122,16 @@ export interface LocalBucket {
  * The request budgets over a storage's `RateLimitStore`.
  *
  * @example
- * const limiter = createRateLimiter({ store: storage.rateLimits, rules: { read: { limit: 100, windowMs: 60_000 } } });
+ * const limiter = createRateLimiter(runtime, { rules: { read: { limit: 100, windowMs: 60_000 } } });
  * const headers = await limiter.take(context, principal, 'read'); // or throws `rate_limited`
  */
-export function createRateLimiter(options: RateLimitOptions): RateLimiter {
+export function createRateLimiter(runtime: RateLimitRuntime, options: RateLimitConfig = {}): RateLimiter {
   const rules = { ...DEFAULT_RATE_RULES, ...options.rules };
-  const clock = options.clock ?? systemClock;
+  const { clock } = runtime;
+  const store = runtime.storage.rateLimits;
   const trustedProxies = options.trustedProxies ?? 0;
-  const { rateLimitRefusals } = options.telemetry ?? createTelemetry();
-  const leases = options.store.remote ? createLeases(options.store) : undefined;
+  const { rateLimitRefusals } = runtime.telemetry;
+  const leases = store.remote ? createLeases(store) : undefined;
   async function takeFor(caller: string, cls: RateClass, cost = 1): Promise<RateHeaders> {
     const rule = rules[cls];
     const key = `${cls}:${caller}`;
@@ -134,7 +140,7 @@ export function createRateLimiter(options: RateLimitOptions): RateLimiter {
     const decision =
       leases && cost > 0 && rule.windowMs <= MAX_LEASED_WINDOW_MS
         ? await leases.take(key, rule, cost, now)
-        : await options.store.take(key, rule, cost, now);
+        : await store.take(key, rule, cost, now);
     const headers = rateHeaders(cls, rule, decision);
     if (decision.allowed) return headers;
     rateLimitRefusals.add(1, { 'switchboard.rate_limit.class': cls });

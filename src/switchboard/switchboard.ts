@@ -21,7 +21,7 @@ import {
 } from '../graphql/index.js';
 import { jsonResponse } from '../http/json.js';
 import { problemResponse } from '../http/problem.js';
-import { createRateLimiter, type RateLimitOptions } from '../http/rate-limit.js';
+import { createRateLimiter, type RateLimitConfig } from '../http/rate-limit.js';
 import { type ConnectionInfo, type RequestContext, requestContext } from '../http/request-context.js';
 import { instrumentFetch } from '../http/request-telemetry.js';
 import { pathnameOf } from '../http/url.js';
@@ -47,8 +47,11 @@ import { webhookAdminSchema } from './webhooks-in-graphql.js';
 export type { FetchHandler } from './prefix-router.js';
 
 /**
- * Options of {@link createSwitchboard}: shared services (storage, bus, clock, ids, logger, authentication)
- * and each interface, which `false` leaves out.
+ * Options of {@link createSwitchboard}: the runtime (storage, clock, ids, logger, telemetry, fetch) and
+ * shared services (bus, authentication) at the top, given once to every block; then the settings of
+ * each interface, which `false` leaves out. A sub-config holds settings only (`WebhooksConfig`,
+ * `OAuthConfig`, `GraphQLConfig`, `RestConfig`, `ConsoleConfig`, `RateLimitConfig`): naming a
+ * dependency there does not compile, so nothing given is ignored.
  */
 export interface SwitchboardOptions {
   /** Where records live; in-memory when omitted. */
@@ -100,8 +103,8 @@ export interface SwitchboardOptions {
    * Signed webhooks (`switchboard-kit/webhooks`): admin routes on `/api/v1/webhook-endpoints`, a
    * delivery per matching endpoint for every committed event, and the retry dispatcher started by
    * `start()`. Pass `outbound.resolveHost` (from `switchboard-kit/node` on Node) so receiver host names
-   * can be checked; `false` leaves webhooks out. Storage, clock, ids, logger and `authenticate` come
-   * from the switchboard.
+   * can be checked; `false` leaves webhooks out. The runtime (outbound `fetch` included) and
+   * `authenticate` come from the switchboard.
    */
   readonly webhooks?: WebhooksConfig | false;
   /**
@@ -128,7 +131,7 @@ export interface SwitchboardOptions {
    * class, `trustedProxies` tells callers apart behind a proxy, `false` turns them off (e.g. behind a
    * gateway that limits already). The sign-in lockout per username is apart: `oauth.signInLockout`.
    */
-  readonly rateLimits?: Omit<RateLimitOptions, 'store'> | false;
+  readonly rateLimits?: RateLimitConfig | false;
   /**
    * Where OpenTelemetry spans and metrics go (docs/operations.md): by default the SDK registered
    * globally, and nothing at all when none is. A span per request, GraphQL operation, storage
@@ -216,10 +219,7 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
       },
     ));
 
-  const rateLimit =
-    options.rateLimits === false
-      ? undefined
-      : createRateLimiter({ clock, telemetry, ...options.rateLimits, store: storage.rateLimits });
+  const rateLimit = options.rateLimits === false ? undefined : createRateLimiter(runtime, options.rateLimits);
   // Every scope this switchboard checks, in words: its resources' and its modules' administration's.
   const scopes: ScopeCatalogue = {
     ...scopeCatalogue(everyResource),

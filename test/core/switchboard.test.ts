@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createSwitchboard, type SwitchboardOptions } from '../../src/index.js';
+import { createSwitchboard, type SwitchboardOptions, silentLogger, trustEveryone } from '../../src/index.js';
 import { createMemoryStorage } from '../../src/storage/memory/index.js';
 
 describe('createSwitchboard', () => {
@@ -36,6 +36,24 @@ describe('createSwitchboard', () => {
       // @ts-expect-error storage is the switchboard's, given at the top: here it would be ignored
       webhooks: { storage: elsewhere },
     };
+    // Every sub-config is settings only: the runtime's parts and the other blocks' are given at the top.
+    const named: SwitchboardOptions[] = [
+      // @ts-expect-error the clock is the runtime's
+      { oauth: { clock: { now: () => 0 } } },
+      // @ts-expect-error the logger is the runtime's
+      { graphql: { logger: silentLogger } },
+      // @ts-expect-error the storage is the runtime's
+      { rest: { storage } },
+      // @ts-expect-error the storage is the runtime's
+      { console: { storage } },
+      // @ts-expect-error the telemetry is the runtime's
+      { rateLimits: { telemetry: undefined } },
+      // @ts-expect-error outbound HTTP is the runtime's: fetch at the top
+      { webhooks: { fetch } },
+      // @ts-expect-error who is authenticated is said once, at the top
+      { graphql: { authenticate: trustEveryone } },
+    ];
+    expect(named).toHaveLength(7);
     const switchboard = createSwitchboard(options);
     const answer = await switchboard.fetch(
       new Request('http://localhost/api/v1/webhook-endpoints', {
@@ -51,6 +69,27 @@ describe('createSwitchboard', () => {
     const all = { offset: 0, limit: 10 };
     expect((await storage.webhooks.endpoints.list(all)).total).toBe(1);
     expect((await elsewhere.webhooks.endpoints.list(all)).total).toBe(0);
+    await switchboard.close();
+  });
+
+  it('sends webhook attempts through the fetch given at the top, the one runtime every block shares', async () => {
+    const posted: string[] = [];
+    const switchboard = createSwitchboard({
+      authenticate: trustEveryone,
+      fetch: async (input) => {
+        posted.push(String(input));
+        return new Response('ok');
+      },
+      webhooks: { outbound: { allowHttp: true, allowPrivateAddresses: true } },
+    });
+    await switchboard.webhooks!.admin.createEndpoint({
+      url: 'http://127.0.0.1:9/hooks',
+      eventTypes: ['client.created'],
+    });
+    await switchboard.domain.clients.create({ name: 'Ada', email: 'ada@example.com' });
+    await switchboard.relay.flush();
+    await switchboard.webhooks!.dispatcher.runOnce();
+    expect(posted).toEqual(['http://127.0.0.1:9/hooks']);
     await switchboard.close();
   });
 });

@@ -54,7 +54,7 @@ async function start(): Promise<string> {
     basePath: '/api/v1',
     cors: { origins: ['https://app.example.com'] },
     deprecation: { deprecatedAt: new Date('2026-01-01T00:00:00Z'), successor: '/api/v2' },
-    rateLimit: createRateLimiter({ store: createMemoryStorage().rateLimits }),
+    rateLimit: createRateLimiter(createRuntime({ storage: createMemoryStorage() })),
   });
   server = await serve({ fetch: rest, port: 0, shutdownSignals: [] });
   return `${server.url}/api/v1`;
