@@ -34,6 +34,7 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 const PRELUDES: Readonly<Record<string, string>> = {
   switchboard: `declare const switchboard: import('switchboard-kit').Switchboard;`,
   storage: `declare const storage: import('switchboard-kit').Storage;`,
+  runtime: `declare const runtime: import('switchboard-kit').Runtime;`,
   domain: `declare const domain: import('switchboard-kit').Domain;`,
   bus: `declare const bus: import('switchboard-kit').EventBus;`,
   authenticate: `declare const authenticate: import('switchboard-kit').Authenticate;`,
