@@ -13,7 +13,7 @@ const ENTITIES: Readonly<Record<string, string>> = {
 };
 
 /** Text made safe for HTML content and attribute values (quoted with `"` or `'`). */
-export function escapeHtml(value: unknown): string {
+function escapeHtml(value: unknown): string {
   return String(value ?? '').replace(/[&<>"']/g, (c) => ENTITIES[c]!);
 }
 
