@@ -9,6 +9,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { serve } from '@hono/node-server';
+import { getConnInfo } from '@hono/node-server/conninfo';
 import { Hono } from 'hono';
 import { createSwitchboard } from 'switchboard-kit';
 
@@ -47,8 +48,9 @@ export async function startHonoApp(options: HonoAppOptions = {}): Promise<Runnin
   const app = new Hono();
   app.get('/hello', (c) => c.json({ hello: 'from hono' }));
   app.post('/echo', async (c) => c.json(await c.req.json()));
-  // Last: every other path goes to Switchboard, which routes on its own paths (/api/v1, /graphql …).
-  app.all('*', (c) => switchboard.fetch(c.req.raw));
+  // Last: every other path goes to Switchboard, which routes on its own paths (/api/v1, /graphql …),
+  // with the peer's address for the budgets of callers without credentials.
+  app.all('*', (c) => switchboard.fetch(c.req.raw, { clientAddress: getConnInfo(c).remote.address }));
   // #endregion mount
 
   const host = options.host ?? '127.0.0.1';

@@ -36,7 +36,10 @@ const ws = bunGraphQLWebSocket(switchboard.graphqlWebSocket!);
 const server = Bun.serve({
   port: 0,
   hostname: '127.0.0.1',
-  fetch: (request, bun) => ws.upgrade(request, bun) ?? switchboard.fetch(request),
+  // The peer's address beside the request, for the budgets of callers without credentials.
+  fetch: (request, bun) =>
+    ws.upgrade(request, bun) ??
+    switchboard.fetch(request, { clientAddress: bun.requestIP(request)?.address }),
   websocket: ws.websocket,
 });
 

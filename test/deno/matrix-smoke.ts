@@ -10,7 +10,7 @@ import { smokeSwitchboard } from '../runtimes/smoke-switchboard.mjs';
 declare const Deno: {
   serve(
     options: { port: number; hostname: string; onListen?: () => void },
-    handler: (request: Request) => Response | Promise<Response>,
+    handler: (request: Request, info: { remoteAddr: { hostname: string } }) => Response | Promise<Response>,
   ): { readonly addr: { readonly port: number }; shutdown(): Promise<void> };
   env: { get(name: string): string | undefined };
   upgradeWebSocket(
@@ -36,13 +36,18 @@ const { switchboard, close } = await smokeSwitchboard({
   key: KEY,
   databaseUrl: Deno.env.get('SMOKE_DATABASE_URL'),
 });
-const server = Deno.serve(onLoopback, (request) =>
-  request.headers.get('upgrade') === 'websocket'
-    ? acceptWebSocket(switchboard.graphqlWebSocket!, request, (protocol) =>
-        Deno.upgradeWebSocket(request, { protocol, idleTimeout: 12 }),
+// The peer's address beside the request, for the budgets of callers without credentials.
+const server = Deno.serve(onLoopback, (request, info) => {
+  const clientAddress = info.remoteAddr.hostname;
+  return request.headers.get('upgrade') === 'websocket'
+    ? acceptWebSocket(
+        switchboard.graphqlWebSocket!,
+        request,
+        (protocol) => Deno.upgradeWebSocket(request, { protocol, idleTimeout: 12 }),
+        { clientAddress },
       )
-    : switchboard.fetch(request),
-);
+    : switchboard.fetch(request, { clientAddress });
+});
 const findings = await smokeChecks({
   base: `http://127.0.0.1:${server.addr.port}`,
   key: KEY,
