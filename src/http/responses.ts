@@ -19,6 +19,7 @@ export interface Answer {
   readonly body: string | null;
 }
 
+/** How {@link json} and {@link created} answer: the status, extra header fields, the record's version. */
 export interface JsonOptions {
   readonly status?: number;
   /** Extra header fields: they reach the client with the pipeline's own. */
