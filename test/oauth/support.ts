@@ -104,7 +104,11 @@ export async function startDemo(overrides: Partial<SwitchboardOptions> = {}): Pr
     confidential: { id: confidential.client.id, secret: confidential.secret! },
     publicClient: { id: publicClient.client.id },
     machine: { id: machine.client.id, secret: machine.secret! },
-    close: () => server.close(),
+    // The switchboard too: a test that started it must not leave its worker loops running.
+    close: async () => {
+      await server.close();
+      await switchboard.close();
+    },
   };
 }
 
