@@ -12,17 +12,31 @@ const BEARER_CODES = new Set<string>(['invalid_request', 'invalid_token', 'insuf
 
 export const REALM = 'switchboard';
 
+/** What else a challenge may carry besides the error. */
+export interface ChallengeOptions {
+  /**
+   * The URL of the protected resource metadata (RFC 9728 §5.1): sent as `resource_metadata="…"` so a
+   * client that meets a 401 can discover the authorization server on its own (MCP clients do).
+   */
+  readonly resourceMetadata?: string;
+}
+
 /**
  * The `WWW-Authenticate` value for an authentication (401) or scope (403) failure, or `undefined` for
  * any other error. No credentials: the realm, and the scope when it is known (§3.1 wants no error code
  * then). Bad credentials: `error="invalid_token"` (or `invalid_request`) and a description. Missing
  * scope: `error="insufficient_scope"` and the scope, which the error carries as data. Given the
- * request, a 401 without a Bearer code counts as `invalid_token` when credentials were sent.
+ * request, a 401 without a Bearer code counts as `invalid_token` when credentials were sent. With
+ * `options.resourceMetadata`, the challenge names the resource's metadata URL (RFC 9728 §5.1).
  *
  * @example
  * bearerChallenge(error) // 'Bearer realm="switchboard", error="insufficient_scope", error_description="…", scope="crm.orders.read"'
  */
-export function bearerChallenge(error: unknown, request?: Request): string | undefined {
+export function bearerChallenge(
+  error: unknown,
+  request?: Request,
+  options: ChallengeOptions = {},
+): string | undefined {
   if (!isSwitchboardError(error)) return undefined;
   // A host's own authenticate may throw a bare 401: with credentials sent, they were not good.
   const sent = request?.headers.has('authorization') ? 'invalid_token' : undefined;
@@ -33,6 +47,7 @@ export function bearerChallenge(error: unknown, request?: Request): string | und
   const parts = [`realm="${REALM}"`];
   if (code) parts.push(`error="${code}"`, `error_description="${quoted(error.message)}"`);
   if (error.scope) parts.push(`scope="${quoted(error.scope)}"`);
+  if (options.resourceMetadata) parts.push(`resource_metadata="${quoted(options.resourceMetadata)}"`);
   return `Bearer ${parts.join(', ')}`;
 }
 
@@ -48,7 +63,11 @@ function quoted(text: string): string {
  * @example
  * try { principal = await guard(request); } catch (error) { return authErrorResponse(error); }
  */
-export function authErrorResponse(error: unknown, request?: Request): Response {
-  const challenge = bearerChallenge(error, request);
+export function authErrorResponse(
+  error: unknown,
+  request?: Request,
+  options: ChallengeOptions = {},
+): Response {
+  const challenge = bearerChallenge(error, request, options);
   return problemResponse(error, challenge ? { 'www-authenticate': challenge } : {});
 }
