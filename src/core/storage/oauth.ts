@@ -28,6 +28,12 @@ export interface OAuthClientRecord {
   readonly scopes: readonly string[];
   readonly grantTypes: readonly OAuthGrantType[];
   readonly createdAt: number;
+  /**
+   * `true` when the client registered itself (RFC 7591 dynamic registration) rather than being set up by
+   * an admin or the host: nobody vouched for its name, so the consent page calls it unverified. Absent
+   * (or `false`) otherwise.
+   */
+  readonly selfRegistered?: boolean;
 }
 
 /** Registered OAuth clients, by id. */

@@ -396,6 +396,13 @@ export const MIGRATIONS: readonly Migration[] = [
           ALTER TABLE switchboard_webhook_attempts
             ALTER COLUMN started_at TYPE bigint USING ${epochMs('started_at')};`,
   },
+  {
+    version: 19,
+    name: 'self-registered oauth clients',
+    // Clients that registered themselves (RFC 7591) are shown as unverified; those before were all set
+    // up by an admin or the host.
+    sql: `ALTER TABLE switchboard_oauth_clients ADD COLUMN self_registered boolean NOT NULL DEFAULT false;`,
+  },
 ];
 
 /** SQL turning a `timestamptz` column into epoch milliseconds (null stays null). */

@@ -21,6 +21,7 @@ interface ClientRow {
   created_at: string;
   previous_secret_hash: string | null;
   previous_secret_until: string | null;
+  self_registered: boolean;
 }
 
 const toClient = (r: ClientRow): OAuthClientRecord => ({
@@ -34,6 +35,7 @@ const toClient = (r: ClientRow): OAuthClientRecord => ({
   ...(r.previous_secret_hash && r.previous_secret_until !== null
     ? { previousSecret: { hash: r.previous_secret_hash, until: ms(r.previous_secret_until) } }
     : {}),
+  ...(r.self_registered ? { selfRegistered: true } : {}),
 });
 
 interface CodeRow {
@@ -145,9 +147,19 @@ export function postgresOAuthStores(db: Database): OAuthStores {
       },
       async insert(c) {
         const inserted = await db.row(
-          `INSERT INTO switchboard_oauth_clients (id, name, secret_hash, redirect_uris, scopes, grant_types, created_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING RETURNING id`,
-          [c.id, c.name, c.secretHash, c.redirectUris, c.scopes, c.grantTypes, c.createdAt],
+          `INSERT INTO switchboard_oauth_clients
+             (id, name, secret_hash, redirect_uris, scopes, grant_types, created_at, self_registered)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING RETURNING id`,
+          [
+            c.id,
+            c.name,
+            c.secretHash,
+            c.redirectUris,
+            c.scopes,
+            c.grantTypes,
+            c.createdAt,
+            c.selfRegistered === true,
+          ],
         );
         if (!inserted) {
           throw new SwitchboardError('conflict', `An OAuth client with id "${c.id}" already exists.`);
@@ -157,7 +169,7 @@ export function postgresOAuthStores(db: Database): OAuthStores {
         const updated = await db.row(
           `UPDATE switchboard_oauth_clients
               SET name = $2, secret_hash = $3, redirect_uris = $4, scopes = $5, grant_types = $6,
-                  previous_secret_hash = $7, previous_secret_until = $8
+                  previous_secret_hash = $7, previous_secret_until = $8, self_registered = $9
             WHERE id = $1 RETURNING id`,
           [
             c.id,
@@ -168,6 +180,7 @@ export function postgresOAuthStores(db: Database): OAuthStores {
             c.grantTypes,
             c.previousSecret?.hash ?? null,
             c.previousSecret?.until ?? null,
+            c.selfRegistered === true,
           ],
         );
         return updated !== undefined;

@@ -116,6 +116,20 @@ export function oauthContract(storage: () => Storage): void {
     expect(await s.oauth.clients.update({ ...client, id: 'oac_absent' })).toBe(false);
   });
 
+  it('keeps whether a client registered itself, through an update too', async () => {
+    const s = storage();
+    const registered = anOAuthClient({ secretHash: null, selfRegistered: true });
+    const configured = anOAuthClient();
+    await s.oauth.clients.insert(registered);
+    await s.oauth.clients.insert(configured);
+    expect(await s.oauth.clients.get(registered.id)).toEqual(registered);
+    expect((await s.oauth.clients.get(configured.id))?.selfRegistered ?? false).toBe(false);
+    const renamed = { ...registered, name: 'Renamed agent' };
+    expect(await s.oauth.clients.update(renamed)).toBe(true);
+    expect(await s.oauth.clients.get(registered.id)).toEqual(renamed);
+    expect((await s.oauth.clients.list()).find((c) => c.id === registered.id)?.selfRegistered).toBe(true);
+  });
+
   it('consumes a code once and reports every later use as reuse', async () => {
     const s = storage();
     const code = aCode();
