@@ -25,7 +25,8 @@ export type RateClass =
   | 'subscribe'
   | 'sign-in'
   | 'message'
-  | 'failed-auth';
+  | 'failed-auth'
+  | 'register';
 
 /** Options of {@link createRateLimiter}. */
 /**
@@ -48,7 +49,7 @@ export interface RateLimitConfig {
    * sign-ins a minute per address (authorization page and console); `message` 600 WebSocket messages a
    * minute per socket (beyond it the socket is closed with 1008); `failed-auth` 20 failed client
    * authentications a minute per address, one budget for the token, introspection and revocation
-   * endpoints.
+   * endpoints; `register` 10 dynamic client registrations an hour per address.
    */
   readonly rules?: Partial<Record<RateClass, RateRule>>;
   /**
@@ -67,6 +68,7 @@ const NOUNS: Readonly<Record<RateClass, string>> = {
   'sign-in': 'sign-in attempts',
   message: 'messages',
   'failed-auth': 'failed client authentications',
+  register: 'client registrations',
 };
 
 /**
@@ -75,7 +77,7 @@ const NOUNS: Readonly<Record<RateClass, string>> = {
  * taking the service: REST reads 1,000 and writes 250 per 10 s, GraphQL 50,000 units of cost per
  * 10 s, 60 token requests a minute per client, 60 subscriptions a minute per caller, 20
  * password sign-ins a minute per address, 600 messages a minute per WebSocket, 20 failed client
- * authentications a minute per address.
+ * authentications a minute per address, 10 dynamic client registrations an hour per address.
  */
 export const DEFAULT_RATE_RULES: Readonly<Record<RateClass, RateRule>> = {
   read: { limit: 1_000, windowMs: 10_000 },
@@ -86,6 +88,7 @@ export const DEFAULT_RATE_RULES: Readonly<Record<RateClass, RateRule>> = {
   'sign-in': { limit: 20, windowMs: 60_000 },
   message: { limit: 600, windowMs: 60_000 },
   'failed-auth': { limit: 20, windowMs: 60_000 },
+  register: { limit: 10, windowMs: 3_600_000 },
 };
 
 /**

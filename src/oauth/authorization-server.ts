@@ -18,9 +18,15 @@ import {
   updateOAuthClient,
 } from './clients.js';
 import { createCsrf } from './csrf.js';
+import { registrationEndpoint } from './dynamic-registration.js';
 import { createGuard } from './guard.js';
 import { introspectEndpoint } from './introspect-endpoint.js';
 import { metadataResponse, OAUTH_PATHS, serverMetadata } from './metadata.js';
+import {
+  PROTECTED_RESOURCE_PATH,
+  PROTECTED_RESOURCE_PATHS,
+  protectedResourceResponse,
+} from './protected-resource.js';
 import { revokeEndpoint } from './revoke-endpoint.js';
 import { type OAuthOptions, type OAuthRuntime, resolveOptions, type SignIn } from './server-options.js';
 import type { KeyRing } from './signing-keys.js';
@@ -32,6 +38,8 @@ const CORS_PATHS = new Set<string>([
   OAUTH_PATHS.metadata,
   OAUTH_PATHS.openidConfiguration,
   OAUTH_PATHS.jwks,
+  OAUTH_PATHS.register,
+  ...PROTECTED_RESOURCE_PATHS.map((path) => `${PROTECTED_RESOURCE_PATH}${path}`),
 ]);
 
 const CORS_PREFLIGHT = {
@@ -53,7 +61,10 @@ export interface AuthorizationServerOptions extends OAuthOptions {
   readonly authenticate?: Authenticate;
 }
 
-/** The authorization server: one fetch handler for `/oauth/*` and `/.well-known/*`, plus the guard. */
+/**
+ * The authorization server: one fetch handler for `/oauth/*` and `/.well-known/*` (the protected
+ * resource metadata of RFC 9728 among them), plus the guard.
+ */
 export interface AuthorizationServer {
   /** Serves a request; `info` gives the peer's address, for the budgets of failed client authentications. */
   readonly fetch: (request: Request, info?: ConnectionInfo) => Promise<Response>;
@@ -92,7 +103,8 @@ export interface AuthorizationServer {
 
 /**
  * Builds the OAuth 2.0 authorization server (RFC 6749 with PKCE, RFC 7636; metadata, RFC 8414;
- * revocation, RFC 7009; introspection, RFC 7662; `iss` in responses, RFC 9207) over any storage adapter.
+ * revocation, RFC 7009; introspection, RFC 7662; `iss` in responses, RFC 9207; dynamic client
+ * registration, RFC 7591; protected resource metadata, RFC 9728) over any storage adapter.
  *
  * @example
  * const oauth = createAuthorizationServer(runtime, { issuer: 'https://api.example.com', signIn });
@@ -150,6 +162,11 @@ export function createAuthorizationServer(
     [OAUTH_PATHS.introspect]: introspectEndpoint(ctx),
     [OAUTH_PATHS.metadata]: async (request) => metadataResponse(ctx, request),
   };
+  for (const path of PROTECTED_RESOURCE_PATHS) {
+    routes[`${PROTECTED_RESOURCE_PATH}${path}`] = async (request) =>
+      protectedResourceResponse(ctx, request, path);
+  }
+  if (ctx.dynamicRegistration) routes[OAUTH_PATHS.register] = registrationEndpoint(ctx);
   if (ctx.idTokens) {
     const keys = ctx.idTokens.keys;
     routes[OAUTH_PATHS.openidConfiguration] = async (request) => metadataResponse(ctx, request);

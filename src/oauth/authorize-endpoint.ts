@@ -240,6 +240,9 @@ async function page(
   const view: ConsentView = {
     action: new URL(request.url).pathname,
     clientName: authorization.client.name,
+    ...(authorization.client.selfRegistered
+      ? { unverified: { host: new URL(authorization.redirectUri).host } }
+      : {}),
     scopes: authorization.scopes
       .filter((s) => s !== OPENID_SCOPE)
       .map((name) => ({ name, description: ctx.scopes[name] ?? name })),

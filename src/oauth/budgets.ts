@@ -58,6 +58,14 @@ export function takeTokenBudget(
   return takeBudget(limiter, owner, 'token');
 }
 
+/**
+ * The address's budget of dynamic client registrations (class `register`): taken before the request is
+ * read, so failed attempts count too and nobody can fill the client table from one address.
+ */
+export function takeRegistrationBudget(limiter: RateLimiter, context: Requester): Promise<RateHeaders> {
+  return takeBudget(limiter, limiter.callerOf(context, anonymousPrincipal), 'register');
+}
+
 /** An error with the RateLimit fields of the budget it was charged to, unless it has its own. */
 export function withRateHeaders(error: unknown, limits: RateHeaders | undefined): unknown {
   if (limits && isSwitchboardError(error) && !rateHeadersOf(error))

@@ -18,6 +18,11 @@ export interface ConsentView {
   /** Where the form posts (the authorization endpoint). */
   readonly action: string;
   readonly clientName: string;
+  /**
+   * Set when the client registered itself (dynamic registration): nobody vouched for its name, so the
+   * page says so and shows `host`, where the answer is sent (its redirect URI's host).
+   */
+  readonly unverified?: { readonly host: string };
   readonly scopes: readonly ScopeView[];
   /** The authorization request, to post back unchanged as hidden fields. */
   readonly hidden: Readonly<Record<string, string>>;
@@ -47,10 +52,16 @@ export function renderConsentPage(view: ConsentView): string {
   );
   const app = view.clientName;
   const error = view.error && html`<p role="alert" class="error">${view.error}</p>`;
+  // The name is whatever the client chose: the host its answer goes to is what the user can check.
+  const unverified =
+    view.unverified &&
+    html`<p class="unverified"><strong>Unverified app.</strong> ${app} registered itself; nobody has checked
+      who runs it. It will receive the answer at <strong>${view.unverified.host}</strong>.</p>`;
   if (view.askPassword) {
     return page(
       `Sign in to continue to ${app}`,
       html`<h1>Sign in to continue to <strong>${app}</strong></h1>
+    ${unverified}
     ${error}
     <form method="post" action="${view.action}">
       ${hidden}
@@ -76,6 +87,7 @@ export function renderConsentPage(view: ConsentView): string {
   return page(
     `Allow ${app} access?`,
     html`<h1>Allow <strong>${app}</strong> access?</h1>
+    ${unverified}
     ${who}
     ${error}
     <form method="post" action="${view.action}">
@@ -118,6 +130,7 @@ const PAGE_STYLE = trusted(`<style>
     body { font: 1rem/1.5 system-ui, sans-serif; max-width: 32rem; margin: 2rem auto; padding: 0 1rem; color: #111; }
     fieldset { border: 1px solid #888; margin: 1rem 0; } ul { list-style: none; padding: 0; }
     li { margin: .5rem 0; } .error { color: #a00; font-weight: bold; }
+    .unverified { border-left: 4px solid #a60; padding-left: .5rem; }
     button, .button { font: inherit; padding: .5rem 1rem; margin-right: .5rem; }
     .button { display: inline-block; border: 1px solid #444; border-radius: 3px; color: #111; text-decoration: none; }
     :focus-visible { outline: 3px solid #1a5fb4; outline-offset: 2px; }

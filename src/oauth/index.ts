@@ -12,7 +12,12 @@
  * @packageDocumentation
  */
 
-export { authErrorResponse, type BearerErrorCode, bearerChallenge } from '../http/challenge.js';
+export {
+  authErrorResponse,
+  type BearerErrorCode,
+  bearerChallenge,
+  type ChallengeOptions,
+} from '../http/challenge.js';
 export { ADMIN_SCOPE, OAUTH_ADMIN_SCOPES } from './admin-routes.js';
 export type {
   ApiKeyView,
@@ -61,6 +66,12 @@ export type { TokenResponse } from './issue-tokens.js';
 export { OAUTH_PATHS } from './metadata.js';
 export { type OAuthErrorCode, oauthErrorResponse } from './oauth-error.js';
 export { createPasswordSignIn, type PasswordSignInOptions, type PasswordUser } from './password-sign-in.js';
+export {
+  PROTECTED_RESOURCE_PATH,
+  PROTECTED_RESOURCE_PATHS,
+  protectedResourceMetadata,
+  resourceMetadataUrl,
+} from './protected-resource.js';
 export { ACCESS_TOKEN_PREFIX, randomSecret } from './secrets.js';
 export type { IdTokenOptions, OAuthConfig, OAuthOptions, OAuthRuntime, SignIn } from './server-options.js';
 export type { SignInLockoutOptions } from './sign-in-lockout.js';

@@ -8,13 +8,15 @@ export const OAUTH_PATHS = {
   revoke: '/oauth/revoke',
   introspect: '/oauth/introspect',
   jwks: '/oauth/jwks',
+  register: '/oauth/register',
   metadata: '/.well-known/oauth-authorization-server',
   openidConfiguration: '/.well-known/openid-configuration',
 } as const;
 
 /**
  * Authorization server metadata (RFC 8414 §2), also served as OpenID Connect discovery when ID tokens
- * are on. `authorization_response_iss_parameter_supported` tells clients to check `iss` (RFC 9207).
+ * are on. `authorization_response_iss_parameter_supported` tells clients to check `iss` (RFC 9207);
+ * `registration_endpoint` is there while dynamic registration (RFC 7591) is on.
  */
 export function serverMetadata(ctx: ServerContext, issuer: string): Record<string, unknown> {
   const url = (path: string): string => `${issuer}${path}`;
@@ -35,6 +37,7 @@ export function serverMetadata(ctx: ServerContext, issuer: string): Record<strin
     scopes_supported: [...Object.keys(ctx.scopes), ...(ctx.idTokens ? [OPENID_SCOPE] : [])],
     authorization_response_iss_parameter_supported: true,
   };
+  if (ctx.dynamicRegistration) metadata.registration_endpoint = url(OAUTH_PATHS.register);
   if (ctx.idTokens) {
     metadata.jwks_uri = url(OAUTH_PATHS.jwks);
     metadata.subject_types_supported = ['public'];

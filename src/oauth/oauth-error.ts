@@ -2,7 +2,7 @@ import { type ErrorCode, isSwitchboardError, SwitchboardError } from '../core/er
 import { jsonResponse } from '../http/json.js';
 import { rateHeadersOf } from '../http/rate-limit.js';
 
-/** The `error` codes of RFC 6749 §5.2, §4.1.2.1 and RFC 7009 §2.2.1. */
+/** The `error` codes of RFC 6749 §5.2, §4.1.2.1, RFC 7009 §2.2.1 and RFC 7591 §3.2.2. */
 export type OAuthErrorCode =
   | 'invalid_request'
   | 'invalid_client'
@@ -14,7 +14,9 @@ export type OAuthErrorCode =
   | 'unsupported_response_type'
   | 'unsupported_token_type'
   | 'temporarily_unavailable'
-  | 'server_error';
+  | 'server_error'
+  | 'invalid_redirect_uri'
+  | 'invalid_client_metadata';
 
 const CODES: Record<OAuthErrorCode, ErrorCode> = {
   invalid_request: 'bad_request',
@@ -28,6 +30,8 @@ const CODES: Record<OAuthErrorCode, ErrorCode> = {
   unsupported_token_type: 'bad_request',
   temporarily_unavailable: 'rate_limited',
   server_error: 'internal',
+  invalid_redirect_uri: 'bad_request',
+  invalid_client_metadata: 'bad_request',
 };
 
 /** A SwitchboardError that carries its OAuth `error` code in `details[0].code`. */

@@ -78,6 +78,12 @@ export interface OAuthConfig {
   readonly scopes?: ScopeCatalogue;
   /** Largest accepted form body (default 16 KiB). */
   readonly maxBodyBytes?: number;
+  /**
+   * Dynamic client registration (RFC 7591) at `/oauth/register`, for MCP agents nobody sets up: public
+   * clients with PKCE only, no administration scope, shown as unverified on the consent page, within
+   * the `register` budget per address (10 an hour by default). On by default; `false` turns it off.
+   */
+  readonly dynamicRegistration?: boolean;
 }
 
 /** The settings of the authorization server and what other blocks give it: budgets. */
@@ -111,6 +117,7 @@ export interface ServerContext {
   readonly scopes: ScopeCatalogue;
   readonly maxBodyBytes: number;
   readonly rateLimit: RateLimiter | undefined;
+  readonly dynamicRegistration: boolean;
   issuerFor(request: Request): string;
 }
 
@@ -157,6 +164,7 @@ export function resolveOptions(runtime: OAuthRuntime, options: OAuthOptions = {}
     scopes: options.scopes ?? { ...BUILT_IN_SCOPES, ...OAUTH_ADMIN_SCOPES },
     maxBodyBytes: options.maxBodyBytes ?? 16_384,
     rateLimit: options.rateLimit,
+    dynamicRegistration: options.dynamicRegistration ?? true,
     issuerFor: (request) => issuer ?? new URL(request.url).origin,
   };
 }
