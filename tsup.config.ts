@@ -20,6 +20,7 @@ export const entries = {
   'webhooks/index': 'src/webhooks/index.ts',
   'client/index': 'src/client/index.ts',
   'console/index': 'src/console/index.ts',
+  'mcp/index': 'src/mcp/index.ts',
 };
 
 export default defineConfig(async () => {

@@ -25,6 +25,7 @@ import { createRateLimiter, type RateLimitConfig } from '../http/rate-limit.js';
 import { type ConnectionInfo, type RequestContext, requestContext } from '../http/request-context.js';
 import { instrumentFetch } from '../http/request-telemetry.js';
 import { pathnameOf } from '../http/url.js';
+import { createMcpHandler, type McpConfig } from '../mcp/index.js';
 import {
   type AuthorizationServer,
   createAuthorizationServer,
@@ -132,6 +133,11 @@ export interface SwitchboardOptions {
    * gateway that limits already). The sign-in lockout per username is apart: `oauth.signInLockout`.
    */
   readonly rateLimits?: RateLimitConfig | false;
+  /**
+   * The MCP endpoint (`switchboard-kit/mcp`) on `/mcp`: every resource's tools for AI agents, behind
+   * the same authentication, scopes and budgets as REST (docs/mcp.md); `false` leaves it out.
+   */
+  readonly mcp?: McpConfig | false;
   /**
    * Where OpenTelemetry spans and metrics go (docs/operations.md): by default the SDK registered
    * globally, and nothing at all when none is. A span per request, GraphQL operation, storage
@@ -297,6 +303,16 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
   }
 
   if (webhooks) relay.use(webhooks.fanOut);
+
+  if (options.mcp !== false) {
+    const mcp = createMcpHandler(runtime, {
+      ...options.mcp,
+      domain,
+      authenticate,
+      ...(rateLimit ? { rateLimit } : {}),
+    });
+    mounts.push({ prefix: '/mcp', name: 'mcp', handle: mcp });
+  }
 
   let operatorConsole: ConsoleHandler | undefined;
   if (options.console !== false && (webhooks || oauth)) {

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const src = fileURLToPath(new URL('../../src', import.meta.url));
-const INTERFACES = ['rest', 'graphql', 'webhooks', 'oauth'];
+const INTERFACES = ['rest', 'graphql', 'webhooks', 'oauth', 'mcp'];
 
 /** What each top-level folder may import besides itself. */
 const ALLOWED: Record<string, readonly string[]> = {
@@ -23,6 +23,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   graphql: ['core', 'http', 'internal'],
   webhooks: ['core', 'http', 'internal'],
   oauth: ['core', 'http', 'internal'],
+  mcp: ['core', 'http', 'internal'],
   node: ['core', 'http', 'internal', 'graphql'],
   bun: ['core', 'http', 'internal', 'graphql'],
   // Types of the core only: the adapter drives any switchboard, as its structural interface says.

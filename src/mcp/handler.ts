@@ -1,0 +1,227 @@
+/**
+ * The MCP endpoint (Streamable HTTP, stateless; protocol 2025-06-18 and 2025-03-26) as a Web fetch
+ * handler: one JSON-RPC message per POST, answered with `application/json`. No session and no
+ * server-initiated stream, so GET is a 405; every request is authenticated on its own, as REST's are.
+ * See docs/mcp.md and docs/decisions.md ("MCP: our own stateless Streamable HTTP handler").
+ */
+import { type Authenticate, type Principal, resolveTrust } from '../core/auth.js';
+import type { Domain } from '../core/domain/index.js';
+import { isSwitchboardError, SwitchboardError } from '../core/errors.js';
+import { servedScopes } from '../core/resources/scopes.js';
+import { latestApiVersion } from '../core/resources/wire.js';
+import type { Runtime } from '../core/runtime.js';
+import { inSpan } from '../core/telemetry/index.js';
+import { authErrorResponse } from '../http/challenge.js';
+import type { PageLimits } from '../http/pagination.js';
+import { problemResponse } from '../http/problem.js';
+import { type RateLimiter, rateHeadersOf } from '../http/rate-limit.js';
+import { type ConnectionInfo, requestContext } from '../http/request-context.js';
+import { failure, isMessage, JSON_RPC, JsonRpcError, type JsonRpcMessage, result } from './json-rpc.js';
+import { type McpTool, resourceTools } from './tools.js';
+
+/** The protocol versions served, newest first: the first is answered to a client asking for another. */
+export const MCP_PROTOCOL_VERSIONS: readonly string[] = ['2025-06-18', '2025-03-26'];
+
+/** Settings of the MCP endpoint, what `createSwitchboard`'s `mcp` takes. */
+export interface McpConfig {
+  /** Told to the client at `initialize`: how to use these tools (MCP `instructions`). */
+  readonly instructions?: string;
+  /** Page size bounds of the list tools (as REST's `limits`). */
+  readonly limits?: PageLimits;
+}
+
+/** Options of {@link createMcpHandler}: the domain whose resources become tools, and who the caller is. */
+export interface McpHandlerOptions extends McpConfig {
+  readonly domain: Domain;
+  /** Identifies the caller of each POST (an API key or OAuth access token, as on REST). */
+  readonly authenticate: Authenticate;
+  /** Budgets per caller: a write tool's call from the write class, anything else from the read class. */
+  readonly rateLimit?: RateLimiter;
+}
+
+/** The MCP endpoint: `(request, info?) => Response`. */
+export type McpHandler = (request: Request, info?: ConnectionInfo) => Promise<Response>;
+
+const SERVER_INFO = { name: 'switchboard-kit', title: 'Switchboard', version: '0.1.0' };
+
+/**
+ * The MCP endpoint of a domain's resources, every one of them a set of tools (docs/mcp.md). A
+ * caller sees and calls only the tools its scopes allow; a signed-in user's calls reach only their
+ * own client's records.
+ *
+ * @example
+ * const mcp = createMcpHandler(runtime, { domain, authenticate });
+ * Deno.serve((request) => new URL(request.url).pathname === '/mcp' ? mcp(request) : rest(request));
+ */
+export function createMcpHandler(
+  runtime: Pick<Runtime, 'telemetry' | 'logger'>,
+  options: McpHandlerOptions,
+): McpHandler {
+  const services = Object.values(options.domain.resources);
+  const apiVersion = latestApiVersion(services.map((s) => s.resource));
+  const tools = services.flatMap((service) =>
+    resourceTools(service, { apiVersion, ...(options.limits ? { limits: options.limits } : {}) }),
+  );
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  // A trusted caller holds every scope served here, a host resource's too.
+  const authenticate = resolveTrust(options.authenticate, servedScopes(options.domain.resources));
+  const { tracer } = runtime.telemetry;
+
+  const visible = (principal: Principal) => tools.filter((t) => principal.scopes.has(t.scope));
+
+  const callTool = async (principal: Principal, params: Record<string, unknown>) => {
+    const name = params.name;
+    const tool = typeof name === 'string' ? byName.get(name) : undefined;
+    // A tool the caller may not use is as unknown as one that does not exist.
+    if (!tool || !principal.scopes.has(tool.scope))
+      throw new JsonRpcError(JSON_RPC.invalidParams, `Unknown tool: ${String(name)}`);
+    const args = params.arguments ?? {};
+    if (typeof args !== 'object' || args === null || Array.isArray(args))
+      throw new JsonRpcError(JSON_RPC.invalidParams, 'arguments must be an object.');
+    return inSpan(tracer, `mcp.tool ${tool.name}`, { attributes: { 'mcp.tool.name': tool.name } }, () =>
+      run(tool, principal, args as Record<string, unknown>),
+    );
+  };
+
+  const dispatch = async (principal: Principal, message: JsonRpcMessage): Promise<unknown> => {
+    const params = message.params ?? {};
+    switch (message.method) {
+      case 'initialize': {
+        const asked = params.protocolVersion;
+        return {
+          protocolVersion:
+            typeof asked === 'string' && MCP_PROTOCOL_VERSIONS.includes(asked)
+              ? asked
+              : MCP_PROTOCOL_VERSIONS[0],
+          capabilities: { tools: { listChanged: false } },
+          serverInfo: SERVER_INFO,
+          ...(options.instructions ? { instructions: options.instructions } : {}),
+        };
+      }
+      case 'ping':
+        return {};
+      case 'tools/list':
+        return { tools: visible(principal).map(listed) };
+      case 'tools/call':
+        return callTool(principal, params);
+      default:
+        throw new JsonRpcError(JSON_RPC.methodNotFound, `Method not found: ${message.method}`);
+    }
+  };
+
+  return async function mcp(request, info) {
+    if (request.method !== 'POST') return new Response(null, { status: 405, headers: { allow: 'POST' } });
+    const version = request.headers.get('mcp-protocol-version');
+    if (version !== null && !MCP_PROTOCOL_VERSIONS.includes(version))
+      return answer(
+        failure(
+          null,
+          new JsonRpcError(JSON_RPC.invalidRequest, `Unsupported MCP-Protocol-Version: ${version}`),
+        ),
+        400,
+      );
+    let principal: Principal;
+    try {
+      principal = await authenticate(request);
+      if (principal.kind === 'anonymous')
+        throw new SwitchboardError(
+          'unauthorized',
+          'Send an API key or OAuth access token as a Bearer token.',
+        );
+    } catch (error) {
+      return authErrorResponse(error, request);
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(await request.text());
+    } catch {
+      return answer(failure(null, new JsonRpcError(JSON_RPC.parseError, 'The body is not JSON.')), 400);
+    }
+    if (Array.isArray(body))
+      return answer(
+        failure(
+          null,
+          new JsonRpcError(JSON_RPC.invalidRequest, 'Batches are not supported: send one message.'),
+        ),
+        400,
+      );
+    if (!isMessage(body))
+      return answer(
+        failure(null, new JsonRpcError(JSON_RPC.invalidRequest, 'Not a JSON-RPC 2.0 message.')),
+        400,
+      );
+    // A notification or a response: accepted, nothing to answer.
+    if (body.method === undefined || body.id === undefined) return new Response(null, { status: 202 });
+    const message = body;
+    const id = body.id;
+    let headers: Record<string, string> = {};
+    if (options.rateLimit) {
+      const tool = message.method === 'tools/call' ? byName.get(String(message.params?.name)) : undefined;
+      try {
+        headers = {
+          ...(await options.rateLimit.take(
+            requestContext(request, info),
+            principal,
+            tool?.writes ? 'write' : 'read',
+          )),
+        };
+      } catch (error) {
+        return problemResponse(error, rateHeadersOf(error) ?? {});
+      }
+    }
+    try {
+      return answer(result(id, await dispatch(principal, message)), 200, headers);
+    } catch (error) {
+      if (error instanceof JsonRpcError) return answer(failure(id, error), 200, headers);
+      runtime.logger.log('error', 'MCP request failed', { method: message.method, error: String(error) });
+      return answer(failure(id, new JsonRpcError(JSON_RPC.internalError, 'Internal error.')), 200, headers);
+    }
+  };
+}
+
+/** A tool as `tools/list` shows it. */
+function listed(tool: McpTool): Record<string, unknown> {
+  return {
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: tool.inputSchema,
+    outputSchema: tool.outputSchema,
+    annotations: tool.annotations,
+  };
+}
+
+/**
+ * A call's result: the output as `structuredContent` and as text. A refusal by the service
+ * (`invalid_transition`, `validation_failed`, `conflict`…) is a result with `isError`, for the agent
+ * to read, never a transport failure: `<code>: <message>`, then the problem as JSON (code, detail,
+ * the fields at fault). Not as `structuredContent`: clients check that against the tool's output
+ * schema, the record's, error or not (the SDK's `Client` does).
+ */
+async function run(tool: McpTool, principal: Principal, args: Record<string, unknown>): Promise<unknown> {
+  try {
+    const output = await tool.call(principal, args);
+    return { content: [{ type: 'text', text: JSON.stringify(output) }], structuredContent: output };
+  } catch (error) {
+    if (!isSwitchboardError(error)) throw error;
+    const problem = {
+      code: error.code,
+      detail: error.message,
+      ...(error.details.length ? { errors: error.details } : {}),
+    };
+    return {
+      isError: true,
+      content: [
+        { type: 'text', text: `${error.code}: ${error.message}` },
+        { type: 'text', text: JSON.stringify(problem) },
+      ],
+    };
+  }
+}
+
+function answer(body: unknown, status: number, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { 'content-type': 'application/json', ...headers },
+  });
+}
