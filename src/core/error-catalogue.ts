@@ -312,6 +312,12 @@ const FIELD_TEXTS = {
     meaning: 'The authorization server failed unexpectedly.',
     action: 'Retry later, and tell the operator of the authorization server if it keeps failing.',
   },
+  invalid_client_metadata: {
+    meaning:
+      'A dynamic client registration asks for what a self-registered client may not have: a secret, a grant other than the authorization code and refresh, an administration or unknown scope, or a malformed field.',
+    action:
+      'Register a public client (`token_endpoint_auth_method: "none"`) with PKCE, and ask only for scopes the protected resource metadata lists.',
+  },
   state_mismatch: {
     meaning:
       'The `state` of the OAuth callback differs from the one sent with the sign-in, so it may be forged.',
