@@ -26,6 +26,8 @@ export interface OAuthClientView {
   readonly grantTypes: readonly OAuthGrantType[];
   /** ISO-8601. */
   readonly createdAt: string;
+  /** It registered itself (dynamic registration): nobody vouched for it; the consent page says so. */
+  readonly selfRegistered: boolean;
 }
 
 /** A newly registered client, with its secret: shown this once, `null` for a public client. */
@@ -220,6 +222,7 @@ function clientView(client: OAuthClientRecord): OAuthClientView {
     scopes: client.scopes,
     grantTypes: client.grantTypes,
     createdAt: isoAt(client.createdAt),
+    selfRegistered: client.selfRegistered === true,
   };
 }
 

@@ -106,8 +106,13 @@ describe('dynamic client registration (RFC 7591) found through RFC 9728', () => 
     // Not another user's records: the token is Ada's.
     expect((await get(demo, `/api/v1/clients/${demo.grace.id}`, token)).status).toBe(404);
 
-    // An admin still sees it, marked as having registered itself.
-    expect((await demo.switchboard.storage.oauth.clients.get(clientId))?.selfRegistered).toBe(true);
+    // An admin sees it, marked as having registered itself; the clients an admin set up are not.
+    const listed = await fetch(`${demo.base}/oauth/clients`, {
+      headers: { authorization: `Bearer ${ADMIN_KEY}` },
+    });
+    const clients = ((await listed.json()) as { items: { id: string; selfRegistered: boolean }[] }).items;
+    expect(clients.find((c) => c.id === clientId)?.selfRegistered).toBe(true);
+    expect(clients.find((c) => c.id === demo.publicClient.id)?.selfRegistered).toBe(false);
   });
 
   it('does not call a client an admin set up unverified', async () => {
