@@ -54,13 +54,17 @@ const SERVER_INFO = { name: 'switchboard-kit', title: 'Switchboard', version: '0
  * Deno.serve((request) => new URL(request.url).pathname === '/mcp' ? mcp(request) : rest(request));
  */
 export function createMcpHandler(
-  runtime: Pick<Runtime, 'telemetry' | 'logger'>,
+  runtime: Pick<Runtime, 'telemetry' | 'logger' | 'storage' | 'clock'>,
   options: McpHandlerOptions,
 ): McpHandler {
   const services = Object.values(options.domain.resources);
   const apiVersion = latestApiVersion(services.map((s) => s.resource));
   const tools = services.flatMap((service) =>
-    resourceTools(service, { apiVersion, ...(options.limits ? { limits: options.limits } : {}) }),
+    resourceTools(service, {
+      apiVersion,
+      idempotency: { store: runtime.storage.idempotency, clock: runtime.clock },
+      ...(options.limits ? { limits: options.limits } : {}),
+    }),
   );
   const byName = new Map(tools.map((t) => [t.name, t]));
   // A trusted caller holds every scope served here, a host resource's too.

@@ -12,7 +12,11 @@ import type { Resource } from '../core/resources/define.js';
 import { sortOf, sortSchemaOf, whereOf } from '../core/resources/query.js';
 import type { ResourceService } from '../core/resources/service.js';
 import { wireOf } from '../core/resources/wire.js';
+import type { Clock } from '../core/runtime.js';
+import type { IdempotencyStore } from '../core/storage/index.js';
+import { runIdempotent } from '../http/idempotency.js';
 import { type PageLimits, pageQuery, rangeOf } from '../http/pagination.js';
+import { isAnswer, json } from '../http/responses.js';
 import { JSON_RPC, JsonRpcError } from './json-rpc.js';
 
 /** What a tool tells a client it does (MCP `ToolAnnotations`). */
@@ -44,7 +48,17 @@ export interface McpTool {
 export interface McpToolOptions {
   readonly apiVersion: number;
   readonly limits?: PageLimits;
+  /** Where creates keep their results for `idempotencyKey` (REST's `Idempotency-Key` store). */
+  readonly idempotency?: { readonly store: IdempotencyStore; readonly clock: Clock };
 }
+
+const idempotencyKey = z
+  .string()
+  .regex(/^[\x21-\x7e]{1,255}$/)
+  .optional()
+  .meta({
+    description: 'Send one (e.g. a UUID) to make a retry return the first result instead of creating twice',
+  });
 
 const id = z.string().min(1).max(200);
 const ifVersion = z
@@ -114,12 +128,28 @@ export function resourceTools(service: ResourceService, options: McpToolOptions)
         `Creates a ${words(name)}${lifecycle ? ` (${lifecycle.initial} at first)` : ''}.`,
       ),
       // The fields are checked by the service, so that a bad one is a validation_failed result naming it.
-      args: z.looseObject({}),
-      input: jsonSchema(wire.createInput, 'input'),
+      args: z.looseObject({ idempotencyKey }),
+      input: withIdempotencyKey(jsonSchema(wire.createInput, 'input'), options.idempotency !== undefined),
       output: record,
       hints: {},
       scope: write,
-      run: async (principal, args) => shown(await acting(principal).create(wire.accept(args))),
+      async run(principal, { idempotencyKey: key, ...fields }) {
+        const store = options.idempotency;
+        if (key === undefined || !store) return shown(await acting(principal).create(wire.accept(fields)));
+        // REST's Idempotency-Key semantics and store: the result is kept in the create's transaction.
+        const answer = await runIdempotent({
+          store: store.store,
+          key: `mcp:${encodeURIComponent(principal.subject)}:create_${snake(name)}:${key}`,
+          body: new TextEncoder().encode(JSON.stringify(fields)),
+          now: store.clock.now(),
+          run: async (idempotent) => {
+            const respond = (r: Parameters<typeof shown>[0]) => json(shown(r));
+            return respond(await acting(principal).create(wire.accept(fields), idempotent(respond)));
+          },
+        });
+        const body = isAnswer(answer) ? (answer.body ?? 'null') : await answer.text();
+        return JSON.parse(body) as Record<string, unknown>;
+      },
     }),
   );
   if (changes.update && resource.writable.length) {
@@ -273,6 +303,13 @@ function filterSchemaOf(resource: Resource, field: string): z.ZodType<string> {
   while (inner instanceof z.ZodOptional || inner instanceof z.ZodNullable)
     inner = inner.unwrap() as z.ZodType;
   return inner instanceof z.ZodEnum ? (inner as z.ZodType<string>) : z.string();
+}
+
+/** A create's input schema with `idempotencyKey` beside the fields, when creates keep their results. */
+function withIdempotencyKey(schema: Record<string, unknown>, offered: boolean): Record<string, unknown> {
+  if (!offered) return schema;
+  const properties = schema.properties as Record<string, unknown> | undefined;
+  return { ...schema, properties: { ...properties, idempotencyKey: jsonSchema(idempotencyKey, 'input') } };
 }
 
 function writeOptions(version: number | undefined): WriteOptions {

@@ -115,6 +115,8 @@ describe('the MCP endpoint, with the SDK client', () => {
     expect(byName.get('move_repair_job')!.annotations).toMatchObject({ destructiveHint: true });
     expect(byName.get('create_booking')!.inputSchema.properties).toHaveProperty('startsAt');
     expect(byName.get('move_booking')!.inputSchema.properties).toHaveProperty('status');
+    expect(byName.get('create_booking')!.inputSchema.properties).toHaveProperty('idempotencyKey');
+    expect(byName.get('move_booking')!.inputSchema.properties).toHaveProperty('ifVersion');
     expect(byName.get('get_repair_job')!.description).toContain('A bicycle brought in for repair.');
   });
 
@@ -142,6 +144,14 @@ describe('the MCP endpoint, with the SDK client', () => {
     expect(problemOf(invalid).code).toMatch(/invalid_transition|conflict/);
     expect((invalid.content as { text: string }[])[0]!.text).toMatch(/^(invalid_transition|conflict): /);
 
+    // ifVersion is If-Match: a move from a version that is no longer current is refused.
+    const stale = await agent.callTool({
+      name: 'move_booking',
+      arguments: { id: booking.id, status: 'cancelled', ifVersion: 1 },
+    });
+    expect(stale.isError).toBe(true);
+    expect(problemOf(stale).code).toBe('precondition_failed');
+
     const notValid = await agent.callTool({
       name: 'create_booking',
       arguments: { clientId, service: 'Haircut', startsAt: 'tomorrow', durationMinutes: 30 },
@@ -151,6 +161,27 @@ describe('the MCP endpoint, with the SDK client', () => {
       code: 'validation_failed',
       errors: [expect.objectContaining({ field: 'startsAt' })],
     });
+
+    // A retried create with the same idempotencyKey gets the first booking back; another body is refused.
+    const retry = { clientId, service: 'Massage', startsAt: '2026-12-02T10:00:00Z', durationMinutes: 60 };
+    const first = await agent.callTool({
+      name: 'create_booking',
+      arguments: { ...retry, idempotencyKey: 'k-1' },
+    });
+    const again = await agent.callTool({
+      name: 'create_booking',
+      arguments: { ...retry, idempotencyKey: 'k-1' },
+    });
+    expect((again.structuredContent as { id: string }).id).toBe(
+      (first.structuredContent as { id: string }).id,
+    );
+    const changed = await agent.callTool({
+      name: 'create_booking',
+      arguments: { ...retry, durationMinutes: 30, idempotencyKey: 'k-1' },
+    });
+    expect(changed.isError).toBe(true);
+    const massages = await agent.callTool({ name: 'list_bookings', arguments: { service: 'Massage' } });
+    expect((massages.structuredContent as { total: number }).total).toBe(1);
 
     const rest = await fetch(`${server.url}/api/v1/bookings/${booking.id}`, {
       headers: { authorization: `Bearer ${ADMIN}` },
