@@ -1,0 +1,77 @@
+import { auth, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from '@modelcontextprotocol/sdk/shared/auth.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { authorizeThroughPage, type Demo, get, startDemo } from './support.js';
+
+const AGENT_REDIRECT = 'http://127.0.0.1:9912/callback';
+
+/** What an MCP host keeps for its agent: the provider interface of the SDK, in memory. */
+class MemoryProvider implements OAuthClientProvider {
+  client: OAuthClientInformationMixed | undefined;
+  saved: OAuthTokens | undefined;
+  verifier = '';
+  authorizationUrl: URL | undefined;
+  get redirectUrl(): string {
+    return AGENT_REDIRECT;
+  }
+  get clientMetadata(): OAuthClientMetadata {
+    return {
+      client_name: 'SDK agent',
+      redirect_uris: [AGENT_REDIRECT],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    };
+  }
+  clientInformation(): OAuthClientInformationMixed | undefined {
+    return this.client;
+  }
+  saveClientInformation(info: OAuthClientInformationMixed): void {
+    this.client = info;
+  }
+  tokens(): OAuthTokens | undefined {
+    return this.saved;
+  }
+  saveTokens(tokens: OAuthTokens): void {
+    this.saved = tokens;
+  }
+  redirectToAuthorization(url: URL): void {
+    this.authorizationUrl = url;
+  }
+  saveCodeVerifier(verifier: string): void {
+    this.verifier = verifier;
+  }
+  codeVerifier(): string {
+    return this.verifier;
+  }
+}
+
+describe("the MCP SDK's own auth provider against the authorization server", () => {
+  let demo: Demo;
+  beforeAll(async () => {
+    demo = await startDemo();
+  });
+  afterAll(() => demo.close());
+
+  it('discovers (RFC 9728, RFC 8414), registers itself (RFC 7591) and gets a token through the real pages', async () => {
+    const provider = new MemoryProvider();
+    const serverUrl = `${demo.base}/mcp`;
+    expect(await auth(provider, { serverUrl, scope: 'crm.clients.read' })).toBe('REDIRECT');
+    expect(provider.client?.client_id).toMatch(/^oac_/);
+    const url = provider.authorizationUrl!;
+    expect(url.origin).toBe(demo.base);
+    expect(url.searchParams.get('code_challenge_method')).toBe('S256');
+
+    const callback = await authorizeThroughPage(url, demo.ada, demo.base);
+    const code = callback.searchParams.get('code')!;
+    expect(await auth(provider, { serverUrl, authorizationCode: code })).toBe('AUTHORIZED');
+    const token = provider.saved!.access_token;
+    expect(provider.saved!.refresh_token).toBeTruthy();
+    expect((await get(demo, `/api/v1/clients/${demo.ada.id}`, token)).status).toBe(200);
+    expect((await get(demo, `/api/v1/clients/${demo.grace.id}`, token)).status).toBe(404);
+  });
+});
