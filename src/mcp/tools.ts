@@ -65,7 +65,9 @@ const ifVersion = z
   .int()
   .min(1)
   .optional()
-  .meta({ description: 'Change only if the record is still at this version (as If-Match): else a conflict' });
+  .meta({
+    description: 'Change only if the record is still at this version (as If-Match): else precondition_failed',
+  });
 
 /** The tools of one resource, in a stable order. */
 export function resourceTools(service: ResourceService, options: McpToolOptions): McpTool[] {

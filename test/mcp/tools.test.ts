@@ -206,6 +206,49 @@ describe('the MCP endpoint, with the SDK client', () => {
     expect(get.headers.get('allow')).toBe('POST');
   });
 
+  it('speaks stateless Streamable HTTP: version negotiation, notifications, no batches', async () => {
+    const post = async (body: unknown, headers: Record<string, string> = {}) => {
+      const response = await fetch(`${server.url}/mcp`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${ADMIN}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...headers,
+        },
+        body: JSON.stringify(body),
+      });
+      return { status: response.status, body: response.status === 202 ? null : await response.json() };
+    };
+    const initialize = (protocolVersion: string) =>
+      post({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+      });
+    expect((await initialize('2025-03-26')).body.result.protocolVersion).toBe('2025-03-26');
+    expect((await initialize('2099-01-01')).body.result.protocolVersion).toBe('2025-06-18');
+    expect(await post({ jsonrpc: '2.0', method: 'notifications/initialized' })).toEqual({
+      status: 202,
+      body: null,
+    });
+    expect((await post({ jsonrpc: '2.0', id: 2, method: 'ping' })).body).toEqual({
+      jsonrpc: '2.0',
+      id: 2,
+      result: {},
+    });
+    expect((await post({ jsonrpc: '2.0', id: 3, method: 'resources/list' })).body.error.code).toBe(-32601);
+    const batch = await post([{ jsonrpc: '2.0', id: 4, method: 'ping' }]);
+    expect(batch.status).toBe(400);
+    expect(batch.body.error.code).toBe(-32600);
+    const unsupported = await post(
+      { jsonrpc: '2.0', id: 5, method: 'ping' },
+      { 'mcp-protocol-version': '1999-01-01' },
+    );
+    expect(unsupported.status).toBe(400);
+  });
+
   it('shows a key only the tools its scopes allow', async () => {
     const { key } = await switchboard.oauth!.admin.createApiKey({
       name: 'Booking reader',
