@@ -61,13 +61,9 @@ const idempotencyKey = z
   });
 
 const id = z.string().min(1).max(200);
-const ifVersion = z
-  .int()
-  .min(1)
-  .optional()
-  .meta({
-    description: 'Change only if the record is still at this version (as If-Match): else precondition_failed',
-  });
+const ifVersion = z.int().min(1).optional().meta({
+  description: 'Change only if the record is still at this version (as If-Match): else precondition_failed',
+});
 
 /** The tools of one resource, in a stable order. */
 export function resourceTools(service: ResourceService, options: McpToolOptions): McpTool[] {
