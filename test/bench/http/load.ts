@@ -32,7 +32,7 @@ export async function runRound(
     url: `${server.url}${scenario.path(clientId)}`,
     method: scenario.method,
     headers: scenario.headers,
-    ...(scenario.body ? { requests: [bodyOf(scenario.body)] } : {}),
+    ...(scenario.body ? { requests: [bodyOf(scenario.body(clientId))] } : {}),
     connections: settings.connections,
     pipelining: 1,
     duration: settings.duration,

@@ -15,6 +15,11 @@ export interface GroupPlan {
   /** The first is the reference: it must serve the REST API, its clients and answers seed the others. */
   readonly servers: readonly [ServerSpec, ...ServerSpec[]];
   readonly scenarios: readonly Scenario[];
+  /**
+   * When set, each scenario runs interleaved beside this one on the reference server (the only one
+   * started), instead of across servers: the ratio is the scenario's rate over this one's.
+   */
+  readonly against?: Scenario;
 }
 
 export interface MeasureSettings extends LoadSettings {
@@ -24,6 +29,7 @@ export interface MeasureSettings extends LoadSettings {
 }
 
 export interface ServerResult {
+  /** The server's name, or with `against` the scenario's id. */
   readonly name: string;
   readonly warmUp: Round;
   /** Counted rounds, in the order they ran. */
@@ -43,10 +49,16 @@ export interface GroupResult {
   readonly scenarios: readonly ScenarioResult[];
 }
 
-interface Target {
+interface Server {
   readonly server: RunningServer;
   /** A client this server has: its own when it lists them, the reference's when seeded from it. */
   readonly clientId: string;
+}
+
+/** What one column of a scenario's rounds sends, and to which server. */
+interface Target extends Server {
+  readonly name: string;
+  readonly scenario: Scenario;
 }
 
 export async function runGroup(
@@ -60,9 +72,9 @@ export async function runGroup(
     const reference = await startServer(referenceSpec);
     started.push(reference);
     const clients = await clientsOf(reference);
-    const targets: Target[] = [{ server: reference, clientId: clients[10]!.id }];
+    const targets: Server[] = [{ server: reference, clientId: clients[10]!.id }];
     const answers: Record<string, Answer> = {};
-    for (const scenario of plan.scenarios) {
+    for (const scenario of plan.against ? [...plan.scenarios, plan.against] : plan.scenarios) {
       const path = scenario.path(targets[0]!.clientId);
       answers[`${scenario.method} ${path}`] = replayable(
         await checkOnce(reference, scenario, targets[0]!.clientId),
@@ -79,7 +91,17 @@ export async function runGroup(
     log(`${plan.title}: ${targets.map((t) => t.server.spec.name).join(', ')} answer correctly`);
 
     const results: ScenarioResult[] = [];
-    for (const scenario of plan.scenarios) results.push(await measure(scenario, targets, settings, log));
+    for (const scenario of plan.scenarios) {
+      const { against } = plan;
+      const columns: Target[] = against
+        ? [
+            { ...targets[0]!, name: scenario.id, scenario },
+            { ...targets[0]!, name: against.id, scenario: against },
+          ]
+        : targets.map((target) => ({ ...target, name: target.server.spec.name, scenario }));
+      const label = against ? `${scenario.label} vs ${against.label}` : scenario.label;
+      results.push(await measure(scenario.id, label, columns, settings, log));
+    }
     return { id: plan.id, title: plan.title, scenarios: results };
   } finally {
     await Promise.all(started.map((server) => server.stop()));
@@ -87,13 +109,14 @@ export async function runGroup(
 }
 
 async function measure(
-  scenario: Scenario,
+  id: ScenarioId,
+  label: string,
   targets: readonly Target[],
   settings: MeasureSettings,
   log: (line: string) => void,
 ): Promise<ScenarioResult> {
   const warmUps: Round[] = [];
-  for (const { server, clientId } of targets) {
+  for (const { server, clientId, scenario } of targets) {
     warmUps.push(await runRound(server, scenario, clientId, { ...settings, duration: settings.warmUp }));
   }
   const rounds: Round[][] = targets.map(() => []);
@@ -101,19 +124,19 @@ async function measure(
     const order = targets.map((_, i) => i);
     if (r % 2 === 1) order.reverse();
     for (const i of order) {
-      const { server, clientId } = targets[i]!;
+      const { server, clientId, scenario, name } = targets[i]!;
       const round = await runRound(server, scenario, clientId, settings);
       rounds[i]!.push(round);
       log(
-        `  ${scenario.label}  round ${r + 1}/${settings.rounds}  ${server.spec.name} ${Math.round(round.rps).toLocaleString('en-US')} req/s`,
+        `  ${label}  round ${r + 1}/${settings.rounds}  ${name} ${Math.round(round.rps).toLocaleString('en-US')} req/s`,
       );
     }
   }
   return {
-    id: scenario.id,
-    label: scenario.label,
-    servers: targets.map(({ server }, i) => ({
-      name: server.spec.name,
+    id,
+    label,
+    servers: targets.map(({ name }, i) => ({
+      name,
       warmUp: warmUps[i]!,
       rounds: rounds[i]!,
     })),

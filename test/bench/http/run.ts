@@ -11,8 +11,8 @@
  *   DATABASE_URL=postgres://… npm run bench:http    # same, on a throwaway database of that server
  *   npm run bench:http -- --json results.json
  *
- * Groups: GraphQL (Switchboard, graphql-yoga, raw node:http), REST (Switchboard, Hono, raw node:http)
- * and, with PostgreSQL, Switchboard on PostgreSQL vs in memory. The load generator takes a core of its
+ * Groups: GraphQL (Switchboard, graphql-yoga, raw node:http), REST (Switchboard, Hono, raw node:http),
+ * MCP (`tools/call get_client` beside `GET /api/v1/clients/{id}` on one Switchboard) and, with PostgreSQL, Switchboard on PostgreSQL vs in memory. The load generator takes a core of its
  * own, so on a small machine the absolute rates are low: the ratios are the result.
  */
 import { writeFile } from 'node:fs/promises';
@@ -43,7 +43,9 @@ const adapterJson: ServerSpec = { ...adapter, name: 'adapter+json', env: { BENCH
 function plans(options: BenchOptions, database: BenchDatabase | undefined): GroupPlan[] {
   const chosen = SCENARIOS.filter((s) => options.only.includes(s.id));
   const graphql = chosen.filter((s) => s.id === 'graphql');
-  const rest = chosen.filter((s) => s.id !== 'graphql');
+  const rest = chosen.filter((s) => s.id !== 'graphql' && s.id !== 'mcp');
+  const mcp = chosen.filter((s) => s.id === 'mcp');
+  const restGet = SCENARIOS.find((s) => s.id === 'rest-get')!;
   const groups: GroupPlan[] = [];
   if (graphql.length) {
     const yoga = { name: 'yoga', script: 'yoga.ts', authenticates: true, listsClients: false };
@@ -61,6 +63,15 @@ function plans(options: BenchOptions, database: BenchDatabase | undefined): Grou
       title: 'REST: Switchboard vs Hono vs raw node:http',
       servers: [switchboard, hono, raw, ...(options.floors ? [adapter] : [])],
       scenarios: rest,
+    });
+  }
+  if (mcp.length) {
+    groups.push({
+      id: 'mcp',
+      title: 'MCP vs REST: the same client read on the same Switchboard, MCP over REST',
+      servers: [switchboard],
+      scenarios: mcp,
+      against: restGet,
     });
   }
   // Rate limits are on by default: the same server with them off shows what taking from them costs.

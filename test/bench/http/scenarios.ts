@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { BENCH_KEY } from './fixture.js';
 import type { RunningServer } from './processes.js';
 
-export const SCENARIO_IDS = ['graphql', 'rest-get', 'rest-list', 'rest-post'] as const;
+export const SCENARIO_IDS = ['graphql', 'rest-get', 'rest-list', 'rest-post', 'mcp'] as const;
 export type ScenarioId = (typeof SCENARIO_IDS)[number];
 
 export interface Scenario {
@@ -17,8 +17,8 @@ export interface Scenario {
   /** The path and query, for a server whose seeded clients include `clientId`. */
   path(clientId: string): string;
   readonly headers: Readonly<Record<string, string>>;
-  /** Each `[<id>]` becomes a fresh id per request: every POST makes a new client. */
-  readonly body?: string;
+  /** The body for `clientId`; each `[<id>]` in it becomes a fresh id per request (every POST makes a new client). */
+  body?(clientId: string): string;
   /** Why the answer is wrong, or undefined when it is right. */
   verify(answer: Answer, clientId: string): string | undefined;
 }
@@ -45,7 +45,7 @@ export const SCENARIOS: readonly Scenario[] = [
     method: 'POST',
     path: () => '/graphql',
     headers: json,
-    body: JSON.stringify({ query: QUERY }),
+    body: () => JSON.stringify({ query: QUERY }),
     verify(answer) {
       if (answer.status !== 200) return `status ${answer.status}`;
       if (!answer.body.includes('"orders"') || answer.body.includes('"errors"')) return 'errors or no orders';
@@ -85,14 +85,46 @@ export const SCENARIOS: readonly Scenario[] = [
     method: 'POST',
     path: () => '/api/v1/clients',
     headers: { ...auth, 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'Bench Client', email: 'bench-[<id>]@example.com' }),
+    body: () => JSON.stringify({ name: 'Bench Client', email: 'bench-[<id>]@example.com' }),
     verify(answer) {
       if (answer.status !== 201) return `status ${answer.status}`;
       if ((JSON.parse(answer.body) as { name?: string }).name !== 'Bench Client') return 'another client';
       return missingHeaders(answer, ['location', 'etag']);
     },
   },
+  {
+    // The same read as rest-get, as an agent makes it: measured beside rest-get on the same server.
+    id: 'mcp',
+    label: 'POST /mcp tools/call get_client',
+    method: 'POST',
+    path: () => '/mcp',
+    headers: {
+      ...auth,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-06-18',
+    },
+    body: (clientId) =>
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'get_client', arguments: { id: clientId } },
+      }),
+    verify(answer, clientId) {
+      if (answer.status !== 200) return `status ${answer.status}`;
+      const message = JSON.parse(answer.body) as McpAnswer;
+      if (message.error || message.result?.isError) return 'a JSON-RPC error or a tool error';
+      if (message.result?.structuredContent?.id !== clientId) return 'another client';
+      return undefined;
+    },
+  },
 ];
+
+interface McpAnswer {
+  readonly result?: { readonly isError?: boolean; readonly structuredContent?: { readonly id?: string } };
+  readonly error?: unknown;
+}
 
 /** Sends the scenario's request once (with a fresh `[<id>]`) and returns the answer, or throws why it is wrong. */
 export async function checkOnce(
@@ -124,7 +156,7 @@ async function send(
   const response = await fetch(`${server.url}${scenario.path(clientId)}`, {
     method: scenario.method,
     headers,
-    body: scenario.body?.replaceAll('[<id>]', `check-${randomUUID()}`),
+    body: scenario.body?.(clientId).replaceAll('[<id>]', `check-${randomUUID()}`),
   });
   return {
     status: response.status,
