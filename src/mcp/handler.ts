@@ -4,13 +4,15 @@
  * server-initiated stream, so GET is a 405; every request is authenticated on its own, as REST's are.
  * See docs/mcp.md and docs/decisions.md ("MCP: our own stateless Streamable HTTP handler").
  */
+import type { Attributes } from '@opentelemetry/api';
 import { type Authenticate, type Principal, resolveTrust } from '../core/auth.js';
 import type { Domain } from '../core/domain/index.js';
-import { isSwitchboardError, SwitchboardError } from '../core/errors.js';
+import { isSwitchboardError, SwitchboardError, statusOf } from '../core/errors.js';
 import { servedScopes } from '../core/resources/scopes.js';
 import { latestApiVersion } from '../core/resources/wire.js';
 import type { Runtime } from '../core/runtime.js';
 import { inSpan } from '../core/telemetry/index.js';
+import { readBody } from '../http/body.js';
 import { authErrorResponse } from '../http/challenge.js';
 import type { PageLimits } from '../http/pagination.js';
 import { problemResponse } from '../http/problem.js';
@@ -28,6 +30,8 @@ export interface McpConfig {
   readonly instructions?: string;
   /** Page size bounds of the list tools (as REST's `limits`). */
   readonly limits?: PageLimits;
+  /** Largest request body accepted, in bytes (413 above). Default 64 KiB, as REST's. */
+  readonly maxBodyBytes?: number;
 }
 
 /** Options of {@link createMcpHandler}: the domain whose resources become tools, and who the caller is. */
@@ -42,7 +46,15 @@ export interface McpHandlerOptions extends McpConfig {
 /** The MCP endpoint: `(request, info?) => Response`. */
 export type McpHandler = (request: Request, info?: ConnectionInfo) => Promise<Response>;
 
+// The labels of `switchboard.mcp.tool.calls` (docs/operations.md), the outcome's on the span too.
+const TOOL = 'switchboard.mcp.tool';
+const OUTCOME = 'switchboard.mcp.outcome';
+const CODE = 'switchboard.mcp.code';
+
 const SERVER_INFO = { name: 'switchboard-kit', title: 'Switchboard', version: '0.1.0' };
+const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
+const ANONYMOUS: Principal = { kind: 'service', subject: 'anonymous', scopes: new Set() };
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
  * The MCP endpoint of a domain's resources, every one of them a set of tools (docs/mcp.md). A
@@ -69,21 +81,43 @@ export function createMcpHandler(
   const byName = new Map(tools.map((t) => [t.name, t]));
   // A trusted caller holds every scope served here, a host resource's too.
   const authenticate = resolveTrust(options.authenticate, servedScopes(options.domain.resources));
-  const { tracer } = runtime.telemetry;
+  const { tracer, measuring, mcpToolCalls } = runtime.telemetry;
+  const count = (attributes: Attributes) => {
+    if (measuring) mcpToolCalls.add(1, attributes);
+  };
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
 
   const visible = (principal: Principal) => tools.filter((t) => principal.scopes.has(t.scope));
 
   const callTool = async (principal: Principal, params: Record<string, unknown>) => {
     const name = params.name;
     const tool = typeof name === 'string' ? byName.get(name) : undefined;
-    // A tool the caller may not use is as unknown as one that does not exist.
-    if (!tool || !principal.scopes.has(tool.scope))
+    // A tool the caller may not use is as unknown as one that does not exist. Its name is the
+    // caller's text, so it is no metric label (unbounded).
+    if (!tool || !principal.scopes.has(tool.scope)) {
+      count({ [OUTCOME]: 'refused' });
       throw new JsonRpcError(JSON_RPC.invalidParams, `Unknown tool: ${String(name)}`);
+    }
     const args = params.arguments ?? {};
-    if (typeof args !== 'object' || args === null || Array.isArray(args))
+    if (typeof args !== 'object' || args === null || Array.isArray(args)) {
+      count({ [TOOL]: tool.name, [OUTCOME]: 'refused' });
       throw new JsonRpcError(JSON_RPC.invalidParams, 'arguments must be an object.');
-    return inSpan(tracer, `mcp.tool ${tool.name}`, { attributes: { 'mcp.tool.name': tool.name } }, () =>
-      run(tool, principal, args as Record<string, unknown>),
+    }
+    return inSpan(
+      tracer,
+      `mcp.tool ${tool.name}`,
+      { attributes: { 'mcp.tool.name': tool.name } },
+      async (span) => {
+        let outcome: Attributes = { [OUTCOME]: 'error', [CODE]: 'internal_error' };
+        try {
+          const ran = await run(tool, principal, args as Record<string, unknown>);
+          outcome = ran.code ? { [OUTCOME]: 'error', [CODE]: ran.code } : { [OUTCOME]: 'ok' };
+          return ran.result;
+        } finally {
+          span.setAttributes(outcome);
+          count({ [TOOL]: tool.name, ...outcome });
+        }
+      },
     );
   };
 
@@ -133,13 +167,27 @@ export function createMcpHandler(
           'Send an API key or OAuth access token as a Bearer token.',
         );
     } catch (error) {
+      // Refused credentials count against the caller's address, as on REST: guessing keys is not free.
+      if (options.rateLimit) {
+        try {
+          await options.rateLimit.take(requestContext(request, info), ANONYMOUS, 'read');
+        } catch (spent) {
+          return problemResponse(spent, rateHeadersOf(spent) ?? {});
+        }
+      }
       return authErrorResponse(error, request);
     }
     let body: unknown;
     try {
-      body = JSON.parse(await request.text());
-    } catch {
-      return answer(failure(null, new JsonRpcError(JSON_RPC.parseError, 'The body is not JSON.')), 400);
+      // Read within the limit: a caller's body is never buffered whole before it is measured.
+      body = JSON.parse(strictUtf8.decode(await readBody(request, maxBodyBytes)));
+    } catch (error) {
+      if (isSwitchboardError(error))
+        return answer(
+          failure(null, new JsonRpcError(JSON_RPC.invalidRequest, error.message)),
+          statusOf(error.code),
+        );
+      return answer(failure(null, new JsonRpcError(JSON_RPC.parseError, 'The body is not UTF-8 JSON.')), 400);
     }
     if (Array.isArray(body))
       return answer(
@@ -200,12 +248,19 @@ function listed(tool: McpTool): Record<string, unknown> {
  * (`invalid_transition`, `validation_failed`, `conflict`…) is a result with `isError`, for the agent
  * to read, never a transport failure: `<code>: <message>`, then the problem as JSON (code, detail,
  * the fields at fault). Not as `structuredContent`: clients check that against the tool's output
- * schema, the record's, error or not (the SDK's `Client` does).
+ * schema, the record's, error or not (the SDK's `Client` does). A refusal's code comes back beside the
+ * result for the span and `switchboard.mcp.tool.calls`.
  */
-async function run(tool: McpTool, principal: Principal, args: Record<string, unknown>): Promise<unknown> {
+async function run(
+  tool: McpTool,
+  principal: Principal,
+  args: Record<string, unknown>,
+): Promise<{ result: unknown; code?: string }> {
   try {
     const output = await tool.call(principal, args);
-    return { content: [{ type: 'text', text: JSON.stringify(output) }], structuredContent: output };
+    return {
+      result: { content: [{ type: 'text', text: JSON.stringify(output) }], structuredContent: output },
+    };
   } catch (error) {
     if (!isSwitchboardError(error)) throw error;
     const problem = {
@@ -214,11 +269,14 @@ async function run(tool: McpTool, principal: Principal, args: Record<string, unk
       ...(error.details.length ? { errors: error.details } : {}),
     };
     return {
-      isError: true,
-      content: [
-        { type: 'text', text: `${error.code}: ${error.message}` },
-        { type: 'text', text: JSON.stringify(problem) },
-      ],
+      code: error.code,
+      result: {
+        isError: true,
+        content: [
+          { type: 'text', text: `${error.code}: ${error.message}` },
+          { type: 'text', text: JSON.stringify(problem) },
+        ],
+      },
     };
   }
 }

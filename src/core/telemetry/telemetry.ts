@@ -42,6 +42,8 @@ export interface Telemetry {
   readonly webhookAttempts: Counter;
   /** `switchboard.webhook.lag`: seconds from a delivery's creation (its event relayed) to its success. */
   readonly webhookLag: Histogram;
+  /** `switchboard.mcp.tool.calls`: MCP tool calls by tool and outcome (ok, error with its code, refused). */
+  readonly mcpToolCalls: Counter;
 }
 
 /** Creates the tracer and instruments once; components made by `createSwitchboard` share them. */
@@ -74,6 +76,11 @@ export function createTelemetry(options: TelemetryOptions = {}): Telemetry {
       advice: {
         explicitBucketBoundaries: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600, 21600],
       },
+    }),
+    mcpToolCalls: meter.createCounter('switchboard.mcp.tool.calls', {
+      description:
+        'MCP tool calls, by tool and outcome: ok, error (a refusal by the service, with its code), refused (invalid params).',
+      valueType: ValueType.INT,
     }),
   };
 }
