@@ -2,7 +2,7 @@
  * What operators see of an agent's calls, over real HTTP with an in-memory metric reader and span
  * exporter: `switchboard.mcp.tool.calls` counts each tools/call by tool and outcome (ok, error with
  * the service's code, refused for invalid params), and the `mcp.tool <name>` span carries the same
- * outcome.
+ * outcome, inside its `POST /mcp` server span and around a write's transaction.
  */
 import { context } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
@@ -125,6 +125,18 @@ describe('MCP telemetry', () => {
     expect(parents.map((p) => [p?.name, p?.attributes['switchboard.interface']])).toEqual(
       spans.map(() => ['POST /mcp', 'mcp']),
     );
+    // A write's transaction is the child of its tool's span.
+    const transaction = finished.find((s) => s.name === 'switchboard.storage.transaction');
+    expect(transaction?.parentSpanContext?.spanId).toBe(spans[0]!.spanContext().spanId);
+    const durations = resourceMetrics.scopeMetrics
+      .flatMap((s) => s.metrics)
+      .find((m) => m.descriptor.name === 'http.server.request.duration');
+    expect(durations?.dataPoints.map((p) => p.attributes)).toContainEqual({
+      'http.request.method': 'POST',
+      'http.route': '/mcp',
+      'http.response.status_code': 200,
+      'switchboard.interface': 'mcp',
+    });
     expect(spans.map((s) => [s.name, s.attributes])).toEqual([
       ['mcp.tool create_client', { 'mcp.tool.name': 'create_client', 'switchboard.mcp.outcome': 'ok' }],
       ['mcp.tool list_clients', { 'mcp.tool.name': 'list_clients', 'switchboard.mcp.outcome': 'ok' }],
