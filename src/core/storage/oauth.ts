@@ -93,6 +93,11 @@ export interface GrantRecord {
   readonly userId: string | null;
   /** The ceiling: a refresh may narrow the scopes of an access token, never go beyond these. */
   readonly scopes: readonly string[];
+  /**
+   * The resources (RFC 8707) the client asked for, the ceiling of its tokens' audience; absent or
+   * empty when it named none (its tokens then go to every resource).
+   */
+  readonly resources?: readonly string[];
   readonly createdAt: number;
   /** Absolute end of the session; refresh tokens cannot outlive it. */
   readonly expiresAt: number;
@@ -157,6 +162,11 @@ export interface AccessTokenRecord {
   readonly userId: string | null;
   /** May be narrower than the grant's scopes. */
   readonly scopes: readonly string[];
+  /**
+   * The resources (RFC 8707) the token may be used on, its audience; absent or empty for a token
+   * usable on every resource. May be narrower than the grant's resources.
+   */
+  readonly audience?: readonly string[];
   readonly createdAt: number;
   readonly expiresAt: number;
 }

@@ -403,6 +403,14 @@ export const MIGRATIONS: readonly Migration[] = [
     // up by an admin or the host.
     sql: `ALTER TABLE switchboard_oauth_clients ADD COLUMN self_registered boolean NOT NULL DEFAULT false;`,
   },
+  {
+    version: 20,
+    name: 'resource indicators of oauth grants and access tokens',
+    // The resources a grant was asked for (RFC 8707) and the audience of each access token; empty for
+    // every grant and token before, which stay usable on every resource as they were.
+    sql: `ALTER TABLE switchboard_oauth_grants ADD COLUMN resources text[] NOT NULL DEFAULT '{}';
+          ALTER TABLE switchboard_oauth_access_tokens ADD COLUMN audience text[] NOT NULL DEFAULT '{}';`,
+  },
 ];
 
 /** SQL turning a `timestamptz` column into epoch milliseconds (null stays null). */

@@ -71,6 +71,7 @@ interface GrantRow {
   client_id: string;
   user_id: string | null;
   scopes: string[];
+  resources: string[];
   created_at: string;
   expires_at: string;
   revoked_at: string | null;
@@ -81,6 +82,8 @@ const toGrant = (r: GrantRow): GrantRecord => ({
   clientId: r.client_id,
   userId: r.user_id,
   scopes: r.scopes,
+  // Empty means none named: left out, as the memory adapter keeps a record given without it.
+  ...(r.resources.length ? { resources: r.resources } : {}),
   createdAt: ms(r.created_at),
   expiresAt: ms(r.expires_at),
   revokedAt: msOrNull(r.revoked_at),
@@ -108,6 +111,7 @@ interface AccessRow {
   client_id: string;
   user_id: string | null;
   scopes: string[];
+  audience: string[];
   created_at: string;
   expires_at: string;
 }
@@ -118,15 +122,16 @@ const toAccess = (r: AccessRow): AccessTokenRecord => ({
   clientId: r.client_id,
   userId: r.user_id,
   scopes: r.scopes,
+  ...(r.audience.length ? { audience: r.audience } : {}),
   createdAt: ms(r.created_at),
   expiresAt: ms(r.expires_at),
 });
 
 const CODE_COLUMNS =
   'code_hash, client_id, user_id, redirect_uri, scopes, code_challenge, nonce, grant_id, created_at, expires_at, consumed_at';
-const GRANT_COLUMNS = 'id, client_id, user_id, scopes, created_at, expires_at, revoked_at';
+const GRANT_COLUMNS = 'id, client_id, user_id, scopes, created_at, expires_at, revoked_at, resources';
 const REFRESH_COLUMNS = 'token_hash, grant_id, created_at, expires_at, used_at';
-const ACCESS_COLUMNS = 'token_hash, grant_id, client_id, user_id, scopes, created_at, expires_at';
+const ACCESS_COLUMNS = 'token_hash, grant_id, client_id, user_id, scopes, created_at, expires_at, audience';
 
 /**
  * OAuth records. Codes are consumed and refresh tokens used by one conditional
@@ -232,9 +237,9 @@ export function postgresOAuthStores(db: Database): OAuthStores {
     grants: {
       async insert(g) {
         const inserted = await db.row(
-          `INSERT INTO switchboard_oauth_grants (${GRANT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7)
+          `INSERT INTO switchboard_oauth_grants (${GRANT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
            ON CONFLICT DO NOTHING RETURNING id`,
-          [g.id, g.clientId, g.userId, g.scopes, g.createdAt, g.expiresAt, g.revokedAt],
+          [g.id, g.clientId, g.userId, g.scopes, g.createdAt, g.expiresAt, g.revokedAt, g.resources ?? []],
         );
         if (!inserted) throw new SwitchboardError('conflict', `A grant with id "${g.id}" already exists.`);
       },
@@ -315,10 +320,19 @@ export function postgresOAuthStores(db: Database): OAuthStores {
     accessTokens: {
       async insert(t) {
         await db.rows(
-          `INSERT INTO switchboard_oauth_access_tokens (${ACCESS_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7)
+          `INSERT INTO switchboard_oauth_access_tokens (${ACCESS_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
            ON CONFLICT (token_hash) DO UPDATE SET grant_id = $2, client_id = $3, user_id = $4, scopes = $5,
-             created_at = $6, expires_at = $7`,
-          [t.tokenHash, t.grantId, t.clientId, t.userId, t.scopes, t.createdAt, t.expiresAt],
+             created_at = $6, expires_at = $7, audience = $8`,
+          [
+            t.tokenHash,
+            t.grantId,
+            t.clientId,
+            t.userId,
+            t.scopes,
+            t.createdAt,
+            t.expiresAt,
+            t.audience ?? [],
+          ],
         );
       },
       async get(tokenHash) {

@@ -240,6 +240,21 @@ export function oauthContract(storage: () => Storage): void {
     expect(await s.oauth.accessTokens.delete(token.tokenHash)).toBe(false);
   });
 
+  it('keeps the resources of a grant and the audience of an access token (RFC 8707)', async () => {
+    const s = storage();
+    const grant = aGrant({ resources: ['https://api.example.com/mcp', 'https://api.example.com/api'] });
+    await s.oauth.grants.insert(grant);
+    expect(await s.oauth.grants.get(grant.id)).toEqual(grant);
+    expect(await s.oauth.grants.list({ clientId: grant.clientId })).toEqual([grant]);
+    const token = anAccessToken({ grantId: grant.id, audience: ['https://api.example.com/mcp'] });
+    await s.oauth.accessTokens.insert(token);
+    expect(await s.oauth.accessTokens.get(token.tokenHash)).toEqual(token);
+    // Without them, nothing comes back: such a token goes to every resource, as before.
+    const plain = anAccessToken();
+    await s.oauth.accessTokens.insert(plain);
+    expect((await s.oauth.accessTokens.get(plain.tokenHash))?.audience).toBeUndefined();
+  });
+
   it('deletes what has expired, and the tokens of expired grants', async () => {
     const s = storage();
     const old = aGrant({ expiresAt: NOW + 10 });
