@@ -318,6 +318,12 @@ const FIELD_TEXTS = {
     action:
       'Register a public client (`token_endpoint_auth_method: "none"`) with PKCE, and ask only for scopes the protected resource metadata lists.',
   },
+  invalid_target: {
+    meaning:
+      'A `resource` (RFC 8707) is not an absolute URI, has a fragment, is not a resource this server serves, or was not granted (a refresh or code exchange may narrow the resources, never widen them).',
+    action:
+      "Name this server's resources as its protected resource metadata gives them (`<origin>/mcp`, `<origin>/api`, `<origin>/graphql`), and on a refresh only ones the grant holds.",
+  },
   state_mismatch: {
     meaning:
       'The `state` of the OAuth callback differs from the one sent with the sign-in, so it may be forged.',

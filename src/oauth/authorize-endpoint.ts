@@ -15,6 +15,7 @@ import { type Csrf, csrfCookieHeader } from './csrf.js';
 import { parseScopes, readForm, single } from './form.js';
 import { oauthError, oauthErrorCodeOf } from './oauth-error.js';
 import { redirectUriAllowed } from './redirect-uri.js';
+import { parseResources } from './resource-indicators.js';
 import { hashSecret, randomSecret } from './secrets.js';
 import { OPENID_SCOPE, type ServerContext } from './server-options.js';
 import { createSignInProofs, type SignedIn, type SignInProofs } from './sign-in-proof.js';
@@ -27,6 +28,8 @@ interface AuthorizationRequest {
   readonly scopes: readonly string[];
   readonly codeChallenge: string | null;
   readonly nonce: string | null;
+  /** The resources (RFC 8707) the token is asked for; empty for every resource. */
+  readonly resources: readonly string[];
 }
 
 const ECHOED = [
@@ -94,7 +97,7 @@ export function authorizeEndpoint(
 
     let authorization: AuthorizationRequest;
     try {
-      authorization = checkRequest(ctx, params, client, redirectUri);
+      authorization = checkRequest(ctx, params, client, redirectUri, issuer);
     } catch (error) {
       const message = isSwitchboardError(error) ? error.message : 'The request is not valid.';
       return back({ error: oauthErrorCodeOf(error), error_description: message });
@@ -171,6 +174,7 @@ function checkRequest(
   params: URLSearchParams,
   client: OAuthClientRecord,
   redirectUri: string,
+  issuer: string,
 ): AuthorizationRequest {
   for (const name of ECHOED) single(params, name);
   if (single(params, 'response_type') !== 'code') {
@@ -198,7 +202,8 @@ function checkRequest(
     if (!allowed) throw oauthError('invalid_scope', `The scope ${scope} is not available to this app.`);
   }
   const nonce = single(params, 'nonce') ?? null;
-  return { client, redirectUri, state: single(params, 'state'), scopes, codeChallenge, nonce };
+  const resources = parseResources(params, issuer);
+  return { client, redirectUri, state: single(params, 'state'), scopes, codeChallenge, nonce, resources };
 }
 
 interface PageOptions {
@@ -231,11 +236,13 @@ async function page(
     });
   }
   const { cookie, token, isNew } = await steps.csrf.issue(request);
-  const hidden: Record<string, string> = {};
+  const hidden: Record<string, string | readonly string[]> = {};
   for (const name of ECHOED) {
     const value = params.get(name);
     if (value !== null) hidden[name] = value;
   }
+  // resource may repeat (RFC 8707 §2): each one goes back.
+  if (params.has('resource')) hidden.resource = params.getAll('resource');
   const username = options.signedIn?.user.username ?? options.username;
   const view: ConsentView = {
     action: new URL(request.url).pathname,
@@ -364,6 +371,7 @@ async function issueCode(
       clientId: authorization.client.id,
       userId,
       scopes,
+      ...(authorization.resources.length ? { resources: authorization.resources } : {}),
       createdAt: now,
       expiresAt: now + ctx.grantTtlMs,
       revokedAt: null,

@@ -25,7 +25,7 @@ export interface ConsentView {
   readonly unverified?: { readonly host: string };
   readonly scopes: readonly ScopeView[];
   /** The authorization request, to post back unchanged as hidden fields. */
-  readonly hidden: Readonly<Record<string, string>>;
+  readonly hidden: Readonly<Record<string, string | readonly string[]>>;
   /** Post back as the `csrf` field. */
   readonly csrfToken: string;
   /**
@@ -47,8 +47,10 @@ export interface ConsentView {
  * fields. (A page that posts `username` and `password` with `decision=approve` in one form works too.)
  */
 export function renderConsentPage(view: ConsentView): string {
-  const hidden = Object.entries(view.hidden).map(
-    ([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`,
+  const hidden = Object.entries(view.hidden).flatMap(([name, value]) =>
+    (typeof value === 'string' ? [value] : value).map(
+      (one) => html`<input type="hidden" name="${name}" value="${one}">`,
+    ),
   );
   const app = view.clientName;
   const error = view.error && html`<p role="alert" class="error">${view.error}</p>`;

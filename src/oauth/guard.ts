@@ -4,6 +4,7 @@ import type { Runtime } from '../core/runtime.js';
 import type { Stores } from '../core/storage/index.js';
 import type { BearerErrorCode } from '../http/challenge.js';
 import { hasQueryParam } from '../http/url.js';
+import { audienceAllows } from './resource-indicators.js';
 import { ACCESS_TOKEN_PREFIX, hashSecret } from './secrets.js';
 
 /** What the guard reads from the runtime: the stores where API keys and access tokens are looked up, the clock. */
@@ -78,6 +79,9 @@ export function createGuard(runtime: GuardRuntime, options: GuardOptions = {}): 
     const grant = await storage.oauth.grants.get(access.grantId);
     if (!grant || grant.revokedAt !== null)
       throw failure('invalid_token', 'The access token has been revoked.');
+    // A token bound to resources (RFC 8707) is refused elsewhere, as any token not meant for here.
+    if (!audienceAllows(access.audience, request.url))
+      throw failure('invalid_token', 'The access token was not issued for this resource.');
     const scopes = scopesOf(access);
     if (access.userId === null) {
       return { kind: 'service', subject: access.clientId, scopes, clientId: access.clientId };

@@ -28,6 +28,7 @@ export function introspectEndpoint(
       if (refresh && refresh.usedAt !== null) return inactive;
       const grant = await ctx.storage.oauth.grants.get(record.grantId);
       if (!live(grant)) return inactive;
+      const aud = access ? (access.audience ?? []) : (grant.resources ?? []);
       return jsonResponse(
         200,
         {
@@ -38,6 +39,8 @@ export function introspectEndpoint(
           exp: Math.floor(record.expiresAt / 1000),
           iat: Math.floor(record.createdAt / 1000),
           iss: ctx.issuerFor(request),
+          // The resources the token is for (RFC 8707; RFC 7662 §2.2 aud); none for a token good everywhere.
+          ...(aud.length ? { aud } : {}),
           ...(grant.userId === null ? {} : { sub: grant.userId }),
         },
         headers,

@@ -17,6 +17,8 @@ export interface IssueOptions {
   readonly client: OAuthClientRecord;
   /** May be narrower than the grant's (a narrowed refresh). */
   readonly scopes: readonly string[];
+  /** The token's resources (RFC 8707), within the grant's; empty for every resource. */
+  readonly audience: readonly string[];
   readonly refresh: boolean;
   readonly issuer: string;
   /** Set to issue an ID token (code exchange with `openid`). */
@@ -37,6 +39,7 @@ export async function issueTokens(ctx: ServerContext, options: IssueOptions): Pr
       clientId: client.id,
       userId: grant.userId,
       scopes,
+      ...(options.audience.length ? { audience: options.audience } : {}),
       createdAt: now,
       expiresAt: accessExpiresAt,
     });

@@ -2,7 +2,7 @@ import { type ErrorCode, isSwitchboardError, SwitchboardError } from '../core/er
 import { jsonResponse } from '../http/json.js';
 import { rateHeadersOf } from '../http/rate-limit.js';
 
-/** The `error` codes of RFC 6749 §5.2, §4.1.2.1, RFC 7009 §2.2.1 and RFC 7591 §3.2.2. */
+/** The `error` codes of RFC 6749 §5.2, §4.1.2.1, RFC 7009 §2.2.1, RFC 7591 §3.2.2 and RFC 8707 §2. */
 export type OAuthErrorCode =
   | 'invalid_request'
   | 'invalid_client'
@@ -16,7 +16,8 @@ export type OAuthErrorCode =
   | 'temporarily_unavailable'
   | 'server_error'
   | 'invalid_redirect_uri'
-  | 'invalid_client_metadata';
+  | 'invalid_client_metadata'
+  | 'invalid_target';
 
 const CODES: Record<OAuthErrorCode, ErrorCode> = {
   invalid_request: 'bad_request',
@@ -32,6 +33,7 @@ const CODES: Record<OAuthErrorCode, ErrorCode> = {
   server_error: 'internal',
   invalid_redirect_uri: 'bad_request',
   invalid_client_metadata: 'bad_request',
+  invalid_target: 'bad_request',
 };
 
 /** A SwitchboardError that carries its OAuth `error` code in `details[0].code`. */

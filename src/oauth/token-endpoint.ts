@@ -8,6 +8,7 @@ import { authenticateWithinBudget, takeTokenBudget, withRateHeaders } from './bu
 import { parseScopes, readForm, single } from './form.js';
 import { issueTokens, type TokenResponse } from './issue-tokens.js';
 import { oauthError, oauthErrorResponse } from './oauth-error.js';
+import { audienceFor, parseResources } from './resource-indicators.js';
 import { hashSecret, pkceChallenge } from './secrets.js';
 import { OPENID_SCOPE, type ServerContext } from './server-options.js';
 
@@ -109,6 +110,7 @@ async function exchangeCode(
     grant,
     client,
     scopes: grant.scopes,
+    audience: audienceFor(grant.resources ?? [], parseResources(params, issuer)),
     refresh: client.grantTypes.includes('refresh_token'),
     issuer,
     idToken: { nonce: stored.nonce },
@@ -148,7 +150,8 @@ async function refresh(
     }
   }
   const scopes = requested.length ? requested : grant.scopes;
-  return issueTokens(ctx, { grant, client, scopes, refresh: true, issuer });
+  const audience = audienceFor(grant.resources ?? [], parseResources(params, issuer));
+  return issueTokens(ctx, { grant, client, scopes, audience, refresh: true, issuer });
 }
 
 async function clientCredentials(
@@ -166,18 +169,27 @@ async function clientCredentials(
       throw oauthError('invalid_scope', `The scope ${scope} is not available to this client.`);
     }
   }
+  const resources = parseResources(params, issuer);
   const now = ctx.clock.now();
   const grant: GrantRecord = {
     id: ctx.ids('grt'),
     clientId: client.id,
     userId: null,
     scopes: requested.length ? requested : client.scopes,
+    ...(resources.length ? { resources } : {}),
     createdAt: now,
     expiresAt: now + ctx.accessTokenTtlMs,
     revokedAt: null,
   };
   await ctx.storage.oauth.grants.insert(grant);
-  return issueTokens(ctx, { grant, client, scopes: grant.scopes, refresh: false, issuer });
+  return issueTokens(ctx, {
+    grant,
+    client,
+    scopes: grant.scopes,
+    audience: resources,
+    refresh: false,
+    issuer,
+  });
 }
 
 async function liveGrant(

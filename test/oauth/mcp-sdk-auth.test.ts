@@ -71,7 +71,28 @@ describe("the MCP SDK's own auth provider against the authorization server", () 
     expect(await auth(provider, { serverUrl, authorizationCode: code })).toBe('AUTHORIZED');
     const token = provider.saved!.access_token;
     expect(provider.saved!.refresh_token).toBeTruthy();
-    expect((await get(demo, `/api/v1/clients/${demo.ada.id}`, token)).status).toBe(200);
-    expect((await get(demo, `/api/v1/clients/${demo.grace.id}`, token)).status).toBe(404);
+    // The SDK asks for the MCP resource (RFC 8707), so the token is for /mcp only, where it acts for Ada.
+    expect(url.searchParams.get('resource')).toBe(serverUrl);
+    const getClient = async (id: string): Promise<{ isError?: boolean }> => {
+      const response = await fetch(serverUrl, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'get_client', arguments: { id } },
+        }),
+      });
+      expect(response.status).toBe(200);
+      return ((await response.json()) as { result: { isError?: boolean } }).result;
+    };
+    expect((await getClient(demo.ada.id)).isError).toBeFalsy();
+    expect((await getClient(demo.grace.id)).isError).toBe(true);
+    expect((await get(demo, `/api/v1/clients/${demo.ada.id}`, token)).status).toBe(401);
   });
 });

@@ -125,6 +125,8 @@ export interface ConsentPage {
   readonly html: string;
   readonly cookie: string;
   readonly hidden: Record<string, string>;
+  /** The hidden fields in page order, repeats kept (`resource` may repeat). */
+  readonly fields: [string, string][];
   readonly scopes: string[];
   /** The sign-in step (e-mail and password), rather than the consent step. */
   readonly signIn: boolean;
@@ -137,10 +139,11 @@ export async function openConsentPage(url: string | URL): Promise<ConsentPage> {
 
 async function readPage(response: Response, cookie: string): Promise<ConsentPage> {
   const html = await response.text();
-  const hidden: Record<string, string> = {};
+  const fields: [string, string][] = [];
   for (const m of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) {
-    hidden[htmlDecode(m[1]!)] = htmlDecode(m[2]!);
+    fields.push([htmlDecode(m[1]!), htmlDecode(m[2]!)]);
   }
+  const hidden: Record<string, string> = Object.fromEntries(fields);
   const scopes = [...html.matchAll(/name="grant_scope" value="([^"]+)"/g)].map((m) => htmlDecode(m[1]!));
   const issued = (response.headers.get('set-cookie') ?? '').split(';')[0];
   return {
@@ -148,9 +151,21 @@ async function readPage(response: Response, cookie: string): Promise<ConsentPage
     html,
     cookie: issued || cookie,
     hidden,
+    fields,
     scopes,
     signIn: html.includes('name="password"'),
   };
+}
+
+/** The page's hidden fields as a form: `hidden` (which a test may have altered), with repeated fields all kept. */
+function formOf(page: ConsentPage): URLSearchParams {
+  const form = new URLSearchParams(page.hidden);
+  const names = page.fields.map(([name]) => name);
+  for (const name of new Set(names.filter((name, i) => names.indexOf(name) !== i))) {
+    form.delete(name);
+    for (const [field, value] of page.fields) if (field === name) form.append(name, value);
+  }
+  return form;
 }
 
 function postPage(base: string, cookie: string, form: URLSearchParams): Promise<Response> {
@@ -168,7 +183,7 @@ export async function signInOnPage(
   user: { readonly email: string; readonly password: string },
   base: string,
 ): Promise<ConsentPage> {
-  const form = new URLSearchParams(page.hidden);
+  const form = formOf(page);
   form.set('username', user.email);
   form.set('password', user.password);
   form.set('step', 'sign_in');
@@ -191,7 +206,7 @@ export async function submitConsent(
     consent = await signInOnPage(page, { email: answer.username, password: answer.password ?? '' }, base);
     if (consent.response.status !== 200) return new Response(consent.html, consent.response);
   }
-  const form = new URLSearchParams(consent.hidden);
+  const form = formOf(consent);
   form.set('decision', decision);
   for (const scope of answer.scopes ?? consent.scopes) form.append('grant_scope', scope);
   return postPage(base, consent.cookie, form);
