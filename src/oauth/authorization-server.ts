@@ -26,6 +26,8 @@ import {
   PROTECTED_RESOURCE_PATH,
   PROTECTED_RESOURCE_PATHS,
   protectedResourceResponse,
+  resourceMetadataUrl,
+  resourcePathOf,
 } from './protected-resource.js';
 import { revokeEndpoint } from './revoke-endpoint.js';
 import { type OAuthOptions, type OAuthRuntime, resolveOptions, type SignIn } from './server-options.js';
@@ -99,6 +101,11 @@ export interface AuthorizationServer {
   createApiKey(input: CreateApiKeyInput): Promise<CreatedApiKey>;
   /** RFC 8414 metadata for an issuer. */
   metadata(issuer: string): Record<string, unknown>;
+  /**
+   * The URL of the protected resource metadata (RFC 9728) of the resource a request is for, by its
+   * path (`/mcp`, `/graphql`, `/api/…`, else the origin): what its 401 names as `resource_metadata`.
+   */
+  resourceMetadataFor(request: Request): string;
 }
 
 /**
@@ -229,5 +236,7 @@ export function createAuthorizationServer(
       rotateOAuthClientSecret(ctx.storage, id, { clock: ctx.clock, ...options }),
     createApiKey: (input) => createApiKey(ctx.storage, input, { clock: ctx.clock, ids: ctx.ids }),
     metadata: (issuer) => serverMetadata(ctx, issuer.replace(/\/$/, '')),
+    resourceMetadataFor: (request) =>
+      resourceMetadataUrl(ctx.issuerFor(request), resourcePathOf(new URL(request.url).pathname)),
   };
 }

@@ -71,6 +71,7 @@ export {
   PROTECTED_RESOURCE_PATHS,
   protectedResourceMetadata,
   resourceMetadataUrl,
+  withResourceMetadata,
 } from './protected-resource.js';
 export { ACCESS_TOKEN_PREFIX, randomSecret } from './secrets.js';
 export type { IdTokenOptions, OAuthConfig, OAuthOptions, OAuthRuntime, SignIn } from './server-options.js';

@@ -58,3 +58,30 @@ export function protectedResourceResponse(ctx: ServerContext, request: Request, 
     'access-control-allow-origin': '*',
   });
 }
+
+/**
+ * The protected resource a request path belongs to, as the metadata names it: `/mcp`, `/graphql`,
+ * `/api` (every REST version), or the origin (`''`) for anything else.
+ */
+export function resourcePathOf(pathname: string): string {
+  for (const path of PROTECTED_RESOURCE_PATHS) {
+    if (path !== '' && (pathname === path || pathname.startsWith(`${path}/`))) return path;
+  }
+  return '';
+}
+
+/**
+ * The response with `resource_metadata="…"` added to its Bearer challenge (RFC 9728 §5.1), when it
+ * has one without it: how a mount that renders its own 401 (REST, GraphQL, MCP) gets the parameter
+ * without knowing the authorization server. Any other response is returned as it is.
+ */
+export function withResourceMetadata(response: Response, metadataUrl: string): Response {
+  const challenge = response.headers.get('www-authenticate');
+  if (challenge === null || !/^Bearer\b/i.test(challenge) || challenge.includes('resource_metadata=')) {
+    return response;
+  }
+  const headers = new Headers(response.headers);
+  const separator = /^Bearer\s*$/i.test(challenge) ? ' ' : ', ';
+  headers.set('www-authenticate', `${challenge}${separator}resource_metadata="${metadataUrl}"`);
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+}

@@ -32,6 +32,7 @@ import {
   createGuard,
   OAUTH_ADMIN_SCOPES,
   type OAuthConfig,
+  withResourceMetadata,
 } from '../oauth/index.js';
 import { createRestVersions, type RestConfig } from '../rest/index.js';
 import { createMemoryStorage } from '../storage/memory/index.js';
@@ -146,6 +147,9 @@ export interface SwitchboardOptions {
    */
   readonly telemetry?: TelemetryOptions;
 }
+
+/** The mounts whose 401s name their protected resource's metadata: the APIs that take this server's tokens. */
+const RESOURCE_MOUNTS: ReadonlySet<string> = new Set(['rest', 'graphql', 'mcp', 'webhooks']);
 
 /** Everything assembled: one fetch handler plus the parts, each also usable on its own. */
 export interface Switchboard {
@@ -362,7 +366,12 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
     // Measured under its interface; its route the template its router notes, else the mount's path.
     context.route = mount.prefix;
     context.interface = mount.name;
-    return mount.handle(request, context);
+    const response = await mount.handle(request, context);
+    // A 401 of an API names its protected resource metadata (RFC 9728 §5.1), so agents find the server.
+    if (oauth && response.status === 401 && RESOURCE_MOUNTS.has(mount.name ?? '')) {
+      return withResourceMetadata(response, oauth.resourceMetadataFor(request));
+    }
+    return response;
   }
 
   // The request line is logged inside the request's span, so it carries the trace id.

@@ -84,8 +84,9 @@ describe('GraphQL over SSE', () => {
   it('refuses a subscription without credentials with 401 and the Bearer challenge, opening no stream', async () => {
     const response = await subscribe({});
     expect(response.status).toBe(401);
-    expect(response.headers.get('www-authenticate')).toBe(
-      'Bearer realm="switchboard", scope="chat.messages.read"',
+    // With the OAuth server mounted, the challenge names the resource's metadata (RFC 9728 §5.1) too.
+    expect(response.headers.get('www-authenticate')).toMatch(
+      /^Bearer realm="switchboard", scope="chat\.messages\.read", resource_metadata="http:\/\/[^"]+\/\.well-known\/oauth-protected-resource\/graphql"$/,
     );
     expect(response.headers.get('content-type')).not.toMatch(/event-stream/);
     expect((await response.json()).errors[0].extensions.code).toBe('unauthorized');

@@ -209,8 +209,9 @@ describe('GraphQL over HTTP behind the default OAuth guard', () => {
     const response = await post('{ clients { id } }');
     expect(response.status).toBe(401);
     // The same challenge REST sends, naming the scope the field needs.
-    expect(response.headers.get('www-authenticate')).toBe(
-      'Bearer realm="switchboard", scope="crm.clients.read"',
+    // With the OAuth server mounted, the challenge names the resource's metadata (RFC 9728 §5.1) too.
+    expect(response.headers.get('www-authenticate')).toMatch(
+      /^Bearer realm="switchboard", scope="crm\.clients\.read", resource_metadata="http:\/\/[^"]+\/\.well-known\/oauth-protected-resource\/graphql"$/,
     );
     const body = await response.json();
     expect(body.errors[0].extensions.code).toBe('unauthorized');

@@ -62,7 +62,7 @@ describe('resource indicators (RFC 8707): tokens bound to the resources they wer
   let mcp: string;
   let api: string;
   beforeAll(async () => {
-    demo = await startDemo();
+    demo = await startDemo({ graphql: {} });
     mcp = `${demo.base}/mcp`;
     api = `${demo.base}/api`;
   });
@@ -158,6 +158,34 @@ describe('resource indicators (RFC 8707): tokens bound to the resources they wer
     const exchanged = await tokensFor(demo, [mcp, api], [api]);
     expect(exchanged.status).toBe(200);
     expect((await listTools(demo, String(exchanged.body.access_token))).status).toBe(401);
+  });
+
+  it('names the protected resource metadata in every API 401 (RFC 9728 §5.1): REST, GraphQL and MCP', async () => {
+    const metadata = (path: string) =>
+      `resource_metadata="${demo.base}/.well-known/oauth-protected-resource${path}"`;
+    const graphql = (headers: Record<string, string>) =>
+      fetch(`${demo.base}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ query: '{ __typename }' }),
+      });
+    const bad = { authorization: 'Bearer sbat_not_a_token' };
+    const answers: [Response, string][] = [
+      [await get(demo, '/api/v1/clients'), '/api'],
+      [await get(demo, '/api/v1/clients', 'sbat_not_a_token'), '/api'],
+      [await graphql(bad), '/graphql'],
+      [await listTools(demo, 'sbat_not_a_token'), '/mcp'],
+      [await get(demo, '/api/v1/clients', String((await tokensFor(demo, [mcp])).body.access_token)), '/api'],
+    ];
+    for (const [response, path] of answers) {
+      expect(response.status).toBe(401);
+      const challenge = response.headers.get('www-authenticate') ?? '';
+      expect(challenge).toMatch(/^Bearer realm="switchboard"/);
+      expect(challenge).toContain(metadata(path));
+    }
+    // The token endpoint's own errors are OAuth errors, not resource challenges.
+    const token = await fetch(`${demo.base}/oauth/token`, { method: 'POST', headers: bad });
+    expect(token.headers.get('www-authenticate') ?? '').not.toContain('resource_metadata');
   });
 
   it('binds a client credentials token to the resource it asked for', async () => {
