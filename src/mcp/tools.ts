@@ -8,14 +8,14 @@
 import { z } from 'zod';
 import type { Principal } from '../core/auth.js';
 import type { WriteOptions } from '../core/domain/context.js';
-import type { Resource } from '../core/resources/define.js';
-import { sortOf, sortSchemaOf, whereOf } from '../core/resources/query.js';
+import { sortOf, whereOf } from '../core/resources/query.js';
 import type { ResourceService } from '../core/resources/service.js';
 import { wireOf } from '../core/resources/wire.js';
 import type { Clock } from '../core/runtime.js';
 import type { IdempotencyStore } from '../core/storage/index.js';
 import { runIdempotent } from '../http/idempotency.js';
-import { type PageLimits, pageQuery, rangeOf } from '../http/pagination.js';
+import { listQueryOf } from '../http/list-query.js';
+import { type PageLimits, rangeOf } from '../http/pagination.js';
 import { isAnswer, json } from '../http/responses.js';
 import { JSON_RPC, JsonRpcError } from './json-rpc.js';
 
@@ -79,7 +79,7 @@ export function resourceTools(service: ResourceService, options: McpToolOptions)
   const acting = (principal: Principal) => service.for(principal);
   const shown = (r: Parameters<typeof wire.present>[0]) => wire.present(r);
 
-  const listArgs = listArgsOf(resource, options.limits);
+  const listArgs = listQueryOf(resource, options.limits);
   tools.push(
     tool({
       name: `list_${snake(plural)}`,
@@ -263,44 +263,6 @@ function tool<A extends z.ZodType>(spec: ToolSpec<A>): McpTool {
       return spec.run(principal, parsed.data);
     },
   };
-}
-
-/** A list's arguments: page and limit as REST's, each filter and search, and the sort key. */
-function listArgsOf(resource: Resource, limits: PageLimits | undefined) {
-  const filters = Object.fromEntries(
-    resource.filters.map((f) => [
-      f,
-      filterSchemaOf(resource, f)
-        .optional()
-        .meta({ description: `Exact ${f}` }),
-    ]),
-  );
-  const searches = Object.fromEntries(
-    Object.entries(resource.search).map(([parameter, field]) => [
-      parameter,
-      z
-        .string()
-        .optional()
-        .meta({ description: `Part of the ${field} (case-insensitive)` }),
-    ]),
-  );
-  return pageQuery(limits).extend({
-    ...filters,
-    ...searches,
-    sort: sortSchemaOf(resource)
-      .optional()
-      .meta({ description: `Sort key; "-" before it for descending (default ${resource.createdField})` }),
-  });
-}
-
-/** A filter's argument: one of the states or enum values where the field has them, else text. */
-function filterSchemaOf(resource: Resource, field: string): z.ZodType<string> {
-  if (field === resource.lifecycle?.field)
-    return z.enum(Object.keys(resource.lifecycle.states) as [string, ...string[]]);
-  let inner = resource.fields[field];
-  while (inner instanceof z.ZodOptional || inner instanceof z.ZodNullable)
-    inner = inner.unwrap() as z.ZodType;
-  return inner instanceof z.ZodEnum ? (inner as z.ZodType<string>) : z.string();
 }
 
 /** A create's input schema with `idempotencyKey` beside the fields, when creates keep their results. */

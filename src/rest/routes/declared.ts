@@ -10,12 +10,13 @@ import type { Principal } from '../../core/auth.js';
 import { SwitchboardError } from '../../core/errors.js';
 import type { Resource } from '../../core/resources/define.js';
 import { pascal } from '../../core/resources/names.js';
-import { sortOf, sortSchemaOf, whereOf } from '../../core/resources/query.js';
+import { sortOf, whereOf } from '../../core/resources/query.js';
 import type { ResourceService } from '../../core/resources/service.js';
 import { wireOf } from '../../core/resources/wire.js';
 import type { ResourceRecord } from '../../core/storage/index.js';
 import { ifMatch } from '../../http/conditional.js';
-import { PAGE_HEADERS, pageQuery, paginated, rangeOf } from '../../http/pagination.js';
+import { listQueryOf } from '../../http/list-query.js';
+import { PAGE_HEADERS, paginated, rangeOf } from '../../http/pagination.js';
 import { created, json, noContent } from '../../http/responses.js';
 import { type AnyRoute, defineRoute, type RouteContext } from '../../http/route.js';
 import { ProblemSchema, pageOf } from '../../http/schemas.js';
@@ -41,7 +42,7 @@ export function declaredRoutes(service: ResourceService, options: ResourceRouteO
     ? { ETag: `The version of the ${name}, for If-None-Match and If-Match` }
     : undefined;
   const record = { schema: wire.recordSchema, name: typeName, ...(etagged ? { headers: etagged } : {}) };
-  const listQuery = listQueryOf(resource, options);
+  const listQuery = listQueryOf(resource, options.limits);
   // Every call goes through the service acting for the caller: it alone decides what they may reach.
   const currentVersion = (principal: Principal, id: string) => async () =>
     (await service.for(principal).find(id))?.version ?? null;
@@ -357,41 +358,4 @@ function patchDescription(resource: Resource): string {
     .map(([state, s]) => `${state} → ${s.to.join(' | ')}`)
     .join('; ');
   return `JSON Merge Patch (RFC 7396). Sending \`${lifecycle.field}\` moves the ${name} along its life cycle (${moves}); any other move is a 409.`;
-}
-
-/** A filter's query parameter: one of the states or enum values where the field has them, else text. */
-function filterSchemaOf(resource: Resource, field: string): z.ZodType<string> {
-  if (field === resource.lifecycle?.field)
-    return z.enum(Object.keys(resource.lifecycle.states) as [string, ...string[]]);
-  let inner = resource.fields[field];
-  while (inner instanceof z.ZodOptional || inner instanceof z.ZodNullable)
-    inner = inner.unwrap() as z.ZodType;
-  return inner instanceof z.ZodEnum ? (inner as z.ZodType<string>) : z.string();
-}
-
-function listQueryOf(resource: Resource, options: ResourceRouteOptions) {
-  const filters = Object.fromEntries(
-    resource.filters.map((f) => [
-      f,
-      filterSchemaOf(resource, f)
-        .optional()
-        .meta({ description: `Exact ${f}` }),
-    ]),
-  );
-  const searches = Object.fromEntries(
-    Object.entries(resource.search).map(([parameter, field]) => [
-      parameter,
-      z
-        .string()
-        .optional()
-        .meta({ description: `Part of the ${field} (case-insensitive)` }),
-    ]),
-  );
-  return pageQuery(options.limits).extend({
-    ...filters,
-    ...searches,
-    sort: sortSchemaOf(resource)
-      .optional()
-      .meta({ description: `Sort key; \`-\` before it for descending (default ${resource.createdField})` }),
-  });
 }
