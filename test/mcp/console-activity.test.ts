@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryStorage } from '../../src/storage/memory/index.js';
 import { ADMIN_KEY, type ConsoleInstance, closeConsoles, signIn, startConsoles } from '../console/support.js';
+import { postMcp, toolCall } from '../support/mcp.js';
 
 describe("an agent's write in the console's live activity", () => {
   let instance: ConsoleInstance;
@@ -25,20 +26,11 @@ describe("an agent's write in the console's live activity", () => {
     expect(stream.status).toBe(200);
     const reader = stream.body!.pipeThrough(new TextDecoderStream()).getReader();
     try {
-      const called = await fetch(`${instance.server.url}/mcp`, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${ADMIN_KEY}`,
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-        },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'tools/call',
-          params: { name: 'create_client', arguments: { name: 'Grace', email: 'grace@example.com' } },
-        }),
-      });
+      const called = await postMcp(
+        `${instance.server.url}/mcp`,
+        ADMIN_KEY,
+        toolCall('create_client', { name: 'Grace', email: 'grace@example.com' }),
+      );
       const created = ((await called.json()) as { result: { structuredContent: { id: string } } }).result
         .structuredContent;
       let text = '';

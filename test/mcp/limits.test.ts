@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSwitchboard } from '../../src/index.js';
 import { type NodeServer, serve } from '../../src/node/index.js';
+import { postMcp } from '../support/mcp.js';
 
 const ADMIN = 'sbk_mcp_limits_admin_key_0123456789abcdefgh';
 
@@ -21,16 +22,7 @@ describe('the MCP endpoint bounds what a caller sends', () => {
   });
   afterAll(() => server?.close());
 
-  const post = (token: string, body: string) =>
-    fetch(`${server.url}/mcp`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${token}`,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-      },
-      body,
-    });
+  const post = (token: string, body: string) => postMcp(`${server.url}/mcp`, token, body);
 
   it('refuses a body over the limit with 413 and a JSON-RPC error, without reading it whole', async () => {
     const ping = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { pad: 'x'.repeat(2048) } });

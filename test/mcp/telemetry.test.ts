@@ -15,6 +15,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSwitchboard, type Switchboard } from '../../src/index.js';
 import { type NodeServer, serve } from '../../src/node/index.js';
+import { postMcp, toolCall } from '../support/mcp.js';
 
 const ADMIN = 'sbk_mcp_telemetry_admin_key_0123456789abcd';
 
@@ -34,20 +35,7 @@ describe('MCP telemetry', () => {
   let id = 0;
 
   const call = async (name: string, args: unknown = {}) => {
-    const response = await fetch(`${server.url}/mcp`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${ADMIN}`,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: ++id,
-        method: 'tools/call',
-        params: { name, arguments: args },
-      }),
-    });
+    const response = await postMcp(`${server.url}/mcp`, ADMIN, toolCall(name, args, ++id));
     expect(response.status).toBe(200);
     return (await response.json()) as { result?: { isError?: boolean }; error?: { code: number } };
   };

@@ -13,6 +13,7 @@ import { createSwitchboard, defineResource, type Switchboard } from '../../src/i
 import { type NodeServer, serve } from '../../src/node/index.js';
 import { appTokenFor, startDemo } from '../oauth/support.js';
 import { type ReceivedWebhook, startReceiver } from '../resources/receiver.js';
+import { postMcp } from '../support/mcp.js';
 import { until } from '../support/until.js';
 
 const ADMIN = 'sbk_mcp_tools_admin_key_0123456789abcdefgh';
@@ -208,16 +209,7 @@ describe('the MCP endpoint, with the SDK client', () => {
 
   it('speaks stateless Streamable HTTP: version negotiation, notifications, no batches', async () => {
     const post = async (body: unknown, headers: Record<string, string> = {}) => {
-      const response = await fetch(`${server.url}/mcp`, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${ADMIN}`,
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          ...headers,
-        },
-        body: JSON.stringify(body),
-      });
+      const response = await postMcp(`${server.url}/mcp`, ADMIN, body, headers);
       return { status: response.status, body: response.status === 202 ? null : await response.json() };
     };
     const initialize = (protocolVersion: string) =>

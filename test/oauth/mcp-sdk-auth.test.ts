@@ -5,6 +5,7 @@ import type {
   OAuthTokens,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postMcp, toolCall } from '../support/mcp.js';
 import { authorizeThroughPage, type Demo, get, startDemo } from './support.js';
 
 const AGENT_REDIRECT = 'http://127.0.0.1:9912/callback';
@@ -74,20 +75,7 @@ describe("the MCP SDK's own auth provider against the authorization server", () 
     // The SDK asks for the MCP resource (RFC 8707), so the token is for /mcp only, where it acts for Ada.
     expect(url.searchParams.get('resource')).toBe(serverUrl);
     const getClient = async (id: string): Promise<{ isError?: boolean }> => {
-      const response = await fetch(serverUrl, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${token}`,
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-        },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'tools/call',
-          params: { name: 'get_client', arguments: { id } },
-        }),
-      });
+      const response = await postMcp(serverUrl, token, toolCall('get_client', { id }));
       expect(response.status).toBe(200);
       return ((await response.json()) as { result: { isError?: boolean } }).result;
     };

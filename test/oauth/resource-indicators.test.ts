@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postMcp } from '../support/mcp.js';
 import {
   authorizationUrl,
   authorizeThroughPage,
@@ -46,15 +47,7 @@ async function rawToken(
 
 /** tools/list over a raw JSON-RPC POST to /mcp. */
 function listTools(demo: Demo, token: string): Promise<Response> {
-  return fetch(`${demo.base}/mcp`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${token}`,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-  });
+  return postMcp(`${demo.base}/mcp`, token, { jsonrpc: '2.0', id: 1, method: 'tools/list' });
 }
 
 describe('resource indicators (RFC 8707): tokens bound to the resources they were asked for', () => {
