@@ -1,9 +1,9 @@
 import { anonymousPrincipal } from '../core/auth.js';
 import { isSwitchboardError, SwitchboardError } from '../core/errors.js';
-import { isPossibleId } from '../core/storable-text.js';
 import type { OAuthClientRecord } from '../core/storage/index.js';
 import { type RateHeaders, rateHeadersOf } from '../http/rate-limit.js';
 import type { Requester } from '../http/request-context.js';
+import { findClient } from './client-lookup.js';
 import {
   type ConsentView,
   type ErrorPageApp,
@@ -155,7 +155,7 @@ async function trustedTarget(
 ): Promise<{ client: OAuthClientRecord; redirectUri: string }> {
   const clientId = single(params, 'client_id');
   if (!clientId) throw new UntrustedRequest('The request does not say which app is asking (client_id).');
-  const client = isPossibleId(clientId) ? await ctx.storage.oauth.clients.get(clientId) : null;
+  const client = await findClient(ctx, clientId);
   if (!client?.grantTypes.includes('authorization_code')) {
     throw new UntrustedRequest('The app that sent you here is not registered.');
   }

@@ -1,5 +1,6 @@
 import { isPossibleId, isStorableText, MAX_ID_LENGTH } from '../core/storable-text.js';
 import type { OAuthClientRecord } from '../core/storage/index.js';
+import { findClient } from './client-lookup.js';
 import { single } from './form.js';
 import { oauthError } from './oauth-error.js';
 import { secretMatches } from './secrets.js';
@@ -41,7 +42,7 @@ export async function authenticateClient(
       'invalid_client',
       `No client has this client_id: ids have at most ${MAX_ID_LENGTH} characters.`,
     );
-  const client = await ctx.storage.oauth.clients.get(clientId);
+  const client = await findClient(ctx, clientId);
   if (!client) throw oauthError('invalid_client', 'Client authentication failed.');
   if (client.secretHash === null) {
     if (secret !== undefined) throw oauthError('invalid_client', 'This is a public client: send no secret.');
