@@ -34,6 +34,21 @@ export interface OAuthClientRecord {
    * (or `false`) otherwise.
    */
   readonly selfRegistered?: boolean;
+  /**
+   * When an operator vouched for a self-registered client (epoch ms): the consent page no longer calls
+   * it unverified. Absent or `null` when nobody approved it.
+   */
+  readonly approvedAt?: number | null;
+  /**
+   * When an operator disabled the client (epoch ms): it is then as unknown to the authorize and token
+   * endpoints, and its grants were revoked when it was disabled. Absent or `null` for a usable client.
+   */
+  readonly disabledAt?: number | null;
+  /**
+   * The MCP tools (by name, e.g. `list_bookings`) its tokens may call, within what their scopes allow;
+   * absent or `null` for every tool its scopes allow, empty for none.
+   */
+  readonly mcpTools?: readonly string[] | null;
 }
 
 /** Registered OAuth clients, by id. */
@@ -43,7 +58,10 @@ export interface OAuthClientStore {
   list(): Promise<OAuthClientRecord[]>;
   /** Throws a `conflict` SwitchboardError when the id is taken. */
   insert(client: OAuthClientRecord): Promise<void>;
-  /** Replaces the record with the same id (name, redirect URIs, scopes, secrets); false when absent. */
+  /**
+   * Replaces the record with the same id (name, redirect URIs, scopes, secrets, approval, disabling,
+   * MCP tools); false when absent.
+   */
   update(client: OAuthClientRecord): Promise<boolean>;
   /** False when absent. Does not revoke its grants: callers do that first. */
   delete(id: string): Promise<boolean>;

@@ -411,6 +411,14 @@ export const MIGRATIONS: readonly Migration[] = [
     sql: `ALTER TABLE switchboard_oauth_grants ADD COLUMN resources text[] NOT NULL DEFAULT '{}';
           ALTER TABLE switchboard_oauth_access_tokens ADD COLUMN audience text[] NOT NULL DEFAULT '{}';`,
   },
+  {
+    version: 21,
+    name: 'approved and disabled oauth clients, and their mcp tools',
+    // Null for every client before: not approved, not disabled, every MCP tool its scopes allow. An
+    // empty mcp_tools is a client allowed no tool, so null and '{}' differ.
+    sql: `ALTER TABLE switchboard_oauth_clients ADD COLUMN approved_at bigint,
+            ADD COLUMN disabled_at bigint, ADD COLUMN mcp_tools text[];`,
+  },
 ];
 
 /** SQL turning a `timestamptz` column into epoch milliseconds (null stays null). */

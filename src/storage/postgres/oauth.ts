@@ -22,6 +22,9 @@ interface ClientRow {
   previous_secret_hash: string | null;
   previous_secret_until: string | null;
   self_registered: boolean;
+  approved_at: string | null;
+  disabled_at: string | null;
+  mcp_tools: string[] | null;
 }
 
 const toClient = (r: ClientRow): OAuthClientRecord => ({
@@ -36,6 +39,9 @@ const toClient = (r: ClientRow): OAuthClientRecord => ({
     ? { previousSecret: { hash: r.previous_secret_hash, until: ms(r.previous_secret_until) } }
     : {}),
   ...(r.self_registered ? { selfRegistered: true } : {}),
+  ...(r.approved_at === null ? {} : { approvedAt: ms(r.approved_at) }),
+  ...(r.disabled_at === null ? {} : { disabledAt: ms(r.disabled_at) }),
+  ...(r.mcp_tools === null ? {} : { mcpTools: r.mcp_tools }),
 });
 
 interface CodeRow {
@@ -153,8 +159,9 @@ export function postgresOAuthStores(db: Database): OAuthStores {
       async insert(c) {
         const inserted = await db.row(
           `INSERT INTO switchboard_oauth_clients
-             (id, name, secret_hash, redirect_uris, scopes, grant_types, created_at, self_registered)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING RETURNING id`,
+             (id, name, secret_hash, redirect_uris, scopes, grant_types, created_at, self_registered,
+              approved_at, disabled_at, mcp_tools)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT DO NOTHING RETURNING id`,
           [
             c.id,
             c.name,
@@ -164,6 +171,9 @@ export function postgresOAuthStores(db: Database): OAuthStores {
             c.grantTypes,
             c.createdAt,
             c.selfRegistered === true,
+            c.approvedAt ?? null,
+            c.disabledAt ?? null,
+            c.mcpTools ?? null,
           ],
         );
         if (!inserted) {
@@ -174,7 +184,8 @@ export function postgresOAuthStores(db: Database): OAuthStores {
         const updated = await db.row(
           `UPDATE switchboard_oauth_clients
               SET name = $2, secret_hash = $3, redirect_uris = $4, scopes = $5, grant_types = $6,
-                  previous_secret_hash = $7, previous_secret_until = $8, self_registered = $9
+                  previous_secret_hash = $7, previous_secret_until = $8, self_registered = $9,
+                  approved_at = $10, disabled_at = $11, mcp_tools = $12
             WHERE id = $1 RETURNING id`,
           [
             c.id,
@@ -186,6 +197,9 @@ export function postgresOAuthStores(db: Database): OAuthStores {
             c.previousSecret?.hash ?? null,
             c.previousSecret?.until ?? null,
             c.selfRegistered === true,
+            c.approvedAt ?? null,
+            c.disabledAt ?? null,
+            c.mcpTools ?? null,
           ],
         );
         return updated !== undefined;

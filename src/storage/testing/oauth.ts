@@ -130,6 +130,34 @@ export function oauthContract(storage: () => Storage): void {
     expect((await s.oauth.clients.list()).find((c) => c.id === registered.id)?.selfRegistered).toBe(true);
   });
 
+  it('keeps when a client was approved and disabled and the MCP tools it may call, and clears them', async () => {
+    const s = storage();
+    const client = anOAuthClient({ secretHash: null, selfRegistered: true });
+    await s.oauth.clients.insert(client);
+    expect((await s.oauth.clients.get(client.id))?.approvedAt ?? null).toBeNull();
+    expect((await s.oauth.clients.get(client.id))?.disabledAt ?? null).toBeNull();
+    expect((await s.oauth.clients.get(client.id))?.mcpTools ?? null).toBeNull();
+    const managed = { ...client, approvedAt: NOW, disabledAt: NOW + 1, mcpTools: ['list_bookings'] };
+    expect(await s.oauth.clients.update(managed)).toBe(true);
+    expect(await s.oauth.clients.get(client.id)).toEqual(managed);
+    expect((await s.oauth.clients.list()).find((c) => c.id === client.id)).toEqual(managed);
+    // An empty list is a client allowed no tool, not one allowed every tool.
+    const none = { ...managed, mcpTools: [] };
+    expect(await s.oauth.clients.update(none)).toBe(true);
+    expect((await s.oauth.clients.get(client.id))?.mcpTools).toEqual([]);
+    const cleared = { ...none, approvedAt: null, disabledAt: null, mcpTools: null };
+    expect(await s.oauth.clients.update(cleared)).toBe(true);
+    const stored = await s.oauth.clients.get(client.id);
+    expect([stored?.approvedAt ?? null, stored?.disabledAt ?? null, stored?.mcpTools ?? null]).toEqual([
+      null,
+      null,
+      null,
+    ]);
+    const inserted = anOAuthClient({ approvedAt: NOW, mcpTools: ['get_booking', 'list_bookings'] });
+    await s.oauth.clients.insert(inserted);
+    expect(await s.oauth.clients.get(inserted.id)).toEqual(inserted);
+  });
+
   it('consumes a code once and reports every later use as reuse', async () => {
     const s = storage();
     const code = aCode();
