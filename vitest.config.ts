@@ -26,6 +26,8 @@ export const E2E_TESTS: Readonly<Record<string, string>> = {
   'test/graphql/compiled.test.ts': 'runs GraphQL in a Node process without code generation, and on Deno',
   'test/pages/pages.test.ts': 'drives the GraphiQL and sign-in pages in Chromium',
   'test/pages/console.test.ts': 'drives the console in Chromium',
+  'test/mcp/conformance.test.ts':
+    "runs the MCP project's conformance suite as a process (Node 22 or later) against /mcp",
   'test/mcp/sdk-oauth-browser.test.ts': 'drives the sign-in and consent pages in Chromium for an MCP agent',
   'test/examples/*.test.ts': 'starts the example server (`npm start`) as a process',
   'test/client/client.test.ts': 'starts the example server as a process',

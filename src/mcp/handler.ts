@@ -1,5 +1,5 @@
 /**
- * The MCP endpoint (Streamable HTTP, stateless; protocol 2025-06-18 and 2025-03-26) as a Web fetch
+ * The MCP endpoint (Streamable HTTP, stateless; protocol 2025-11-25, 2025-06-18 and 2025-03-26) as a Web fetch
  * handler: one JSON-RPC message per POST, answered with `application/json`. No session and no
  * server-initiated stream, so GET is a 405; every request is authenticated on its own, as REST's are.
  * See docs/mcp.md and docs/decisions.md ("MCP: our own stateless Streamable HTTP handler").
@@ -19,13 +19,14 @@ import { problemResponse } from '../http/problem.js';
 import { type RateLimiter, rateHeadersOf } from '../http/rate-limit.js';
 import { type ConnectionInfo, requestContext } from '../http/request-context.js';
 import { failure, isMessage, JSON_RPC, JsonRpcError, type JsonRpcMessage, result } from './json-rpc.js';
+import { type McpOriginPolicy, refusedByOrigin } from './origin.js';
 import { type McpTool, resourceTools } from './tools.js';
 
 /** The protocol versions served, newest first: the first is answered to a client asking for another. */
-export const MCP_PROTOCOL_VERSIONS: readonly string[] = ['2025-06-18', '2025-03-26'];
+export const MCP_PROTOCOL_VERSIONS: readonly string[] = ['2025-11-25', '2025-06-18', '2025-03-26'];
 
 /** Settings of the MCP endpoint, what `createSwitchboard`'s `mcp` takes. */
-export interface McpConfig {
+export interface McpConfig extends McpOriginPolicy {
   /** Told to the client at `initialize`: how to use these tools (MCP `instructions`). */
   readonly instructions?: string;
   /** Page size bounds of the list tools (as REST's `limits`). */
@@ -51,6 +52,7 @@ const TOOL = 'switchboard.mcp.tool';
 const OUTCOME = 'switchboard.mcp.outcome';
 const CODE = 'switchboard.mcp.code';
 
+// The package's version; test/mcp/tools.test.ts keeps it in step with package.json.
 const SERVER_INFO = { name: 'switchboard-kit', title: 'Switchboard', version: '0.1.0' };
 const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
 const ANONYMOUS: Principal = { kind: 'service', subject: 'anonymous', scopes: new Set() };
@@ -149,6 +151,8 @@ export function createMcpHandler(
 
   return async function mcp(request, info) {
     if (request.method !== 'POST') return new Response(null, { status: 405, headers: { allow: 'POST' } });
+    const refused = refusedByOrigin(request, options);
+    if (refused) return answer(failure(null, new JsonRpcError(JSON_RPC.invalidRequest, refused)), 403);
     const version = request.headers.get('mcp-protocol-version');
     if (version !== null && !MCP_PROTOCOL_VERSIONS.includes(version))
       return answer(

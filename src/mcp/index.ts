@@ -15,4 +15,5 @@ export {
   type McpHandler,
   type McpHandlerOptions,
 } from './handler.js';
+export type { McpOriginPolicy } from './origin.js';
 export type { McpTool, McpToolAnnotations, McpToolOptions } from './tools.js';

@@ -13,11 +13,11 @@ import type { ResourceService } from '../core/resources/service.js';
 import { wireOf } from '../core/resources/wire.js';
 import type { Clock } from '../core/runtime.js';
 import type { IdempotencyStore } from '../core/storage/index.js';
+import { validate } from '../core/validation.js';
 import { runIdempotent } from '../http/idempotency.js';
 import { listQueryOf } from '../http/list-query.js';
 import { type PageLimits, rangeOf } from '../http/pagination.js';
 import { isAnswer, json } from '../http/responses.js';
-import { JSON_RPC, JsonRpcError } from './json-rpc.js';
 
 /** What a tool tells a client it does (MCP `ToolAnnotations`). */
 export interface McpToolAnnotations {
@@ -40,7 +40,7 @@ export interface McpTool {
   readonly scope: string;
   /** Whether it writes: charged to the write budget. */
   readonly writes: boolean;
-  /** Runs it for the caller; arguments not of its shape are a JSON-RPC invalid-params error. */
+  /** Runs it for the caller; arguments not of its shape are refused as `validation_failed`. */
   call(principal: Principal, args: Record<string, unknown>): Promise<Record<string, unknown>>;
 }
 
@@ -254,14 +254,9 @@ function tool<A extends z.ZodType>(spec: ToolSpec<A>): McpTool {
     },
     scope: spec.scope,
     writes: !readOnly,
-    call(principal, args) {
-      const parsed = spec.args.safeParse(args);
-      if (!parsed.success)
-        throw new JsonRpcError(JSON_RPC.invalidParams, `Invalid arguments for ${spec.name}.`, {
-          issues: parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
-        });
-      return spec.run(principal, parsed.data);
-    },
+    // Arguments not of the tool's shape are a tool error naming the fields (`validation_failed`), as
+    // MCP 2025-11-25 asks: the model reads it and corrects its call, which a protocol error hides.
+    call: (principal, args) => spec.run(principal, validate(spec.args, args)),
   };
 }
 

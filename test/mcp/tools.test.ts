@@ -9,6 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import packageJson from '../../package.json' with { type: 'json' };
 import { createSwitchboard, defineResource, type Switchboard } from '../../src/index.js';
 import { type NodeServer, serve } from '../../src/node/index.js';
 import { appTokenFor, startDemo } from '../oauth/support.js';
@@ -192,9 +193,13 @@ describe('the MCP endpoint, with the SDK client', () => {
     expect(received.find((w) => w.event === 'booking.confirmed')!.signature).toBeTruthy();
   });
 
-  it('answers an unknown tool or bad arguments with invalid params, and refuses a missing key with a Bearer challenge', async () => {
+  it('answers an unknown tool with invalid params, arguments of the wrong shape with a tool error naming the field, and a missing key with a Bearer challenge', async () => {
     await expect(agent.callTool({ name: 'drop_tables', arguments: {} })).rejects.toThrow(/Unknown tool/);
-    await expect(agent.callTool({ name: 'get_booking', arguments: {} })).rejects.toThrow(/Invalid arguments/);
+    const shapeless = await agent.callTool({ name: 'get_booking', arguments: {} });
+    expect(shapeless.isError).toBe(true);
+    const [summary, problem] = shapeless.content as { text: string }[];
+    expect(summary!.text).toMatch(/^validation_failed: /);
+    expect(JSON.parse(problem!.text).errors).toEqual([expect.objectContaining({ field: 'id' })]);
     const anonymous = await fetch(`${server.url}/mcp`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
@@ -205,6 +210,17 @@ describe('the MCP endpoint, with the SDK client', () => {
     const get = await fetch(`${server.url}/mcp`, { headers: { authorization: `Bearer ${ADMIN}` } });
     expect(get.status).toBe(405);
     expect(get.headers.get('allow')).toBe('POST');
+  });
+
+  it("answers a web page only from its own origin, even with a valid key (MCP's Origin rule)", async () => {
+    const ping = { jsonrpc: '2.0', id: 1, method: 'ping' };
+    const from = (origin: string) => postMcp(`${server.url}/mcp`, ADMIN, ping, { origin });
+    const foreign = await from('https://evil.example');
+    expect(foreign.status).toBe(403);
+    expect(((await foreign.json()) as { error: { message: string } }).error.message).toMatch(
+      /evil\.example.*mcp\.allowedOrigins/,
+    );
+    expect((await from(new URL(server.url).origin)).status).toBe(200);
   });
 
   it('speaks stateless Streamable HTTP: version negotiation, notifications, no batches', async () => {
@@ -220,7 +236,11 @@ describe('the MCP endpoint, with the SDK client', () => {
         params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
       });
     expect((await initialize('2025-03-26')).body.result.protocolVersion).toBe('2025-03-26');
-    expect((await initialize('2099-01-01')).body.result.protocolVersion).toBe('2025-06-18');
+    const current = (await initialize('2025-06-18')).body.result;
+    expect(current.protocolVersion).toBe('2025-06-18');
+    // The server names the package's own version (kept in step with package.json by this line).
+    expect(current.serverInfo.version).toBe(packageJson.version);
+    expect((await initialize('2099-01-01')).body.result.protocolVersion).toBe('2025-11-25');
     expect(await post({ jsonrpc: '2.0', method: 'notifications/initialized' })).toEqual({
       status: 202,
       body: null,
