@@ -4,7 +4,7 @@ import { readJson } from '../http/body.js';
 import { created, json, noContent } from '../http/responses.js';
 import { type AnyRoute, defineRoute } from '../http/route.js';
 import { ProblemSchema } from '../http/schemas.js';
-import { apiKeyFields, clientChanges, clientRegistration } from './admin-schemas.js';
+import { apiKeyFields, clientChanges, clientRegistration, clientTools } from './admin-schemas.js';
 import type { OAuthAdmin } from './admin-service.js';
 
 /** The scope every admin route needs. */
@@ -30,18 +30,41 @@ const grantQuery = z.object({
 export interface OAuthAdminRouteOptions {
   readonly knownScopes: ScopeCatalogue;
   readonly maxBodyBytes: number;
+  /** The MCP tools a client may be restricted to (else any name of a tool's form). */
+  readonly mcpTools?: (() => readonly string[]) | undefined;
 }
 
 /**
  * The admin routes of the authorization server, relative to `/oauth`, for holders of
  * `admin.oauth.write` (an admin API key): `GET|POST /clients`, `GET|PATCH|DELETE /clients/{id}`,
- * `POST /clients/{id}/secret` (rotate, with an overlap), `GET|POST /api-keys`, `DELETE /api-keys/{id}`,
+ * `POST /clients/{id}/secret` (rotate, with an overlap), `POST /clients/{id}/approve|disable|enable`,
+ * `PUT /clients/{id}/mcp-tools`, `GET|POST /api-keys`, `DELETE /api-keys/{id}`,
  * `GET /grants?user_id=&client_id=` (live grants) and `DELETE /grants/{id}`. Served with the REST
  * conventions (budgets, problem+json, ETags) over the {@link OAuthAdmin} service. Secrets and keys
  * appear once, in the answer that creates them.
  */
 export function oauthAdminRoutes(admin: OAuthAdmin, options: OAuthAdminRouteOptions): AnyRoute[] {
   const { knownScopes, maxBodyBytes } = options;
+  // Approve, disable and enable: a POST without a body, answered with the client as it now is.
+  const clientAction = (
+    action: 'approve' | 'disable' | 'enable',
+    operationId: string,
+    summary: string,
+    description: string,
+    run: (id: string) => Promise<unknown>,
+  ): AnyRoute =>
+    defineRoute({
+      method: 'POST',
+      path: `/clients/{id}/${action}`,
+      operationId,
+      summary,
+      description,
+      tags,
+      scope: ADMIN_SCOPE,
+      params: idParams,
+      responses: { 200: { description: 'The client as it now is' }, 404: problem('No such client') },
+      handle: async ({ params }) => json(await run(params.id), { headers: NO_STORE }),
+    });
   return [
     defineRoute({
       method: 'GET',
@@ -130,6 +153,42 @@ export function oauthAdminRoutes(admin: OAuthAdmin, options: OAuthAdminRouteOpti
         const { client, ...rotated } = await admin.rotateClientSecret(params.id, input);
         return json({ ...client, ...rotated }, { headers: NO_STORE });
       },
+    }),
+    clientAction(
+      'approve',
+      'approveOAuthClient',
+      'Approve an OAuth client',
+      'Vouches for a client that registered itself: the consent page no longer calls it an unverified app. Approving twice keeps the first approval.',
+      (id) => admin.approveClient(id),
+    ),
+    clientAction(
+      'disable',
+      'disableOAuthClient',
+      'Disable an OAuth client',
+      'It is refused at the authorization and token endpoints, and its grants are revoked, so the tokens it holds stop working at once. Enabling it does not bring them back.',
+      (id) => admin.disableClient(id),
+    ),
+    clientAction(
+      'enable',
+      'enableOAuthClient',
+      'Enable an OAuth client',
+      'A disabled client may authorize and get tokens again; its users consent anew.',
+      (id) => admin.enableClient(id),
+    ),
+    defineRoute({
+      method: 'PUT',
+      path: '/clients/{id}/mcp-tools',
+      operationId: 'restrictOAuthClientTools',
+      summary: 'Set the MCP tools a client may call',
+      description:
+        '`{ "tools": ["list_bookings"] }`: its tokens see and call only these tools on /mcp, and still only those their scopes allow; `{ "tools": null }`: every tool their scopes allow. Each name must be a tool /mcp serves.',
+      tags,
+      scope: ADMIN_SCOPE,
+      params: idParams,
+      body: { schema: clientTools(options.mcpTools), name: 'OAuthClientTools' },
+      responses: { 200: { description: 'The changed client' }, 404: problem('No such client') },
+      handle: async ({ params, body }) =>
+        json(await admin.restrictClientTools(params.id, body), { headers: NO_STORE }),
     }),
     defineRoute({
       method: 'GET',

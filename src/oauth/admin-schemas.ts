@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import type { ScopeCatalogue } from '../core/auth.js';
 import type { OAuthGrantType } from '../core/storage/index.js';
+import { MCP_TOOL_NAME } from './client-tools.js';
 import { redirectUriProblem } from './redirect-uri.js';
 
 /** A checked client registration. */
@@ -29,6 +30,11 @@ export interface ClientChangeFields {
   readonly name?: string | undefined;
   readonly redirectUris?: readonly string[] | undefined;
   readonly scopes?: readonly string[] | undefined;
+}
+
+/** A checked restriction of a client's MCP tools: `null` lifts it. */
+export interface ClientToolsFields {
+  readonly tools: readonly string[] | null;
 }
 
 /** A checked new API key. */
@@ -117,6 +123,32 @@ export function clientChanges(knownScopes: ScopeCatalogue): z.ZodType<ClientChan
     name: name.optional(),
     redirectUris: z.array(redirectUri).optional(),
     scopes: z.array(knownScope(knownScopes)).min(1).optional(),
+  });
+}
+
+/**
+ * The MCP tools a client may call: `{ tools: [names] }`, or `{ tools: null }` for every tool its scopes
+ * allow. Each name must be one of `knownTools` (the tools `/mcp` serves) when given, else of a tool
+ * name's form ({@link MCP_TOOL_NAME}).
+ */
+export function clientTools(knownTools?: () => readonly string[]): z.ZodType<ClientToolsFields> {
+  const tool = z.string().superRefine((name, ctx) => {
+    const known = knownTools ? knownTools().includes(name) : MCP_TOOL_NAME.test(name);
+    if (!known)
+      ctx.addIssue({
+        code: 'custom',
+        message: knownTools
+          ? `Unknown MCP tool "${name}".`
+          : `"${name}" is not an MCP tool name (list_…, get_…, create_…, update_…, delete_… or move_…).`,
+        params: { code: 'unknown_tool' },
+      });
+  });
+  return z.object({
+    tools: z
+      .array(tool)
+      .max(1000)
+      .nullable()
+      .meta({ description: 'Tool names, e.g. ["list_bookings"]; null for every tool its scopes allow' }),
   });
 }
 

@@ -7,10 +7,18 @@ import {
   apiKeyFields,
   clientChanges,
   clientRegistration,
+  clientTools,
   GrantFilterFields,
   SecretRotation,
 } from './admin-schemas.js';
 import { createApiKey } from './api-keys.js';
+import {
+  approveOAuthClient,
+  disableOAuthClient,
+  enableOAuthClient,
+  isDisabled,
+  restrictOAuthClientTools,
+} from './client-controls.js';
 import { registerOAuthClient, rotateOAuthClientSecret, updateOAuthClient } from './clients.js';
 import type { ServerContext } from './server-options.js';
 
@@ -28,6 +36,12 @@ export interface OAuthClientView {
   readonly createdAt: string;
   /** It registered itself (dynamic registration): nobody vouched for it; the consent page says so. */
   readonly selfRegistered: boolean;
+  /** An operator vouched for it: a self-registered client is then no longer called unverified. */
+  readonly approved: boolean;
+  /** An operator disabled it: it gets no authorization nor token until enabled, and its grants ended. */
+  readonly disabled: boolean;
+  /** The MCP tools its tokens may call (within their scopes); `null` for every tool its scopes allow. */
+  readonly mcpTools: readonly string[] | null;
 }
 
 /** A newly registered client, with its secret: shown this once, `null` for a public client. */
@@ -110,6 +124,25 @@ export interface OAuthAdmin {
   rotateClientSecret(id: string, input?: unknown): Promise<RotatedClientSecret>;
   /** Removes the client and revokes its grants, so its tokens stop working; nothing when absent. */
   deleteClient(id: string): Promise<void>;
+  /** Vouches for a self-registered client: the consent page no longer calls it unverified. */
+  approveClient(id: string): Promise<OAuthClientView>;
+  /**
+   * Refuses the client new authorizations and tokens, and revokes its grants so the tokens it holds
+   * stop working at once; enabling it again does not bring them back.
+   */
+  disableClient(id: string): Promise<OAuthClientView>;
+  /** Lets a disabled client authorize and get tokens again (its users consent anew). */
+  enableClient(id: string): Promise<OAuthClientView>;
+  /**
+   * `{ tools: [names] }` restricts the MCP tools its tokens may call, within their scopes; `{ tools: null }`
+   * lifts the restriction. Names are checked against {@link OAuthAdmin.mcpTools}.
+   */
+  restrictClientTools(id: string, input: unknown): Promise<OAuthClientView>;
+  /**
+   * The MCP tools a client may be restricted to, by name, when the server knows which its `/mcp`
+   * serves; `null` when it does not (any name of a tool's form is then accepted).
+   */
+  mcpTools(): readonly string[] | null;
   /** Every API key, revoked ones too, oldest first. */
   listApiKeys(): Promise<ApiKeyView[]>;
   /** `{ name, scopes }`; the key is returned this once. */
@@ -122,6 +155,14 @@ export interface OAuthAdmin {
   revokeGrant(id: string): Promise<void>;
 }
 
+/** Options of {@link createOAuthAdmin}. */
+export interface OAuthAdminOptions {
+  /** Told the id of each client it changes or deletes: where what is kept of a client is dropped. */
+  readonly changed?: (clientId: string) => void;
+  /** The MCP tools a client may be restricted to (else any name of a tool's form). */
+  readonly mcpTools?: () => readonly string[];
+}
+
 /**
  * Creates the {@link OAuthAdmin} service over the authorization server's storage, clock, ids and
  * scopes; hosts reach it as `createAuthorizationServer(…).admin`.
@@ -132,12 +173,20 @@ export interface OAuthAdmin {
  */
 export function createOAuthAdmin(
   ctx: Pick<ServerContext, 'storage' | 'clock' | 'ids' | 'scopes'>,
+  options: OAuthAdminOptions = {},
 ): OAuthAdmin {
   const { storage, clock, ids, scopes: knownScopes } = ctx;
+  const { mcpTools } = options;
   const schemas = {
     registration: clientRegistration(knownScopes),
     changes: clientChanges(knownScopes),
     apiKey: apiKeyFields(knownScopes),
+    tools: clientTools(mcpTools),
+  };
+  // What this instance keeps of a client (its MCP tools) is dropped when the client changes here.
+  const changed = (client: OAuthClientRecord): OAuthClientView => {
+    options.changed?.(client.id);
+    return clientView(client);
   };
   const clientOrThrow = async (id: string): Promise<OAuthClientRecord> => {
     const client = await storage.oauth.clients.get(id);
@@ -180,6 +229,23 @@ export function createOAuthAdmin(
         await tx.oauth.grants.revokeByClient(id, clock.now());
         await tx.oauth.clients.delete(id);
       });
+      options.changed?.(id);
+    },
+    async approveClient(id) {
+      return changed(await approveOAuthClient(storage, id, { clock }));
+    },
+    async disableClient(id) {
+      return changed(await disableOAuthClient(storage, id, { clock }));
+    },
+    async enableClient(id) {
+      return changed(await enableOAuthClient(storage, id));
+    },
+    async restrictClientTools(id, input) {
+      const { tools } = validate(schemas.tools, input);
+      return changed(await restrictOAuthClientTools(storage, id, tools));
+    },
+    mcpTools() {
+      return mcpTools ? mcpTools() : null;
     },
     async listApiKeys() {
       return (await storage.apiKeys.list()).map(apiKeyView);
@@ -223,6 +289,9 @@ function clientView(client: OAuthClientRecord): OAuthClientView {
     grantTypes: client.grantTypes,
     createdAt: isoAt(client.createdAt),
     selfRegistered: client.selfRegistered === true,
+    approved: (client.approvedAt ?? null) !== null,
+    disabled: isDisabled(client),
+    mcpTools: client.mcpTools ?? null,
   };
 }
 

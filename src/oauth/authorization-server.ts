@@ -9,6 +9,7 @@ import { oauthAdminRoutes } from './admin-routes.js';
 import { createOAuthAdmin, type OAuthAdmin } from './admin-service.js';
 import { type CreateApiKeyInput, type CreatedApiKey, createApiKey, ensureApiKey } from './api-keys.js';
 import { authorizeEndpoint } from './authorize-endpoint.js';
+import { clientToolsLookup, type ToolsFor } from './client-tools.js';
 import {
   type RegisterClientInput,
   type RegisteredClient,
@@ -61,6 +62,11 @@ export interface AuthorizationServerOptions extends OAuthOptions {
    * keys, the admin key among them (the authorization server is the authenticator; never anyone).
    */
   readonly authenticate?: Authenticate;
+  /**
+   * The names of the MCP tools served beside it (`createSwitchboard` passes its `/mcp`'s): a client's
+   * tool restriction may name only these. Without it, any name of a tool's form is accepted.
+   */
+  readonly mcpTools?: () => readonly string[];
 }
 
 /**
@@ -91,6 +97,12 @@ export interface AuthorizationServer {
    * anything else that checks passwords (the console does) so one lockout covers every sign-in.
    */
   readonly signIn: SignIn;
+  /**
+   * The MCP tools the caller's OAuth client restricts it to (`null`: no restriction), what
+   * `createMcpHandler`'s `toolsFor` takes. Kept a few seconds per client: a restriction changed on
+   * another instance applies within 5 s, one changed through this server's `admin` at once.
+   */
+  readonly toolsFor: ToolsFor;
   /** Registers a client; its secret is returned once. */
   registerClient(input: RegisterClientInput): Promise<RegisteredClient>;
   /** Changes a client's name, redirect URIs or scopes. */
@@ -180,11 +192,17 @@ export function createAuthorizationServer(
     routes[OAUTH_PATHS.jwks] = async () =>
       jsonResponse(200, await keys.jwks(), { 'cache-control': 'public, max-age=300' });
   }
-  const admin = createOAuthAdmin(ctx);
+  const tools = clientToolsLookup(ctx);
+  const { mcpTools } = options;
+  const admin = createOAuthAdmin(ctx, { changed: tools.forget, ...(mcpTools ? { mcpTools } : {}) });
   // On the route table every REST route is served from: budgets, problem+json, ETags, and 404 or 405
   // for whatever else is asked of /oauth and /.well-known.
   const adminRoutes = createRouteHandler(ctx, {
-    routes: oauthAdminRoutes(admin, { knownScopes: ctx.scopes, maxBodyBytes: ctx.maxBodyBytes }),
+    routes: oauthAdminRoutes(admin, {
+      knownScopes: ctx.scopes,
+      maxBodyBytes: ctx.maxBodyBytes,
+      mcpTools,
+    }),
     authenticate,
     basePath: '/oauth',
     limits: { maxBodyBytes: ctx.maxBodyBytes },
@@ -229,6 +247,7 @@ export function createAuthorizationServer(
     admin,
     adminRoutes,
     signIn: ctx.signIn,
+    toolsFor: tools.toolsFor,
     registerClient: (input) =>
       registerOAuthClient(ctx.storage, input, { clock: ctx.clock, ids: ctx.ids, knownScopes: ctx.scopes }),
     updateClient: (id, input) => updateOAuthClient(ctx.storage, id, input, { knownScopes: ctx.scopes }),

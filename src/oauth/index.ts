@@ -51,6 +51,7 @@ export {
   type PendingAuthorization,
   type TokenSet,
 } from './client/oauth-client.js';
+export type { ToolsFor } from './client-tools.js';
 export {
   type RegisterClientInput,
   type RegisterClientOptions,
