@@ -7,10 +7,14 @@ import type { Resource } from '../core/resources/define.js';
 import { sortSchemaOf } from '../core/resources/query.js';
 import { type PageLimits, pageQuery } from './pagination.js';
 
-/** The schema of a list's arguments (page and limit bounded by `limits`). */
-export function listQueryOf(resource: Resource, limits?: PageLimits) {
+/**
+ * The schema of a list's arguments (page and limit bounded by `limits`). Fields in `hidden` (an
+ * interface's, as MCP's `hide`) are neither filtered, searched nor sorted on.
+ */
+export function listQueryOf(resource: Resource, limits?: PageLimits, hidden: readonly string[] = []) {
+  const shown = (field: string) => !hidden.includes(field);
   const filters = Object.fromEntries(
-    resource.filters.map((f) => [
+    resource.filters.filter(shown).map((f) => [
       f,
       filterSchemaOf(resource, f)
         .optional()
@@ -18,18 +22,20 @@ export function listQueryOf(resource: Resource, limits?: PageLimits) {
     ]),
   );
   const searches = Object.fromEntries(
-    Object.entries(resource.search).map(([parameter, field]) => [
-      parameter,
-      z
-        .string()
-        .optional()
-        .meta({ description: `Part of the ${field} (case-insensitive)` }),
-    ]),
+    Object.entries(resource.search)
+      .filter(([, field]) => shown(field))
+      .map(([parameter, field]) => [
+        parameter,
+        z
+          .string()
+          .optional()
+          .meta({ description: `Part of the ${field} (case-insensitive)` }),
+      ]),
   );
   return pageQuery(limits).extend({
     ...filters,
     ...searches,
-    sort: sortSchemaOf(resource)
+    sort: sortSchemaOf(resource, resource.sortable.filter(shown))
       .optional()
       .meta({ description: `Sort key; \`-\` before it for descending (default ${resource.createdField})` }),
   });

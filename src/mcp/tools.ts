@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import type { Principal } from '../core/auth.js';
 import type { WriteOptions } from '../core/domain/context.js';
+import { SwitchboardError } from '../core/errors.js';
 import { sortOf, whereOf } from '../core/resources/query.js';
 import type { ResourceService } from '../core/resources/service.js';
 import { wireOf } from '../core/resources/wire.js';
@@ -70,16 +71,33 @@ export function resourceTools(service: ResourceService, options: McpToolOptions)
   const resource = service.resource;
   const { name, plural, lifecycle, changes } = resource;
   const snake = (text: string) => text.replaceAll('-', '_');
+  if (!resource.mcp.served) return [];
   const wire = wireOf(resource, options.apiVersion);
-  const record = jsonSchema(wire.recordSchema, 'output');
+  const hidden = resource.mcp.hidden;
+  const record = jsonSchema(withoutHidden(wire.recordSchema, hidden), 'output');
   const describe = (what: string) => `${what} ${resource.description}`;
   const read = resource.scopes.read;
   const write = resource.scopes.write;
   const tools: McpTool[] = [];
   const acting = (principal: Principal) => service.for(principal);
-  const shown = (r: Parameters<typeof wire.present>[0]) => wire.present(r);
+  const shown = (r: Parameters<typeof wire.present>[0]) => omit(wire.present(r), hidden);
+  // A hidden field an agent sends is refused, not ignored: it would be written (or matched) unseen.
+  const visibleOnly = <T extends Record<string, unknown>>(args: T): T => {
+    const sent = hidden.filter((field) => field in args);
+    if (sent.length)
+      throw new SwitchboardError('validation_failed', `${sent.join(', ')}: not available to agents.`, {
+        details: sent.map((field) => ({ field, code: 'unknown_field', message: 'Not available to agents.' })),
+      });
+    return args;
+  };
+  const createInput = jsonSchema(withoutHidden(wire.createInput, hidden), 'input');
+  for (const field of hidden)
+    if (requiredIn(wire.createInput, field))
+      throw new Error(
+        `${name}: mcp.hide hides "${field}", which a create must send: make it optional or nullable, or serve no tools (mcp: false).`,
+      );
 
-  const listArgs = listQueryOf(resource, options.limits);
+  const listArgs = listQueryOf(resource, options.limits, hidden);
   tools.push(
     tool({
       name: `list_${snake(plural)}`,
@@ -127,11 +145,12 @@ export function resourceTools(service: ResourceService, options: McpToolOptions)
       ),
       // The fields are checked by the service, so that a bad one is a validation_failed result naming it.
       args: z.looseObject({ idempotencyKey }),
-      input: withIdempotencyKey(jsonSchema(wire.createInput, 'input'), options.idempotency !== undefined),
+      input: withIdempotencyKey(createInput, options.idempotency !== undefined),
       output: record,
       hints: {},
       scope: write,
-      async run(principal, { idempotencyKey: key, ...fields }) {
+      async run(principal, { idempotencyKey: key, ...sent }) {
+        const fields = visibleOnly(sent);
         const store = options.idempotency;
         if (key === undefined || !store) return shown(await acting(principal).create(wire.accept(fields)));
         // REST's Idempotency-Key semantics and store: the result is kept in the create's transaction.
@@ -152,7 +171,9 @@ export function resourceTools(service: ResourceService, options: McpToolOptions)
   );
   if (changes.update && resource.writable.length) {
     const patch = (resource.patchInput as unknown as z.ZodObject).shape;
-    const fields = Object.fromEntries(Object.entries(patch).filter(([f]) => f !== lifecycle?.field));
+    const fields = Object.fromEntries(
+      Object.entries(patch).filter(([f]) => f !== lifecycle?.field && !hidden.includes(f)),
+    );
     tools.push(
       tool({
         name: `update_${snake(name)}`,
@@ -166,7 +187,7 @@ export function resourceTools(service: ResourceService, options: McpToolOptions)
         hints: { idempotentHint: true },
         scope: write,
         async run(principal, { id: target, ifVersion: version, ...changes }) {
-          return shown(await acting(principal).update(target, changes, writeOptions(version)));
+          return shown(await acting(principal).update(target, visibleOnly(changes), writeOptions(version)));
         },
       }),
     );
@@ -300,4 +321,27 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, u
     return { ...root, ...rest, ...(Object.keys(others).length ? { $defs: others } : {}) };
   }
   return { ...rest, ...(ref ? { $ref: ref } : {}), ...(defs ? { $defs: defs } : {}) };
+}
+
+/** An object schema without the hidden fields (those it has: a version may have renamed others). */
+function withoutHidden<S extends z.ZodType>(schema: S, hidden: readonly string[]): S {
+  if (!hidden.length || !(schema instanceof z.ZodObject)) return schema;
+  const mask = Object.fromEntries(hidden.filter((f) => f in schema.shape).map((f) => [f, true as const]));
+  return schema.omit(mask as Parameters<typeof schema.omit>[0]) as unknown as S;
+}
+
+/** Whether a create must send `field`: it refuses the field's absence. */
+function requiredIn(schema: z.ZodType, field: string): boolean {
+  return (
+    schema instanceof z.ZodObject &&
+    field in schema.shape &&
+    !schema.shape[field]!.safeParse(undefined).success
+  );
+}
+
+function omit(record: Record<string, unknown>, hidden: readonly string[]): Record<string, unknown> {
+  if (!hidden.length) return record;
+  const shown = { ...record };
+  for (const field of hidden) delete shown[field];
+  return shown;
 }

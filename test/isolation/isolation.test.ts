@@ -2,7 +2,7 @@
  * Tenant isolation, generated from the resource declarations: for every resource a client owns —
  * built-in, or declared by the host (returns, and notes owned through their return) — and every
  * interface (REST v1 and v2, the typed client, GraphQL queries, nested fields and mutations,
- * subscriptions over WebSocket and SSE, the admin routes and the console), Ada's user token never
+ * subscriptions over WebSocket and SSE, MCP's tools, the admin routes and the console), Ada's user token never
  * reads, receives, creates into, changes or re-owns a record of Grace's. A resource or interface added
  * later is covered here without new code. On memory and on PostgreSQL.
  */
@@ -291,6 +291,63 @@ describe.each(adapters)('tenant isolation on $name', (adapter) => {
         expect(await snapshot(live())).toEqual(before);
       });
 
+      if (resource.mcp.served)
+        it(`MCP: Ada's agent reads, changes, moves, deletes and creates into none of Grace's ${plural}`, async () => {
+          const before = await snapshot(live());
+          const theirs = before.grace!;
+          const tools = await mcpToolsOf(ada.token, resource.name, resource.plural);
+          expect(tools.length).toBeGreaterThan(0);
+          for (const tool of tools) {
+            const properties = (tool.inputSchema.properties ?? {}) as Record<string, JsonSchema>;
+            const required = (tool.inputSchema.required ?? []) as string[];
+            if ('id' in properties) {
+              // get, update, delete, move: naming Grace's record is as naming none.
+              const args: Record<string, unknown> = { id: theirs.id };
+              for (const field of required.filter((f) => f !== 'id'))
+                args[field] =
+                  field === resource.lifecycle?.field
+                    ? (nextState(service, theirs) ?? theirs[field])
+                    : sampleOf(properties[field]!, ada.tag, () => ({}), field);
+              const patch = patchesOf(service, theirs)[0];
+              if (!required.length || required.every((f) => f === 'id'))
+                for (const [field, value] of Object.entries(patch ?? {}))
+                  if (field in properties) args[field] = value;
+              const answer = await mcpCall(ada.token, tool.name, args);
+              expect(answer.isError, `${tool.name} ${JSON.stringify(args)}`).toBe(true);
+              expect(answer.text, tool.name).toMatch(/^not_found: /);
+            } else if ('page' in properties) {
+              const all = await mcpCall(ada.token, tool.name, { limit: 100 });
+              const ids = JSON.stringify(all.structured);
+              expect(ids).toContain(mine(ada, name).id);
+              expect(ids).not.toContain(theirs.id);
+              for (const field of Object.keys(properties)) {
+                const value = theirs[resource.search[field] ?? field];
+                if (field === 'id' || typeof value !== 'string') continue;
+                const found = await mcpCall(ada.token, tool.name, { [field]: value, limit: 100 });
+                expect(JSON.stringify(found.structured), `${tool.name} ${field}`).not.toContain(theirs.id);
+              }
+            } else {
+              // A create naming one of Grace's records in any reference: refused, or made Ada's own.
+              for (const [field, target] of ownedRelations(service)) {
+                if (!(field in properties)) continue;
+                const args = { ...world.sample(name, ada), [field]: mine(grace, target).id };
+                const answer = await mcpCall(ada.token, tool.name, args);
+                if (answer.isError) continue;
+                const id = String(answer.structured?.id);
+                expect(await ownerSeen(1, plural, id), `${tool.name} ${JSON.stringify(args)}`).toEqual({
+                  ada: 200,
+                  grace: 404,
+                });
+                await live()
+                  .delete(id)
+                  .catch(() => undefined);
+              }
+            }
+          }
+          const after = await snapshot(live());
+          expect(after.grace).toEqual(before.grace);
+        });
+
       it(`subscriptions over WebSocket and SSE: Ada receives none of Grace's ${plural}`, async () => {
         const names = await graphqlNames(resource.typeName);
         const theirs = mine(grace, name);
@@ -464,6 +521,37 @@ describe.each(adapters)('tenant isolation on $name', (adapter) => {
     }
     const created = await service.create(world.sample(service.resource.name, tenant));
     return created.id;
+  }
+
+  type McpTool = { name: string; inputSchema: JsonSchema };
+  /** The MCP tools a caller sees of a resource: those named for it, by the tools' naming rule. */
+  async function mcpToolsOf(token: string, name: string, plural: string): Promise<McpTool[]> {
+    const answer = await call(token, 'POST', '/mcp', { jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    const { tools } = answer.body.result as { tools: McpTool[] };
+    const suffixes = [name, plural].map((n) => `_${n.replaceAll('-', '_')}`);
+    return tools.filter((t) =>
+      suffixes.some((suffix) => t.name.endsWith(suffix) && !t.name.slice(0, -suffix.length).includes('_')),
+    );
+  }
+
+  async function mcpCall(token: string, tool: string, args: Record<string, unknown>) {
+    const answer = await call(token, 'POST', '/mcp', {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: tool, arguments: args },
+    });
+    const result = answer.body.result as {
+      isError?: boolean;
+      content: { text: string }[];
+      structuredContent?: Record<string, unknown>;
+    };
+    expect(result, answer.text).toBeDefined();
+    return {
+      isError: result.isError === true,
+      text: result.content[0]!.text,
+      structured: result.structuredContent,
+    };
   }
 
   async function graphql(token: string, query: string, variables: Record<string, unknown> = {}) {

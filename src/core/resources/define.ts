@@ -75,6 +75,8 @@ export interface Resource {
     | undefined;
   readonly versions: Readonly<Record<number, ResourceVersion>>;
   readonly graphql: ResourceGraphQLNames;
+  /** Whether MCP serves it, and the fields its tools leave out. */
+  readonly mcp: { readonly served: boolean; readonly hidden: readonly string[] };
 }
 
 /**
@@ -228,7 +230,21 @@ export function defineResource<F extends Record<string, z.ZodType>, const D exte
     eventData: input.eventData,
     versions: { ...input.versions },
     graphql: { ...input.graphql },
+    mcp: mcpOf(input.name, input.mcp, fields),
   };
+}
+
+/** The MCP part of the model; a hidden field must be one the resource has, and not its identity. */
+function mcpOf(
+  name: string,
+  mcp: ResourceInput<Record<string, z.ZodType>>['mcp'],
+  fields: Record<string, z.ZodType>,
+): Resource['mcp'] {
+  if (mcp === false) return { served: false, hidden: [] };
+  const hidden = [...new Set(mcp?.hide ?? [])];
+  for (const field of hidden)
+    if (!(field in fields)) throw new Error(`${name}: mcp.hide names "${field}", which is not a field.`);
+  return { served: true, hidden };
 }
 
 /** What the write scope allows: create always, change and delete as the declaration lets callers. */

@@ -141,4 +141,10 @@ export interface ResourceInput<F extends Record<string, z.ZodType>> {
   /** Wire forms of later API versions, by version number. */
   readonly versions?: Readonly<Record<number, ResourceVersion>>;
   readonly graphql?: ResourceGraphQLNames;
+  /**
+   * What AI agents reach over MCP: `false` serves no tools for the resource; `hide` leaves fields out of
+   * its tools (not shown, not written, not filtered or sorted on), e.g. personal data an agent has no
+   * need for. REST and GraphQL still serve them. Default: every field, as the other interfaces.
+   */
+  readonly mcp?: false | { readonly hide?: readonly (keyof F & string)[] };
 }

@@ -30,8 +30,8 @@ export function whereOf(
 }
 
 /** The sort keys a list accepts: each sortable field, `-` before it for descending. */
-export function sortSchemaOf(resource: Resource): z.ZodEnum {
-  return z.enum(resource.sortable.flatMap((f) => [f, `-${f}`]) as [string, ...string[]]);
+export function sortSchemaOf(resource: Resource, keys: readonly string[] = resource.sortable): z.ZodEnum {
+  return z.enum(keys.flatMap((f) => [f, `-${f}`]) as [string, ...string[]]);
 }
 
 const sortSchemas = new WeakMap<Resource, z.ZodType>();
