@@ -42,6 +42,13 @@ export interface McpHandlerOptions extends McpConfig {
   readonly authenticate: Authenticate;
   /** Budgets per caller: a write tool's call from the write class, anything else from the read class. */
   readonly rateLimit?: RateLimiter;
+  /**
+   * The tools a caller is restricted to beyond its scopes (its OAuth client's, set by an operator),
+   * `null` for none: asked once per `tools/list` and `tools/call`. `createSwitchboard` passes the
+   * authorization server's `toolsFor`, which keeps each client's answer a few seconds rather than
+   * reading storage on every call.
+   */
+  readonly toolsFor?: (principal: Principal) => Promise<ReadonlySet<string> | null>;
 }
 
 /** The MCP endpoint: `(request, info?) => Response`. */
@@ -89,14 +96,19 @@ export function createMcpHandler(
   };
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
 
-  const visible = (principal: Principal) => tools.filter((t) => principal.scopes.has(t.scope));
+  // What the caller may use: its scopes', narrowed to its client's tools when an operator chose some.
+  const usable = async (principal: Principal): Promise<(tool: McpTool) => boolean> => {
+    const allowed = options.toolsFor ? await options.toolsFor(principal) : null;
+    return (tool) => principal.scopes.has(tool.scope) && (allowed === null || allowed.has(tool.name));
+  };
+  const visible = async (principal: Principal) => tools.filter(await usable(principal));
 
   const callTool = async (principal: Principal, params: Record<string, unknown>) => {
     const name = params.name;
     const tool = typeof name === 'string' ? byName.get(name) : undefined;
     // A tool the caller may not use is as unknown as one that does not exist. Its name is the
     // caller's text, so it is no metric label (unbounded).
-    if (!tool || !principal.scopes.has(tool.scope)) {
+    if (!tool || !(await usable(principal))(tool)) {
       count({ [OUTCOME]: 'refused' });
       throw new JsonRpcError(JSON_RPC.invalidParams, `Unknown tool: ${String(name)}`);
     }
@@ -141,7 +153,7 @@ export function createMcpHandler(
       case 'ping':
         return {};
       case 'tools/list':
-        return { tools: visible(principal).map(listed) };
+        return { tools: (await visible(principal)).map(listed) };
       case 'tools/call':
         return callTool(principal, params);
       default:

@@ -26,6 +26,7 @@ import { type ConnectionInfo, type RequestContext, requestContext } from '../htt
 import { instrumentFetch } from '../http/request-telemetry.js';
 import { pathnameOf } from '../http/url.js';
 import { createMcpHandler, type McpConfig } from '../mcp/index.js';
+import { mcpToolNames } from '../mcp/tool-names.js';
 import {
   type AuthorizationServer,
   createAuthorizationServer,
@@ -239,6 +240,9 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
   };
   // trustEveryone's caller holds all of them, a host resource's as a built-in's.
   const hostAuthenticate = options.authenticate && resolveTrust(options.authenticate, Object.keys(scopes));
+  // The tools /mcp serves, what an OAuth client's tools may be restricted to: derived when first asked.
+  let toolNames: readonly string[] | undefined;
+  const mcpTools = options.mcp === false ? undefined : () => (toolNames ??= mcpToolNames(domain));
   const oauth =
     options.oauth === false
       ? undefined
@@ -248,6 +252,7 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
           scopes,
           ...(rateLimit ? { rateLimit } : {}),
           ...(hostAuthenticate ? { authenticate: hostAuthenticate } : {}),
+          ...(mcpTools ? { mcpTools } : {}),
         });
   const authenticate: Authenticate = hostAuthenticate ?? oauth?.authenticate ?? createGuard(runtime);
 
@@ -314,6 +319,8 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
       domain,
       authenticate,
       ...(rateLimit ? { rateLimit } : {}),
+      // An OAuth client's tools, as an operator restricted them.
+      ...(oauth ? { toolsFor: oauth.toolsFor } : {}),
     });
     mounts.push({ prefix: '/mcp', name: 'mcp', handle: mcp });
   }
