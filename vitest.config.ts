@@ -26,6 +26,7 @@ export const E2E_TESTS: Readonly<Record<string, string>> = {
   'test/graphql/compiled.test.ts': 'runs GraphQL in a Node process without code generation, and on Deno',
   'test/pages/pages.test.ts': 'drives the GraphiQL and sign-in pages in Chromium',
   'test/pages/console.test.ts': 'drives the console in Chromium',
+  'test/pages/console-clients.test.ts': "drives the console's OAuth client pages in Chromium",
   'test/mcp/conformance.test.ts':
     "runs the MCP project's conformance suite as a process (Node 22 or later) against /mcp",
   'test/mcp/sdk-oauth-browser.test.ts': 'drives the sign-in and consent pages in Chromium for an MCP agent',

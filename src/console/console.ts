@@ -23,6 +23,7 @@ import { SCRIPT, STYLE } from './assets.js';
 import { accessRoutes } from './pages/access.js';
 import { accountRoutes } from './pages/account.js';
 import { activityRoutes } from './pages/activity.js';
+import { oauthClientRoutes } from './pages/oauth-clients.js';
 import { signInPage } from './pages/sign-in.js';
 import { webhookRoutes } from './pages/webhooks.js';
 import type { ConsoleRoute } from './route.js';
@@ -223,15 +224,16 @@ export function createConsole(runtime: ConsoleRuntime, options: ConsoleOptions):
     },
   ];
 
+  // The scopes API keys and OAuth clients may be given.
+  const grantable = options.scopes ?? Object.keys(options.oauth?.scopes ?? {});
   const handler = createConsoleRouter({
     base,
     assets,
     routes: [
       ...own,
       ...(options.webhooks ? webhookRoutes(options.webhooks) : []),
-      ...(options.oauth
-        ? accessRoutes(options.oauth, options.scopes ?? Object.keys(options.oauth.scopes))
-        : []),
+      ...(options.oauth ? accessRoutes(options.oauth, grantable) : []),
+      ...(options.oauth ? oauthClientRoutes(options.oauth, grantable) : []),
       ...(options.bus ? activityRoutes(options.bus) : []),
       ...(options.oauth ? accountRoutes(options.oauth) : []),
     ],
