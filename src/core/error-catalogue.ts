@@ -262,6 +262,11 @@ const FIELD_TEXTS = {
     meaning: 'A scope asked for does not exist.',
     action: 'Ask only for scopes the API defines, such as `crm.clients.read`.',
   },
+  unknown_tool: {
+    meaning: "An OAuth client's MCP tool restriction names a tool that the MCP endpoint does not serve.",
+    action:
+      'Name tools that `tools/list` shows, such as `list_bookings`, or send `null` to allow every tool.',
+  },
   invalid_redirect_uri: {
     meaning:
       'A redirect URI of an OAuth client is not an absolute `https` URL without a fragment (plain `http` is allowed only on a loopback address).',
