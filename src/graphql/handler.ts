@@ -2,7 +2,7 @@ import { type GraphQLFormattedError, type OperationDefinitionNode, OperationType
 import { anonymousPrincipal, type Principal } from '../core/auth.js';
 import { isSwitchboardError, SwitchboardError } from '../core/errors.js';
 import { readJson } from '../http/body.js';
-import { bearerChallenge, REALM } from '../http/challenge.js';
+import { bearerChallenge, challengeOptionsOf, REALM } from '../http/challenge.js';
 import { type RateHeaders, rateHeadersOf } from '../http/rate-limit.js';
 import { type ConnectionInfo, type RequestContext, requestContext } from '../http/request-context.js';
 import { hasQueryParam } from '../http/url.js';
@@ -60,7 +60,7 @@ export function createGraphQLHandler(
       try {
         return await streams.handle(context, await authenticateOrAnonymous(engine, request));
       } catch (error) {
-        return errorResponse(engine, error, 'application/json', request);
+        return errorResponse(engine, error, 'application/json', context);
       }
     }
     const media = negotiate(request.headers.get('accept'), JSON_TYPES);
@@ -88,7 +88,7 @@ export function createGraphQLHandler(
         await close?.();
       }
     } catch (error) {
-      return errorResponse(engine, error, media ?? 'application/json', request);
+      return errorResponse(engine, error, media ?? 'application/json', context);
     }
   };
 }
@@ -158,7 +158,7 @@ async function run(
     const status = admission.errors[0]?.extensions.code === 'bad_request' ? 400 : undefined;
     return resultResponse({ errors: engine.format(admission.errors) }, media, status, limits);
   }
-  if (refusal) return errorResponse(engine, refusal, media, request, limits);
+  if (refusal) return errorResponse(engine, refusal, media, context, limits);
 
   const { prepared, operation } = admission;
   const result = await engine.execute({
@@ -176,7 +176,9 @@ async function run(
     const refusal = result.errors?.find(
       (e) => isSwitchboardError(e.originalError) && e.originalError.status === 401,
     );
-    const challenge = bearerChallenge(refusal?.originalError, request) ?? `Bearer realm="${REALM}"`;
+    const challenge =
+      bearerChallenge(refusal?.originalError, request, challengeOptionsOf(context)) ??
+      `Bearer realm="${REALM}"`;
     return resultResponse(body, media, 401, { 'www-authenticate': challenge, ...limits });
   }
   return resultResponse(body, media, undefined, limits);
@@ -229,7 +231,7 @@ function errorResponse(
   engine: Engine,
   error: unknown,
   media: MediaType,
-  request: Request,
+  context: RequestContext,
   limits?: RateHeaders,
 ): Response {
   if (!isSwitchboardError(error)) {
@@ -248,7 +250,7 @@ function errorResponse(
   const headers: Record<string, string> = {};
   if (known.code === 'method_not_allowed')
     headers.allow = known.details.some((d) => d.code === 'post_required') ? 'POST' : 'GET, POST';
-  const challenge = bearerChallenge(known, request);
+  const challenge = bearerChallenge(known, context.request, challengeOptionsOf(context));
   if (challenge) headers['www-authenticate'] = challenge;
   // The rest of an oversized body is never read: close the connection rather than leave it unusable.
   if (known.code === 'payload_too_large') headers.connection = 'close';

@@ -4,6 +4,7 @@
  */
 import { isSwitchboardError } from '../core/errors.js';
 import { problemResponse } from './problem.js';
+import type { RequestContext } from './request-context.js';
 
 /** The error codes of a Bearer challenge (RFC 6750 §3.1). */
 export type BearerErrorCode = 'invalid_request' | 'invalid_token' | 'insufficient_scope';
@@ -19,6 +20,12 @@ export interface ChallengeOptions {
    * client that meets a 401 can discover the authorization server on its own (MCP clients do).
    */
   readonly resourceMetadata?: string;
+}
+
+/** What the context of a request adds to its challenges: the resource metadata of its API. */
+export function challengeOptionsOf(context: RequestContext): ChallengeOptions {
+  const metadata = context.resourceMetadata;
+  return metadata ? { resourceMetadata: metadata(context.request) } : {};
 }
 
 /**

@@ -9,6 +9,7 @@ import { isSwitchboardError, SwitchboardError } from '../core/errors.js';
 import type { Clock, Logger } from '../core/runtime.js';
 import type { Storage } from '../core/storage/index.js';
 import { validate } from '../core/validation.js';
+import { challengeOptionsOf } from './challenge.js';
 import { bodyTag, noneMatch, textTag } from './conditional.js';
 import { applyCors, type CorsOptions, isPreflight, preflightResponse } from './cors.js';
 import { applyDeprecation, type DeprecationNotice } from './deprecation.js';
@@ -116,7 +117,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
         route.method === 'GET' && !isAnswer(response) ? await cacheable(request, response) : response;
       return limits ? withRateHeaders(answer, limits) : answer;
     } catch (error) {
-      const response = problem(error, request, route);
+      const response = problem(error, request, route, at);
       const charged = rateHeadersOf(error) ?? limits;
       return charged ? withRateHeaders(response, charged) : response;
     }
@@ -139,7 +140,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     return withRateHeaders(await answer(), limits);
   }
 
-  function problem(error: unknown, request: Request, route?: AnyRoute): Answer {
+  function problem(error: unknown, request: Request, route?: AnyRoute, at?: RequestContext): Answer {
     if (!isSwitchboardError(error)) {
       options.logger.log('error', 'unhandled error in REST route', {
         route: route ? `${route.method} ${route.path}` : undefined,
@@ -147,7 +148,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
         stack: (error as Error | undefined)?.stack,
       });
     }
-    const answer = problemOf(error, { request });
+    const answer = problemOf(error, { request, ...(at ? { challenge: challengeOptionsOf(at) } : {}) });
     // RFC 5789 §2.2: a refused patch format names the ones that are accepted.
     if (route?.method === 'PATCH' && answer.status === 415 && route.body) {
       answer.headers['accept-patch'] = (route.body.contentTypes ?? ['application/json']).join(', ');

@@ -3,7 +3,7 @@
  * Authentication failures also carry the RFC 6750 §3 `WWW-Authenticate` challenge.
  */
 import { SwitchboardError } from '../core/errors.js';
-import { bearerChallenge } from './challenge.js';
+import { bearerChallenge, type ChallengeOptions } from './challenge.js';
 import { headerRecord } from './json.js';
 import { problemAnswer } from './problem.js';
 import { type Answer, toResponse } from './responses.js';
@@ -12,6 +12,8 @@ export interface ProblemOptions {
   readonly headers?: HeadersInit;
   /** The request that failed: a 401 then says whether the credentials it sent were bad. */
   readonly request?: Request;
+  /** What a Bearer challenge adds (the resource metadata URL). */
+  readonly challenge?: ChallengeOptions;
 }
 
 /**
@@ -27,7 +29,7 @@ export function renderProblem(error: unknown, options: ProblemOptions = {}): Res
 
 /** {@link renderProblem} as an answer, for the route pipeline to finish before it is built. */
 export function problemOf(error: unknown, options: ProblemOptions = {}): Answer {
-  const challenge = bearerChallenge(error, options.request);
+  const challenge = bearerChallenge(error, options.request, options.challenge);
   return problemAnswer(
     error,
     challenge ? headerRecord(options.headers, { 'www-authenticate': challenge }) : options.headers,

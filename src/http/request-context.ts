@@ -34,6 +34,12 @@ export class RequestContext {
   route: string | undefined = undefined;
   /** The interface that served it, as metrics label it (`rest`, `graphql`, `oauth`…). */
   interface: string | undefined = undefined;
+  /**
+   * The URL of the protected resource metadata (RFC 9728) of the API serving the request, for its 401
+   * challenges to name, so an agent finds the authorization server. Set by `createSwitchboard` for its
+   * APIs when it runs one; a function, so that only a refusal pays for the URL.
+   */
+  resourceMetadata: ((request: Request) => string) | undefined = undefined;
 
   constructor(
     readonly request: Request,

@@ -13,7 +13,7 @@ import { latestApiVersion } from '../core/resources/wire.js';
 import type { Runtime } from '../core/runtime.js';
 import { inSpan } from '../core/telemetry/index.js';
 import { readBody } from '../http/body.js';
-import { authErrorResponse } from '../http/challenge.js';
+import { authErrorResponse, challengeOptionsOf } from '../http/challenge.js';
 import type { PageLimits } from '../http/pagination.js';
 import { problemResponse } from '../http/problem.js';
 import { type RateLimiter, rateHeadersOf } from '../http/rate-limit.js';
@@ -191,7 +191,7 @@ export function createMcpHandler(
           return problemResponse(spent, rateHeadersOf(spent) ?? {});
         }
       }
-      return authErrorResponse(error, request);
+      return authErrorResponse(error, request, challengeOptionsOf(requestContext(request, info)));
     }
     let body: unknown;
     try {

@@ -72,8 +72,9 @@ export function resourcePathOf(pathname: string): string {
 
 /**
  * The response with `resource_metadata="…"` added to its Bearer challenge (RFC 9728 §5.1), when it
- * has one without it: how a mount that renders its own 401 (REST, GraphQL, MCP) gets the parameter
- * without knowing the authorization server. Any other response is returned as it is.
+ * has one without it: for a host that mounts the blocks itself in front of its own authorization
+ * server. (`createSwitchboard` names the URL in the request context instead, and each API's challenge
+ * carries it.) Any other response is returned as it is.
  */
 export function withResourceMetadata(response: Response, metadataUrl: string): Response {
   const challenge = response.headers.get('www-authenticate');

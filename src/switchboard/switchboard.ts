@@ -33,7 +33,6 @@ import {
   createGuard,
   OAUTH_ADMIN_SCOPES,
   type OAuthConfig,
-  withResourceMetadata,
 } from '../oauth/index.js';
 import { createRestVersions, type RestConfig } from '../rest/index.js';
 import { createMemoryStorage } from '../storage/memory/index.js';
@@ -373,12 +372,9 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
     // Measured under its interface; its route the template its router notes, else the mount's path.
     context.route = mount.prefix;
     context.interface = mount.name;
-    const response = await mount.handle(request, context);
     // A 401 of an API names its protected resource metadata (RFC 9728 §5.1), so agents find the server.
-    if (oauth && response.status === 401 && RESOURCE_MOUNTS.has(mount.name ?? '')) {
-      return withResourceMetadata(response, oauth.resourceMetadataFor(request));
-    }
-    return response;
+    if (oauth && RESOURCE_MOUNTS.has(mount.name ?? '')) context.resourceMetadata = oauth.resourceMetadataFor;
+    return mount.handle(request, context);
   }
 
   // The request line is logged inside the request's span, so it carries the trace id.

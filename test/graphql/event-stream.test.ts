@@ -104,7 +104,7 @@ describe('GraphQL over SSE', () => {
     const response = await subscribe({ authorization: 'Bearer scopes:crm.clients.read' });
     expect(response.status).toBe(403);
     expect(response.headers.get('www-authenticate')).toMatch(
-      /^Bearer realm="switchboard", error="insufficient_scope", .*scope="chat.messages.read"$/,
+      /^Bearer realm="switchboard", error="insufficient_scope", .*scope="chat.messages.read", resource_metadata="http:\/\/[^"]+\/.well-known\/oauth-protected-resource\/graphql"$/,
     );
     expect((await response.json()).errors[0].extensions.code).toBe('forbidden');
     await observed.none();
