@@ -1,25 +1,29 @@
 /**
  * The MCP endpoint (Streamable HTTP, stateless; protocol 2025-11-25, 2025-06-18 and 2025-03-26) as a Web fetch
- * handler: one JSON-RPC message per POST, answered with `application/json`. No session and no
- * server-initiated stream, so GET is a 405; every request is authenticated on its own, as REST's are.
+ * handler: one JSON-RPC message per POST, answered with `application/json`, and GET for the stream of
+ * record changes (changes.ts). No session: every request is authenticated on its own, as REST's are.
  * See docs/mcp.md and docs/decisions.md ("MCP: our own stateless Streamable HTTP handler").
  */
 import type { Attributes } from '@opentelemetry/api';
 import { type Authenticate, type Principal, resolveTrust } from '../core/auth.js';
 import type { Domain } from '../core/domain/index.js';
 import { isSwitchboardError, SwitchboardError, statusOf } from '../core/errors.js';
+import type { EventBus } from '../core/event-bus.js';
 import { servedScopes } from '../core/resources/scopes.js';
 import { latestApiVersion } from '../core/resources/wire.js';
 import type { Runtime } from '../core/runtime.js';
 import { inSpan } from '../core/telemetry/index.js';
 import { readBody } from '../http/body.js';
 import { authErrorResponse, challengeOptionsOf } from '../http/challenge.js';
+import { createCredentialWatch } from '../http/credential-watch.js';
 import type { PageLimits } from '../http/pagination.js';
 import { problemResponse } from '../http/problem.js';
 import { type RateLimiter, rateHeadersOf } from '../http/rate-limit.js';
 import { type ConnectionInfo, requestContext } from '../http/request-context.js';
+import { changeStreams, type OpenChangeStream } from './changes.js';
 import { failure, isMessage, JSON_RPC, JsonRpcError, type JsonRpcMessage, result } from './json-rpc.js';
 import { type McpOriginPolicy, refusedByOrigin } from './origin.js';
+import { type MayRead, recordResources } from './records.js';
 import { type McpTool, resourceTools } from './tools.js';
 
 /** The protocol versions served, newest first: the first is answered to a client asking for another. */
@@ -33,6 +37,10 @@ export interface McpConfig extends McpOriginPolicy {
   readonly limits?: PageLimits;
   /** Largest request body accepted, in bytes (413 above). Default 64 KiB, as REST's. */
   readonly maxBodyBytes?: number;
+  /** How often the credentials of open change streams are checked again (default 30 s, as GraphQL's). */
+  readonly credentialCheckMs?: number;
+  /** Changes held for a change-stream reader that is not reading; one more and it is dropped (100). */
+  readonly maxStreamQueue?: number;
 }
 
 /** Options of {@link createMcpHandler}: the domain whose resources become tools, and who the caller is. */
@@ -49,6 +57,11 @@ export interface McpHandlerOptions extends McpConfig {
    * reading storage on every call.
    */
   readonly toolsFor?: (principal: Principal) => Promise<ReadonlySet<string> | null>;
+  /**
+   * Where record changes are published: with it, `GET /mcp` streams them to the caller as
+   * `notifications/resources/updated` (docs/mcp.md); without it, GET is a 405.
+   */
+  readonly bus?: EventBus;
 }
 
 /** The MCP endpoint: `(request, info?) => Response`. */
@@ -62,6 +75,9 @@ const CODE = 'switchboard.mcp.code';
 // The package's version; test/mcp/tools.test.ts keeps it in step with package.json.
 const SERVER_INFO = { name: 'switchboard-kit', title: 'Switchboard', version: '0.1.0' };
 const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
+const DEFAULT_CREDENTIAL_CHECK_MS = 30_000;
+const DEFAULT_STREAM_QUEUE = 100;
+const KEEP_ALIVE_MS = 15_000;
 const ANONYMOUS: Principal = { kind: 'service', subject: 'anonymous', scopes: new Set() };
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -102,6 +118,33 @@ export function createMcpHandler(
     return (tool) => principal.scopes.has(tool.scope) && (allowed === null || allowed.has(tool.name));
   };
   const visible = async (principal: Principal) => tools.filter(await usable(principal));
+  const getTool = new Map(
+    services.flatMap((s) => {
+      const get = byName.get(`get_${s.resource.name.replaceAll('-', '_')}`);
+      return get ? [[s.resource.name, get] as const] : [];
+    }),
+  );
+  // Records are read as get_<name> reads them: a caller (or its client) without that tool reads none.
+  const readsOf = async (principal: Principal): Promise<MayRead> => {
+    const may = await usable(principal);
+    return (resource) => {
+      const get = getTool.get(resource.name);
+      return get !== undefined && may(get);
+    };
+  };
+  const records = recordResources(services, apiVersion);
+  const openChanges =
+    options.bus &&
+    changeStreams(services, {
+      bus: options.bus,
+      watch: createCredentialWatch({
+        authenticate,
+        intervalMs: options.credentialCheckMs ?? DEFAULT_CREDENTIAL_CHECK_MS,
+        logger: runtime.logger,
+      }),
+      maxQueue: options.maxStreamQueue ?? DEFAULT_STREAM_QUEUE,
+      keepAliveMs: KEEP_ALIVE_MS,
+    });
 
   const callTool = async (principal: Principal, params: Record<string, unknown>) => {
     const name = params.name;
@@ -145,7 +188,10 @@ export function createMcpHandler(
             typeof asked === 'string' && MCP_PROTOCOL_VERSIONS.includes(asked)
               ? asked
               : MCP_PROTOCOL_VERSIONS[0],
-          capabilities: { tools: { listChanged: false } },
+          capabilities: {
+            tools: { listChanged: false },
+            resources: { subscribe: false, listChanged: false },
+          },
           serverInfo: SERVER_INFO,
           ...(options.instructions ? { instructions: options.instructions } : {}),
         };
@@ -156,32 +202,28 @@ export function createMcpHandler(
         return { tools: (await visible(principal)).map(listed) };
       case 'tools/call':
         return callTool(principal, params);
+      // Records are not enumerated here (list_<plural> pages them); they are reached by template.
+      case 'resources/list':
+        return { resources: [] };
+      case 'resources/templates/list':
+        return { resourceTemplates: records.templates(await readsOf(principal)) };
+      case 'resources/read':
+        return records.read(principal, await readsOf(principal), params.uri);
       default:
         throw new JsonRpcError(JSON_RPC.methodNotFound, `Method not found: ${message.method}`);
     }
   };
 
-  return async function mcp(request, info) {
-    if (request.method !== 'POST') return new Response(null, { status: 405, headers: { allow: 'POST' } });
-    const refused = refusedByOrigin(request, options);
-    if (refused) return answer(failure(null, new JsonRpcError(JSON_RPC.invalidRequest, refused)), 403);
-    const version = request.headers.get('mcp-protocol-version');
-    if (version !== null && !MCP_PROTOCOL_VERSIONS.includes(version))
-      return answer(
-        failure(
-          null,
-          new JsonRpcError(JSON_RPC.invalidRequest, `Unsupported MCP-Protocol-Version: ${version}`),
-        ),
-        400,
-      );
-    let principal: Principal;
+  /** The caller, or the refusal to answer: 401 with the challenge, charged to its address. */
+  const callerOf = async (request: Request, info?: ConnectionInfo): Promise<Principal | Response> => {
     try {
-      principal = await authenticate(request);
+      const principal = await authenticate(request);
       if (principal.kind === 'anonymous')
         throw new SwitchboardError(
           'unauthorized',
           'Send an API key or OAuth access token as a Bearer token.',
         );
+      return principal;
     } catch (error) {
       // Refused credentials count against the caller's address, as on REST: guessing keys is not free.
       if (options.rateLimit) {
@@ -193,6 +235,46 @@ export function createMcpHandler(
       }
       return authErrorResponse(error, request, challengeOptionsOf(requestContext(request, info)));
     }
+  };
+
+  /** `GET /mcp`: the caller's change stream, charged as one read. */
+  const streamChanges = async (open: OpenChangeStream, request: Request, info?: ConnectionInfo) => {
+    if (!request.headers.get('accept')?.includes('text/event-stream'))
+      return answer(
+        failure(
+          null,
+          new JsonRpcError(JSON_RPC.invalidRequest, 'GET opens an event stream: accept text/event-stream.'),
+        ),
+        406,
+      );
+    const principal = await callerOf(request, info);
+    if (principal instanceof Response) return principal;
+    try {
+      await options.rateLimit?.take(requestContext(request, info), principal, 'read');
+    } catch (error) {
+      return problemResponse(error, rateHeadersOf(error) ?? {});
+    }
+    return open(request, principal, await readsOf(principal));
+  };
+
+  return async function mcp(request, info) {
+    const allow = openChanges ? 'GET, POST' : 'POST';
+    if (request.method !== 'POST' && !(request.method === 'GET' && openChanges))
+      return new Response(null, { status: 405, headers: { allow } });
+    const refused = refusedByOrigin(request, options);
+    if (refused) return answer(failure(null, new JsonRpcError(JSON_RPC.invalidRequest, refused)), 403);
+    const version = request.headers.get('mcp-protocol-version');
+    if (version !== null && !MCP_PROTOCOL_VERSIONS.includes(version))
+      return answer(
+        failure(
+          null,
+          new JsonRpcError(JSON_RPC.invalidRequest, `Unsupported MCP-Protocol-Version: ${version}`),
+        ),
+        400,
+      );
+    if (request.method === 'GET' && openChanges) return streamChanges(openChanges, request, info);
+    const principal = await callerOf(request, info);
+    if (principal instanceof Response) return principal;
     let body: unknown;
     try {
       // Read within the limit: a caller's body is never buffered whole before it is measured.

@@ -9,11 +9,12 @@ import { z } from 'zod';
 import type { Principal } from '../core/auth.js';
 import type { WriteOptions } from '../core/domain/context.js';
 import { SwitchboardError } from '../core/errors.js';
+import type { Resource } from '../core/resources/define.js';
 import { sortOf, whereOf } from '../core/resources/query.js';
 import type { ResourceService } from '../core/resources/service.js';
 import { wireOf } from '../core/resources/wire.js';
 import type { Clock } from '../core/runtime.js';
-import type { IdempotencyStore } from '../core/storage/index.js';
+import type { IdempotencyStore, ResourceRecord } from '../core/storage/index.js';
 import { validate } from '../core/validation.js';
 import { runIdempotent } from '../http/idempotency.js';
 import { listQueryOf } from '../http/list-query.js';
@@ -66,6 +67,22 @@ const ifVersion = z.int().min(1).optional().meta({
   description: 'Change only if the record is still at this version (as If-Match): else precondition_failed',
 });
 
+/**
+ * A record as agents see it in an API version: that version's wire shape without the fields the
+ * declaration hides from MCP. Tools answer it, and `resources/read` too.
+ */
+export function agentView(
+  resource: Resource,
+  apiVersion: number,
+): { schema: Record<string, unknown>; present: (record: ResourceRecord) => Record<string, unknown> } {
+  const wire = wireOf(resource, apiVersion);
+  const hidden = resource.mcp.hidden;
+  return {
+    schema: jsonSchema(withoutHidden(wire.recordSchema, hidden), 'output'),
+    present: (record) => omit(wire.present(record), hidden),
+  };
+}
+
 /** The tools of one resource, in a stable order. */
 export function resourceTools(service: ResourceService, options: McpToolOptions): McpTool[] {
   const resource = service.resource;
@@ -74,13 +91,12 @@ export function resourceTools(service: ResourceService, options: McpToolOptions)
   if (!resource.mcp.served) return [];
   const wire = wireOf(resource, options.apiVersion);
   const hidden = resource.mcp.hidden;
-  const record = jsonSchema(withoutHidden(wire.recordSchema, hidden), 'output');
+  const { schema: record, present: shown } = agentView(resource, options.apiVersion);
   const describe = (what: string) => `${what} ${resource.description}`;
   const read = resource.scopes.read;
   const write = resource.scopes.write;
   const tools: McpTool[] = [];
   const acting = (principal: Principal) => service.for(principal);
-  const shown = (r: Parameters<typeof wire.present>[0]) => omit(wire.present(r), hidden);
   // A hidden field an agent sends is refused, not ignored: it would be written (or matched) unseen.
   const visibleOnly = <T extends Record<string, unknown>>(args: T): T => {
     const sent = hidden.filter((field) => field in args);

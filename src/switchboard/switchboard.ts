@@ -317,6 +317,7 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
       ...options.mcp,
       domain,
       authenticate,
+      bus,
       ...(rateLimit ? { rateLimit } : {}),
       // An OAuth client's tools, as an operator restricted them.
       ...(oauth ? { toolsFor: oauth.toolsFor } : {}),

@@ -344,8 +344,43 @@ describe.each(adapters)('tenant isolation on $name', (adapter) => {
               }
             }
           }
+          // Grace's record by its resource URI: as unknown as one that does not exist.
+          const templates = await call(ada.token, 'POST', '/mcp', {
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'resources/templates/list',
+          });
+          const { resourceTemplates } = templates.body.result as {
+            resourceTemplates: { uriTemplate: string }[];
+          };
+          const template = resourceTemplates.find((t) => t.uriTemplate.endsWith(`/${plural}/{id}`));
+          expect(template, plural).toBeDefined();
+          const read = (id: string) =>
+            call(ada.token, 'POST', '/mcp', {
+              jsonrpc: '2.0',
+              id: 1,
+              method: 'resources/read',
+              params: { uri: template!.uriTemplate.replace('{id}', id) },
+            });
+          expect((await read(mine(ada, name).id)).body.result).toBeDefined();
+          expect((await read(theirs.id)).body.error).toMatchObject({ code: -32002 });
           const after = await snapshot(live());
           expect(after.grace).toEqual(before.grace);
+        });
+
+      if (resource.mcp.served)
+        it(`MCP's change stream: Ada's agent is told of none of Grace's ${plural}`, async () => {
+          const seen = { ada: [] as string[], witness: [] as string[] };
+          const stops = [listenOverMcp(ada.token, seen.ada), listenOverMcp(ADMIN_KEY, seen.witness)];
+          try {
+            await until(() => seen.ada.length > 0 && seen.witness.length > 0, 'both streams to open');
+            const changed = await changeOf(live(), grace);
+            await until(() => seen.witness.join('').includes(changed), 'the admin to be told of the change');
+            await new Promise((r) => setTimeout(r, 200));
+            expect(seen.ada.join('')).not.toContain(changed);
+          } finally {
+            for (const stop of stops) stop();
+          }
         });
 
       it(`subscriptions over WebSocket and SSE: Ada receives none of Grace's ${plural}`, async () => {
@@ -633,6 +668,23 @@ describe.each(adapters)('tenant isolation on $name', (adapter) => {
       stop();
       void client.dispose();
     };
+  }
+
+  /** Reads the MCP change stream (`GET /mcp`) of a caller into `into`, chunk by chunk, until stopped. */
+  function listenOverMcp(token: string, into: string[]): () => void {
+    const abort = new AbortController();
+    void fetch(`${world.demo.base}/mcp`, {
+      headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' },
+      signal: abort.signal,
+    })
+      .then(async (response) => {
+        const reader = response.body!.getReader();
+        const decoder = new TextDecoder();
+        for (let step = await reader.read(); !step.done; step = await reader.read())
+          into.push(decoder.decode(step.value));
+      })
+      .catch(() => {});
+    return () => abort.abort();
   }
 
   function listenOverSse(token: string, query: string, into: string[]): () => void {

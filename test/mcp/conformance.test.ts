@@ -45,7 +45,7 @@ describe('the MCP conformance suite', () => {
     await switchboard?.close();
   });
 
-  it('passes every scenario that applies: initialize, ping, tools/list, DNS rebinding protection', async () => {
+  it('passes every scenario that applies: initialize, ping, tools/list, resources/list, DNS rebinding protection', async () => {
     // The suite needs Node 22 or later (fs.globSync); on Node 20 it runs on a Node 24 binary.
     const major = Number(process.versions.node.split('.')[0]);
     const node = major >= 22 ? process.execPath : await nodeBinary('24');
@@ -56,7 +56,13 @@ describe('the MCP conformance suite', () => {
     ).catch((error: { stdout?: string; stderr?: string; code?: number }) => error);
     const output = `${run.stdout ?? ''}${run.stderr ?? ''}`;
     expect(output, output).toContain('Baseline check passed');
-    for (const scenario of ['server-initialize', 'ping', 'tools-list', 'dns-rebinding-protection'])
+    for (const scenario of [
+      'server-initialize',
+      'ping',
+      'tools-list',
+      'resources-list',
+      'dns-rebinding-protection',
+    ])
       expect(output).toMatch(new RegExp(`✓ ${scenario}: [1-9]\\d* passed, 0 failed`));
   }, 300_000);
 });

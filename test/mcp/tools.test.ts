@@ -207,9 +207,15 @@ describe('the MCP endpoint, with the SDK client', () => {
     });
     expect(anonymous.status).toBe(401);
     expect(anonymous.headers.get('www-authenticate')).toMatch(/^Bearer /);
+    // GET opens the change stream (test/mcp/changes.test.ts): asked for anything else, it says so.
     const get = await fetch(`${server.url}/mcp`, { headers: { authorization: `Bearer ${ADMIN}` } });
-    expect(get.status).toBe(405);
-    expect(get.headers.get('allow')).toBe('POST');
+    expect(get.status).toBe(406);
+    const put = await fetch(`${server.url}/mcp`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${ADMIN}` },
+    });
+    expect(put.status).toBe(405);
+    expect(put.headers.get('allow')).toBe('GET, POST');
   });
 
   it("answers a web page only from its own origin, even with a valid key (MCP's Origin rule)", async () => {
@@ -250,7 +256,7 @@ describe('the MCP endpoint, with the SDK client', () => {
       id: 2,
       result: {},
     });
-    expect((await post({ jsonrpc: '2.0', id: 3, method: 'resources/list' })).body.error.code).toBe(-32601);
+    expect((await post({ jsonrpc: '2.0', id: 3, method: 'prompts/list' })).body.error.code).toBe(-32601);
     const batch = await post([{ jsonrpc: '2.0', id: 4, method: 'ping' }]);
     expect(batch.status).toBe(400);
     expect(batch.body.error.code).toBe(-32600);

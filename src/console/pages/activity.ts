@@ -6,6 +6,7 @@
 import type { EventBus } from '../../core/event-bus.js';
 import { eventStream } from '../../core/event-stream.js';
 import type { DomainEvent } from '../../core/events.js';
+import { eventStreamResponse } from '../../http/event-stream-response.js';
 import { html } from '../../internal/html.js';
 import { WEBHOOK_READ_SCOPE } from '../../webhooks/scopes.js';
 import type { ConsoleRoute } from '../route.js';
@@ -13,7 +14,6 @@ import type { ConsoleRoute } from '../route.js';
 const KEEP_ALIVE_MS = 15_000;
 /** Events held for a reader that is not reading; one more and its stream ends. */
 const MAX_UNREAD = 1_000;
-const encoder = new TextEncoder();
 
 export function activityRoutes(bus: EventBus): ConsoleRoute[] {
   return [
@@ -46,47 +46,10 @@ export function activityRoutes(bus: EventBus): ConsoleRoute[] {
         };
         const unwatch = ctx.watchSession(finish);
         ctx.request.signal.addEventListener('abort', finish);
-        // Events are taken from the bounded queue only as the client reads: a reader that stops leaves
-        // them there, and past MAX_UNREAD the queue ends the stream, so nothing else piles up.
-        let next: Promise<IteratorResult<EventView>> | undefined;
-        const body = new ReadableStream<Uint8Array>(
-          {
-            start(controller) {
-              controller.enqueue(encoder.encode(': connected\n\n'));
-            },
-            async pull(controller) {
-              next ??= events.next();
-              let timer: ReturnType<typeof setTimeout> | undefined;
-              const quiet = new Promise<'quiet'>((resolve) => {
-                timer = setTimeout(resolve, KEEP_ALIVE_MS, 'quiet');
-              });
-              try {
-                const step = await Promise.race([next, quiet]);
-                if (step === 'quiet') return controller.enqueue(encoder.encode(': keep-alive\n\n'));
-                next = undefined;
-                if (step.done) {
-                  finish();
-                  return controller.close();
-                }
-                controller.enqueue(encoder.encode(`event: event\ndata: ${JSON.stringify(step.value)}\n\n`));
-              } catch {
-                // Fell MAX_UNREAD events behind.
-                finish();
-                controller.close();
-              } finally {
-                clearTimeout(timer);
-              }
-            },
-            cancel: finish,
-          },
-          { highWaterMark: 0 },
-        );
-        return new Response(body, {
-          headers: {
-            'content-type': 'text/event-stream; charset=utf-8',
-            'cache-control': 'no-store',
-            'x-content-type-options': 'nosniff',
-          },
+        return eventStreamResponse(events, {
+          frame: (value) => `event: event\ndata: ${JSON.stringify(value)}\n\n`,
+          end: finish,
+          keepAliveMs: KEEP_ALIVE_MS,
         });
       },
     },
