@@ -86,6 +86,7 @@ async function main(config: ServerConfig): Promise<void> {
     `  REST v2          ${base}/api/v2  (reference: ${base}/api/v2/docs, OpenAPI: ${base}/api/v2/openapi.json)`,
     `  REST v1          ${base}/api/v1  (deprecated, sunset 2027-06-01; reference: ${base}/api/v1/docs)`,
     `  GraphQL          ${base}/graphql  (GraphiQL in a browser; subscriptions on ${base.replace(/^http/, 'ws')}/graphql)`,
+    `  MCP              ${base}/mcp  (AI agents: every resource as tools, Streamable HTTP)`,
     `  OAuth metadata   ${base}/.well-known/oauth-authorization-server`,
     `  Authorize        ${base}/oauth/authorize`,
     `  Token            ${base}/oauth/token`,
