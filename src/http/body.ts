@@ -1,10 +1,13 @@
 import { SwitchboardError } from '../core/errors.js';
 
+/** What a body is read from: a request, or a response the server fetched. */
+export type BodySource = Pick<Request, 'headers' | 'body' | 'arrayBuffer'>;
+
 /**
  * Reads a request body as bytes, refusing more than `maxBytes` — counted while streaming, so a client
  * that lies in `Content-Length` (or sends none) cannot make the server buffer more than the limit.
  */
-export async function readBody(request: Request, maxBytes: number): Promise<Uint8Array> {
+export async function readBody(request: BodySource, maxBytes: number): Promise<Uint8Array> {
   const length = request.headers.get('content-length');
   const declared = Number(length ?? '0');
   if (declared > maxBytes) throw tooLarge(maxBytes);
@@ -42,12 +45,12 @@ export async function readBody(request: Request, maxBytes: number): Promise<Uint
 const utf8 = new TextDecoder('utf-8', { fatal: false });
 
 /** Reads a body as UTF-8 text within the size limit (malformed sequences become U+FFFD). */
-export async function readText(request: Request, maxBytes: number): Promise<string> {
+export async function readText(request: BodySource, maxBytes: number): Promise<string> {
   return utf8.decode(await readBody(request, maxBytes));
 }
 
 /** Reads and parses a JSON body within the size limit; malformed JSON is a `bad_request`. */
-export async function readJson(request: Request, maxBytes: number): Promise<unknown> {
+export async function readJson(request: BodySource, maxBytes: number): Promise<unknown> {
   const text = await readText(request, maxBytes);
   try {
     return JSON.parse(text);

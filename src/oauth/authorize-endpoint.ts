@@ -3,7 +3,9 @@ import { isSwitchboardError, SwitchboardError } from '../core/errors.js';
 import type { OAuthClientRecord } from '../core/storage/index.js';
 import { type RateHeaders, rateHeadersOf } from '../http/rate-limit.js';
 import type { Requester } from '../http/request-context.js';
+import { isUnverified } from './client-controls.js';
 import { findClient } from './client-lookup.js';
+import { metadataDocumentHost } from './client-metadata-document.js';
 import {
   type ConsentView,
   type ErrorPageApp,
@@ -83,7 +85,7 @@ export function authorizeEndpoint(
     let client: OAuthClientRecord;
     let redirectUri: string;
     try {
-      ({ client, redirectUri } = await trustedTarget(ctx, params));
+      ({ client, redirectUri } = await trustedTarget(ctx, params, context));
     } catch (error) {
       const message =
         error instanceof UntrustedRequest || isSwitchboardError(error) ? error.message : 'Bad request.';
@@ -152,10 +154,11 @@ interface Steps {
 async function trustedTarget(
   ctx: ServerContext,
   params: URLSearchParams,
+  context: Requester,
 ): Promise<{ client: OAuthClientRecord; redirectUri: string }> {
   const clientId = single(params, 'client_id');
   if (!clientId) throw new UntrustedRequest('The request does not say which app is asking (client_id).');
-  const client = await findClient(ctx, clientId);
+  const client = await findClient(ctx, clientId, context);
   if (!client?.grantTypes.includes('authorization_code')) {
     throw new UntrustedRequest('The app that sent you here is not registered.');
   }
@@ -247,9 +250,7 @@ async function page(
   const view: ConsentView = {
     action: new URL(request.url).pathname,
     clientName: authorization.client.name,
-    ...(authorization.client.selfRegistered
-      ? { unverified: { host: new URL(authorization.redirectUri).host } }
-      : {}),
+    ...(isUnverified(authorization.client) ? { unverified: unverifiedOf(authorization) } : {}),
     scopes: authorization.scopes
       .filter((s) => s !== OPENID_SCOPE)
       .map((name) => ({ name, description: ctx.scopes[name] ?? name })),
@@ -273,6 +274,12 @@ async function page(
     status: options.status ?? 200,
     headers,
   });
+}
+
+/** Where the answer goes and, for a client metadata document, where the app describes itself. */
+function unverifiedOf(authorization: AuthorizationRequest): NonNullable<ConsentView['unverified']> {
+  const document = metadataDocumentHost(authorization.client);
+  return { host: new URL(authorization.redirectUri).host, ...(document ? { document } : {}) };
 }
 
 /** The sign-in step's answer: the consent step with a proof of who signed in, or the sign-in again. */

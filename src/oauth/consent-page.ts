@@ -19,10 +19,11 @@ export interface ConsentView {
   readonly action: string;
   readonly clientName: string;
   /**
-   * Set when the client registered itself (dynamic registration): nobody vouched for its name, so the
-   * page says so and shows `host`, where the answer is sent (its redirect URI's host).
+   * Set when the client registered itself (dynamic registration) or is described by a client metadata
+   * document: nobody vouched for its name, so the page says so and shows `host`, where the answer is
+   * sent (its redirect URI's host), and `document`, the host of its metadata document, when it has one.
    */
-  readonly unverified?: { readonly host: string };
+  readonly unverified?: { readonly host: string; readonly document?: string };
   readonly scopes: readonly ScopeView[];
   /** The authorization request, to post back unchanged as hidden fields. */
   readonly hidden: Readonly<Record<string, string | readonly string[]>>;
@@ -55,9 +56,13 @@ export function renderConsentPage(view: ConsentView): string {
   const app = view.clientName;
   const error = view.error && html`<p role="alert" class="error">${view.error}</p>`;
   // The name is whatever the client chose: the host its answer goes to is what the user can check.
+  const described =
+    view.unverified?.document === undefined
+      ? 'registered itself'
+      : html`describes itself at <strong>${view.unverified.document}</strong>`;
   const unverified =
     view.unverified &&
-    html`<p class="unverified"><strong>Unverified app.</strong> ${app} registered itself; nobody has checked
+    html`<p class="unverified"><strong>Unverified app.</strong> ${app} ${described}; nobody has checked
       who runs it. It will receive the answer at <strong>${view.unverified.host}</strong>.</p>`;
   if (view.askPassword) {
     return page(

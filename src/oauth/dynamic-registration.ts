@@ -37,7 +37,7 @@ export function registrationEndpoint(
       const metadata = await readJson(request, ctx.maxBodyBytes).catch(() => {
         throw oauthError('invalid_client_metadata', 'The body is not a JSON object.');
       });
-      const client = registeredClient(ctx, metadata);
+      const client = clientFromMetadata(ctx, metadata, ctx.ids('oac'));
       await ctx.storage.oauth.clients.insert(client);
       return jsonResponse(201, clientInformation(client), limits ? { ...NO_STORE, ...limits } : NO_STORE);
     } catch (error) {
@@ -49,8 +49,11 @@ export function registrationEndpoint(
   };
 }
 
-/** The client a metadata document describes, or the RFC 7591 §3.2.2 error saying what is wrong with it. */
-function registeredClient(ctx: ServerContext, metadata: unknown): OAuthClientRecord {
+/**
+ * The client a metadata document describes, under `id`, or the RFC 7591 §3.2.2 error saying what is
+ * wrong with it: what a registration stores, and what a client ID metadata document stands for.
+ */
+export function clientFromMetadata(ctx: ServerContext, metadata: unknown, id: string): OAuthClientRecord {
   if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata))
     throw oauthError('invalid_client_metadata', 'The body is not a JSON object.');
   const m = metadata as Record<string, unknown>;
@@ -86,7 +89,7 @@ function registeredClient(ctx: ServerContext, metadata: unknown): OAuthClientRec
     throw oauthError('invalid_client_metadata', `client_name must be text of 1 to ${MAX_NAME} characters.`);
 
   return {
-    id: ctx.ids('oac'),
+    id,
     name: name.trim(),
     secretHash: null,
     redirectUris: [...new Set(uris as string[])],

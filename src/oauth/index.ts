@@ -18,6 +18,7 @@ export {
   bearerChallenge,
   type ChallengeOptions,
 } from '../http/challenge.js';
+export type { OutboundPolicy, ResolveHost } from '../http/outbound.js';
 export { ADMIN_SCOPE, OAUTH_ADMIN_SCOPES } from './admin-routes.js';
 export type {
   ApiKeyView,

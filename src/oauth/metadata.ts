@@ -16,7 +16,8 @@ export const OAUTH_PATHS = {
 /**
  * Authorization server metadata (RFC 8414 §2), also served as OpenID Connect discovery when ID tokens
  * are on. `authorization_response_iss_parameter_supported` tells clients to check `iss` (RFC 9207);
- * `registration_endpoint` is there while dynamic registration (RFC 7591) is on.
+ * `registration_endpoint` is there while dynamic registration (RFC 7591) is on, and
+ * `client_id_metadata_document_supported` while client ID metadata documents are.
  */
 export function serverMetadata(ctx: ServerContext, issuer: string): Record<string, unknown> {
   const url = (path: string): string => `${issuer}${path}`;
@@ -38,6 +39,7 @@ export function serverMetadata(ctx: ServerContext, issuer: string): Record<strin
     authorization_response_iss_parameter_supported: true,
   };
   if (ctx.dynamicRegistration) metadata.registration_endpoint = url(OAUTH_PATHS.register);
+  if (ctx.clientMetadataDocuments) metadata.client_id_metadata_document_supported = true;
   if (ctx.idTokens) {
     metadata.jwks_uri = url(OAUTH_PATHS.jwks);
     metadata.subject_types_supported = ['public'];

@@ -3,8 +3,10 @@ import { SwitchboardError } from '../core/errors.js';
 import { BUILT_IN_SCOPES } from '../core/resources/scopes.js';
 import type { Clock, IdGenerator, Logger, Runtime } from '../core/runtime.js';
 import type { Storage } from '../core/storage/index.js';
+import type { OutboundPolicy } from '../http/outbound.js';
 import type { RateLimiter } from '../http/rate-limit.js';
 import { OAUTH_ADMIN_SCOPES } from './admin-routes.js';
+import { createMetadataDocuments, type MetadataDocuments } from './client-metadata-document.js';
 import type { ConsentView } from './consent-page.js';
 import type { SignIn } from './sign-in.js';
 import { lockoutRule, lockSignIn, type SignInLockoutOptions } from './sign-in-lockout.js';
@@ -22,9 +24,11 @@ export interface IdTokenOptions {
 
 /**
  * What the authorization server reads from the runtime: the storage its clients, grants, tokens and
- * keys are kept in, the clock, ids and logger.
+ * keys are kept in, the clock, ids and logger, and the outbound `fetch` of client metadata documents
+ * (the platform's when absent).
  */
-export type OAuthRuntime = Pick<Runtime, 'storage' | 'clock' | 'ids' | 'logger'>;
+export type OAuthRuntime = Pick<Runtime, 'storage' | 'clock' | 'ids' | 'logger'> &
+  Partial<Pick<Runtime, 'fetch'>>;
 
 /**
  * Settings of the authorization server, what `createSwitchboard`'s `oauth` takes; none is required.
@@ -84,6 +88,20 @@ export interface OAuthConfig {
    * the `register` budget per address (10 an hour by default). On by default; `false` turns it off.
    */
   readonly dynamicRegistration?: boolean;
+  /**
+   * Client ID Metadata Documents (draft-ietf-oauth-client-id-metadata-document, as the MCP spec
+   * recommends): a client whose `client_id` is an https URL is the public client the JSON document at
+   * that URL describes, fetched under `outbound`, limited and shown unverified like a self-registered
+   * one, and never stored. On by default; `false` turns it off (such a `client_id` is then unknown).
+   */
+  readonly clientIdMetadataDocuments?: boolean;
+  /**
+   * Where client metadata documents may be fetched from, the webhooks' policy: https only, no private
+   * or reserved address. Give `resolveHost` (from `switchboard-kit/node` on Node) so host names can be
+   * checked; without it only URLs with a public IP literal can be fetched. `allowHttp` and
+   * `allowPrivateAddresses` are for tests and local development.
+   */
+  readonly outbound?: OutboundPolicy;
 }
 
 /** The settings of the authorization server and what other blocks give it: budgets. */
@@ -118,6 +136,8 @@ export interface ServerContext {
   readonly maxBodyBytes: number;
   readonly rateLimit: RateLimiter | undefined;
   readonly dynamicRegistration: boolean;
+  /** The cache of client metadata documents, null when they are turned off. */
+  readonly clientMetadataDocuments: MetadataDocuments | null;
   issuerFor(request: Request): string;
 }
 
@@ -165,6 +185,10 @@ export function resolveOptions(runtime: OAuthRuntime, options: OAuthOptions = {}
     maxBodyBytes: options.maxBodyBytes ?? 16_384,
     rateLimit: options.rateLimit,
     dynamicRegistration: options.dynamicRegistration ?? true,
+    clientMetadataDocuments:
+      options.clientIdMetadataDocuments === false
+        ? null
+        : createMetadataDocuments(options.outbound ?? {}, runtime.fetch),
     issuerFor: (request) => issuer ?? new URL(request.url).origin,
   };
 }

@@ -14,6 +14,7 @@ import type {
   WebhookEndpointRecord,
 } from '../core/storage/index.js';
 import { validate } from '../core/validation.js';
+import { checkReceiverUrl, type OutboundPolicy } from '../http/outbound.js';
 import {
   EndpointCreateInput,
   EndpointPatchInput,
@@ -23,7 +24,6 @@ import {
 import { endpointHealth, type WebhookEndpointHealth } from './endpoint-health.js';
 import { createEventExamples, webhookEventExample } from './event-examples.js';
 import { pendingDelivery } from './fan-out.js';
-import { checkReceiverUrl, type OutboundPolicy } from './outbound.js';
 import { testEventData, WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT, webhookPayload } from './payload.js';
 import { generateWebhookSecret } from './secret.js';
 

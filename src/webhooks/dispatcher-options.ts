@@ -1,5 +1,5 @@
 import type { Runtime } from '../core/runtime.js';
-import type { OutboundPolicy } from './outbound.js';
+import type { OutboundPolicy } from '../http/outbound.js';
 
 /**
  * What the dispatcher reads from the runtime: the storage (its background connections when it has

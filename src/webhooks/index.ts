@@ -14,7 +14,8 @@
  * @packageDocumentation
  */
 
-export { isPublicAddress } from './address.js';
+export { checkReceiverUrl, type OutboundPolicy, type ResolveHost } from '../http/outbound.js';
+export { isPublicAddress } from '../http/public-address.js';
 export { createWebhookAdminHandler, type WebhookAdminHandlerOptions } from './admin-handler.js';
 export { webhookAdminRoutes } from './admin-routes.js';
 // Administration
@@ -43,7 +44,6 @@ export type {
 } from './dispatcher-options.js';
 export type { WebhookEndpointHealth, WebhookFailure } from './endpoint-health.js';
 export { createWebhookFanOut, type WebhookFanOutOptions } from './fan-out.js';
-export { checkReceiverUrl, type OutboundPolicy, type ResolveHost } from './outbound.js';
 export { WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT, webhookPayload } from './payload.js';
 // Receiver
 export {

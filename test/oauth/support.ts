@@ -1,7 +1,7 @@
 import { argon2id, argon2Verify } from 'hash-wasm';
 import { createSwitchboard, type Switchboard, type SwitchboardOptions } from '../../src/index.js';
 import { graphqlWebSocketRoute, type NodeServer, serve } from '../../src/node/index.js';
-import { createPasswordSignIn } from '../../src/oauth/index.js';
+import { createPasswordSignIn, type OAuthConfig } from '../../src/oauth/index.js';
 import { pkceChallenge } from '../../src/oauth/secrets.js';
 import { type ManualClock, manualClock } from '../support/clock.js';
 
@@ -26,8 +26,14 @@ export interface Demo {
 
 export const ALL_USER_SCOPES = ['crm.clients.read', 'crm.orders.read', 'chat.messages.read'];
 
-/** A switchboard with the OAuth server on a loopback port, two users with argon2id passwords, three clients. */
-export async function startDemo(overrides: Partial<SwitchboardOptions> = {}): Promise<Demo> {
+/**
+ * A switchboard with the OAuth server on a loopback port, two users with argon2id passwords, three
+ * clients. `overrides.oauth` replaces its OAuth settings; `oauthSettings` adds to them (its sign-in kept).
+ */
+export async function startDemo(
+  overrides: Partial<SwitchboardOptions> = {},
+  oauthSettings: Partial<OAuthConfig> = {},
+): Promise<Demo> {
   const clock = manualClock(Date.now());
   const passwords = new Map<string, { userId: string; passwordHash: string }>();
   const hash = (password: string): Promise<string> =>
@@ -47,7 +53,7 @@ export async function startDemo(overrides: Partial<SwitchboardOptions> = {}): Pr
   let base = '';
   const switchboard = createSwitchboard({
     clock,
-    oauth: { signIn, adminApiKey: ADMIN_KEY, idTokens: {} },
+    oauth: { signIn, adminApiKey: ADMIN_KEY, idTokens: {}, ...oauthSettings },
     graphql: false,
     ...overrides,
   });

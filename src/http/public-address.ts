@@ -1,7 +1,8 @@
 /**
- * Which IP addresses a webhook may be sent to. Loopback, private, link-local (cloud metadata lives at
- * 169.254.169.254 and fd00:ec2::254), shared, multicast, reserved and documentation ranges are
- * refused: a receiver URL must not become a way into the sender's own network (SSRF). The ranges are
+ * Which IP addresses an outbound request (a webhook, an OAuth client's metadata document) may go to.
+ * Loopback, private, link-local (cloud metadata lives at 169.254.169.254 and fd00:ec2::254), shared,
+ * multicast, reserved and documentation ranges are refused: a URL someone else chose must not become
+ * a way into the sender's own network (SSRF). The ranges are
  * ipaddr.js's table of special-purpose addresses (IANA's registries); only `unicast` passes.
  */
 import ipaddr from 'ipaddr.js';

@@ -1,4 +1,4 @@
-import { isPublicAddress, parseIp } from './address.js';
+import { isPublicAddress, parseIp } from './public-address.js';
 
 /**
  * Resolves a host name to its IP addresses. Not a Web API: on Node pass `resolveHost` from
@@ -6,9 +6,12 @@ import { isPublicAddress, parseIp } from './address.js';
  */
 export type ResolveHost = (hostname: string) => Promise<readonly string[]>;
 
-/** Where webhooks may go. The defaults are the safe ones; tests and local development loosen them. */
+/**
+ * Where outbound requests (webhooks, OAuth client metadata documents) may go. The defaults are the
+ * safe ones; tests and local development loosen them.
+ */
 export interface OutboundPolicy {
-  /** Allow `http:` receiver URLs (development only). Default false: `https:` only. */
+  /** Allow `http:` URLs (development only). Default false: `https:` only. */
   readonly allowHttp?: boolean;
   /** Allow loopback, private, link-local and metadata addresses (development and tests). Default false. */
   readonly allowPrivateAddresses?: boolean;
@@ -66,12 +69,12 @@ export interface DestinationCheck {
 /** Checks a URL where it resolves right now. */
 export async function checkDestination(text: string, policy: OutboundPolicy): Promise<DestinationCheck> {
   const shape = checkReceiverUrl(text, policy);
-  if (shape) return refuse(`The receiver URL ${shape}.`, true);
+  if (shape) return refuse(`The URL ${shape}.`, true);
   const host = new URL(text).hostname;
   if (parseIp(host)) return { refused: null };
   if (!policy.resolveHost) {
     if (policy.allowPrivateAddresses) return { refused: null };
-    return refuse('Cannot check where the receiver host points: no resolveHost is configured.', true);
+    return refuse('Cannot check where the host points: no resolveHost is configured.', true);
   }
   let addresses: readonly string[];
   try {
