@@ -52,7 +52,8 @@ export interface McpHandlerOptions extends McpConfig {
   readonly rateLimit?: RateLimiter;
   /**
    * The tools a caller is restricted to beyond its scopes (its OAuth client's, set by an operator),
-   * `null` for none: asked once per `tools/list` and `tools/call`. `createSwitchboard` passes the
+   * `null` for none: asked once per `tools/list`, `tools/call`, `resources/*` request and change stream
+   * (a resource is read as its `get_<name>` tool). `createSwitchboard` passes the
    * authorization server's `toolsFor`, which keeps each client's answer a few seconds rather than
    * reading storage on every call.
    */

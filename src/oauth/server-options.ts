@@ -99,7 +99,8 @@ export interface OAuthConfig {
    * Where client metadata documents may be fetched from, the webhooks' policy: https only, no private
    * or reserved address. Give `resolveHost` (from `switchboard-kit/node` on Node) so host names can be
    * checked; without it only URLs with a public IP literal can be fetched. `allowHttp` and
-   * `allowPrivateAddresses` are for tests and local development.
+   * `allowPrivateAddresses` are for tests and local development. `createSwitchboard` uses the webhooks'
+   * `outbound` when this is not given.
    */
   readonly outbound?: OutboundPolicy;
 }

@@ -242,11 +242,14 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
   // The tools /mcp serves, what an OAuth client's tools may be restricted to: derived when first asked.
   let toolNames: readonly string[] | undefined;
   const mcpTools = options.mcp === false ? undefined : () => (toolNames ??= mcpToolNames(domain));
+  // Where this server may fetch from, for webhooks and client metadata documents alike, unless OAuth has its own.
+  const outbound = (options.oauth || undefined)?.outbound ?? (options.webhooks || undefined)?.outbound;
   const oauth =
     options.oauth === false
       ? undefined
       : createAuthorizationServer(runtime, {
           ...options.oauth,
+          ...(outbound ? { outbound } : {}),
           // Declared resources' scopes can be granted, shown on the consent page and held by the admin key.
           scopes,
           ...(rateLimit ? { rateLimit } : {}),

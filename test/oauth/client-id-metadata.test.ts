@@ -334,6 +334,17 @@ describe('client ID metadata documents under other settings', () => {
     }
   });
 
+  it("createSwitchboard fetches documents under the webhooks' outbound policy when OAuth has none", async () => {
+    const demo = await startDemo({ webhooks: { outbound: DEV_OUTBOUND } });
+    try {
+      const clientId = site.serve('/agents/shared-policy.json', agentDocument());
+      expect((await authorizePage(demo, clientId)).status).toBe(200);
+      expect(site.hitsOf(clientId)).toBe(1);
+    } finally {
+      await demo.close();
+    }
+  });
+
   it('turned off, a URL client_id is an unknown client and nothing is fetched', async () => {
     const demo = await startDemo({}, { outbound: DEV_OUTBOUND, clientIdMetadataDocuments: false });
     try {
