@@ -36,6 +36,11 @@ export interface Principal {
   readonly userId?: string;
   /** The OAuth client the token was issued to, when there is one. */
   readonly clientId?: string;
+  /**
+   * The interface the caller acts through, when it says (`mcp` for an agent's tool call): the events
+   * of its changes carry it, so operators see which changes agents made.
+   */
+  readonly via?: string;
 }
 
 /** Turns a request's credentials into a principal; throws `unauthorized` when they are missing or bad. */

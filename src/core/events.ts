@@ -25,6 +25,11 @@ export interface DomainEvent {
    * on, so a receiver joins the trace of the request that caused the event.
    */
   readonly traceparent?: string;
+  /**
+   * The interface the change came through, when its caller said (`mcp`): shown in the console's
+   * activity. Not part of a webhook's payload.
+   */
+  readonly via?: string;
 }
 
 /**

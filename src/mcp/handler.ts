@@ -168,7 +168,8 @@ export function createMcpHandler(
       async (span) => {
         let outcome: Attributes = { [OUTCOME]: 'error', [CODE]: 'internal_error' };
         try {
-          const ran = await run(tool, principal, args as Record<string, unknown>);
+          // The call's changes are marked as an agent's: their events say `via: 'mcp'`.
+          const ran = await run(tool, { ...principal, via: 'mcp' }, args as Record<string, unknown>);
           outcome = ran.code ? { [OUTCOME]: 'error', [CODE]: ran.code } : { [OUTCOME]: 'ok' };
           return ran.result;
         } finally {

@@ -69,8 +69,8 @@ describe('PostgreSQL event bus', () => {
     expect(await onC.next(1)).toEqual([event]);
     expect(onA.events).toEqual([event]);
 
-    // A second event proves nothing was delivered twice in between.
-    const second = anEvent();
+    // A second event proves nothing was delivered twice in between; it carries its owner and interface.
+    const second = anEvent({ owner: 'cli_ada', via: 'mcp' });
     await c.publish(second);
     expect(await onA.next(2)).toEqual([event, second]);
     expect(await onB.next(2)).toEqual([event, second]);

@@ -56,16 +56,26 @@ export function activityRoutes(bus: EventBus): ConsoleRoute[] {
   ];
 }
 
-/** What the feed shows of an event: its kind, time, and the record it is about. */
+/** What the feed shows of an event: its kind, time, the record it is about, and the interface it came through. */
 interface EventView {
   readonly type: string;
   readonly id: string;
   readonly occurredAt: string;
   readonly summary: string;
+  /** `mcp` for an agent's change (when its caller said). */
+  readonly via?: string;
 }
 
 function view(event: DomainEvent): EventView {
   const data = event.data as Record<string, unknown>;
   const subject = ['id', 'name', 'status', 'url'].map((k) => data[k]).filter((v) => typeof v === 'string');
-  return { type: event.type, id: event.id, occurredAt: event.occurredAt, summary: subject.join(' · ') };
+  // An agent's change says so: operators see what agents did among everything else.
+  if (event.via === 'mcp') subject.push('by an AI agent (MCP)');
+  return {
+    type: event.type,
+    id: event.id,
+    occurredAt: event.occurredAt,
+    summary: subject.join(' · '),
+    ...(event.via ? { via: event.via } : {}),
+  };
 }

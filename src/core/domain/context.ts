@@ -26,18 +26,29 @@ export interface WriteOptions {
   readonly ifVersion?: number;
 }
 
-/** An event of now, in the current trace, about a record `owner` (a client id) owns when given. */
+/**
+ * An event of now, in the current trace, about a record `owner` (a client id) owns when given, made
+ * through the interface `via` when its caller said.
+ */
 export function newEvent(
   ctx: Pick<DomainContext, 'clock' | 'ids'>,
   type: string,
   data: Record<string, unknown>,
   owner?: string,
+  via?: string,
 ): DomainEvent {
-  const made = { id: ctx.ids('evt'), type, occurredAt: isoAt(ctx.clock.now()), data };
-  const event = owner === undefined ? made : { ...made, owner };
+  const made: { -readonly [K in keyof DomainEvent]: DomainEvent[K] } = {
+    id: ctx.ids('evt'),
+    type,
+    occurredAt: isoAt(ctx.clock.now()),
+    data,
+  };
+  if (owner !== undefined) made.owner = owner;
+  if (via !== undefined) made.via = via;
   // The trace of the request that caused it, when one records: its webhooks join that trace.
   const traceparent = currentTraceparent();
-  return traceparent ? { ...event, traceparent } : event;
+  if (traceparent) made.traceparent = traceparent;
+  return made;
 }
 
 /** Runs a write in a transaction and announces it once committed. */

@@ -74,7 +74,12 @@ export type ResourceRegistry = ReadonlyMap<string, InternalService>;
 /** A service plus what other services call inside their own transaction. */
 export interface InternalService extends ResourceService {
   /** Creates from validated fields inside `tx` (a message starting its conversation), for `userId` when set. */
-  createIn(tx: Stores, fields: Record<string, unknown>, userId?: string): Promise<ResourceRecord>;
+  createIn(
+    tx: Stores,
+    fields: Record<string, unknown>,
+    userId?: string,
+    via?: string,
+  ): Promise<ResourceRecord>;
 }
 
 /** The largest batch one cascade step or rule reads at once. */
@@ -106,10 +111,12 @@ export function resourceService(
   const storedSort = (sort: ResourceQuery['sort']): ResourceQuery['sort'] =>
     sort.field === resource.createdField ? { ...sort, field: 'createdAt' } : sort;
 
-  const announce = async (tx: Stores, type: string, record: ResourceRecord, extra = {}) => {
+  const announce = async (tx: Stores, type: string, record: ResourceRecord, extra = {}, via?: string) => {
     const data = resource.eventData ? await resource.eventData(record, relatedIn(tx, registry)) : {};
     const owner = ownerPath && (await ownerOf(ownerPath, record, getIn(tx)));
-    await tx.outbox.append(newEvent(ctx, type, { ...view(record), ...extra, ...data }, owner ?? undefined));
+    await tx.outbox.append(
+      newEvent(ctx, type, { ...view(record), ...extra, ...data }, owner ?? undefined, via),
+    );
   };
 
   /** Whether `userId` (a signed-in user; undefined: any caller) owns the record. */
@@ -156,6 +163,7 @@ export function resourceService(
     tx: Stores,
     input: Record<string, unknown>,
     userId?: string,
+    via?: string,
   ): Promise<ResourceRecord> => {
     const fields = claim(input, userId);
     const now = isoAt(ctx.clock.now());
@@ -173,7 +181,7 @@ export function resourceService(
     await checkUnique(tx, resource, record, fields);
     await checkRule(tx, resource, record);
     await tx.resources.insert(name, record);
-    await announce(tx, resource.events.created, record);
+    await announce(tx, resource.events.created, record, {}, via);
     return view(record);
   };
 
@@ -188,10 +196,11 @@ export function resourceService(
     input: Record<string, unknown>,
     options: WriteOptions,
     replace: boolean,
-    userId: string | undefined,
+    caller: Principal | undefined,
   ): Promise<ResourceRecord> =>
     withRetry(options, () =>
       commit(ctx, async (tx) => {
+        const userId = caller?.userId;
         const current = await visibleIn(tx, userId, id);
         if (!current) throw notFound(name, id);
         checkVersion(options, current.version);
@@ -214,10 +223,13 @@ export function resourceService(
         await checkRule(tx, resource, updated);
         if (!(await tx.resources.update(name, updated, current.version))) return null;
         const previous = moved && previousOfState ? { [previousOfState]: current[stateField!] } : {};
-        await announce(tx, moved ?? resource.events.updated, updated, {
-          ...previous,
-          [PREVIOUS_RECORD_FIELD]: current,
-        });
+        await announce(
+          tx,
+          moved ?? resource.events.updated,
+          updated,
+          { ...previous, [PREVIOUS_RECORD_FIELD]: current },
+          caller?.via,
+        );
         return updated;
       }),
     );
@@ -280,7 +292,7 @@ export function resourceService(
       this.may(resource.scopes.write);
       const fields = validate(resource.createInput, input);
       return commit(ctx, async (tx) => {
-        const record = await createIn(tx, fields, this.principal?.userId);
+        const record = await createIn(tx, fields, this.principal?.userId, this.principal?.via);
         await options.within?.(tx, record);
         return record;
       });
@@ -317,13 +329,13 @@ export function resourceService(
     async replace(id: string, input: unknown, options: WriteOptions = {}): Promise<ResourceRecord> {
       declared('replace');
       this.may(resource.scopes.write);
-      return change(id, validate(resource.replaceInput, input), options, true, this.principal?.userId);
+      return change(id, validate(resource.replaceInput, input), options, true, this.principal);
     }
 
     async update(id: string, patch: unknown, options: WriteOptions = {}): Promise<ResourceRecord> {
       declared('update');
       this.may(resource.scopes.write);
-      return change(id, validate(resource.patchInput, patch), options, false, this.principal?.userId);
+      return change(id, validate(resource.patchInput, patch), options, false, this.principal);
     }
 
     async delete(id: string, options: WriteOptions = {}): Promise<void> {
@@ -337,7 +349,7 @@ export function resourceService(
           checkVersion(options, current.version);
           if (!(await tx.resources.delete(name, id, current.version))) return null;
           await deleteOwned(tx, registry, name, id);
-          await announce(tx, resource.events.deleted, current);
+          await announce(tx, resource.events.deleted, current, {}, this.principal?.via);
           return true;
         }),
       );

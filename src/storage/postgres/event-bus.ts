@@ -32,6 +32,7 @@ interface BusRow {
   occurred_at: string;
   data: Record<string, unknown>;
   owner: string | null;
+  via: string | null;
 }
 
 const SWEEP_EVERY_MS = 60_000;
@@ -102,7 +103,7 @@ export function createPostgresEventBus(options: PostgresEventBusOptions): Postgr
           const batch = pending;
           pending = [];
           const { rows } = await pool.query<BusRow>(
-            'SELECT seq, id, type, occurred_at, data, owner FROM switchboard_bus_events WHERE seq = ANY($1) ORDER BY seq',
+            'SELECT seq, id, type, occurred_at, data, owner, via FROM switchboard_bus_events WHERE seq = ANY($1) ORDER BY seq',
             [batch],
           );
           await deliver(rows);
@@ -118,7 +119,7 @@ export function createPostgresEventBus(options: PostgresEventBusOptions): Postgr
 
   async function catchUp(): Promise<void> {
     const { rows } = await pool.query<BusRow>(
-      `SELECT seq, id, type, occurred_at, data, owner FROM switchboard_bus_events
+      `SELECT seq, id, type, occurred_at, data, owner, via FROM switchboard_bus_events
        WHERE seq > $1 AND origin <> $2 ORDER BY seq`,
       [highest, origin],
     );
@@ -213,10 +214,10 @@ export function createPostgresEventBus(options: PostgresEventBusOptions): Postgr
     try {
       await pool.query(
         `WITH stored AS (
-           INSERT INTO switchboard_bus_events (id, origin, type, occurred_at, data, owner, published_ms)
-           SELECT e.id, $1, e.type, e.occurred_at, e.data::json, e.owner, $2
-           FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $8::text[])
-             AS e(id, type, occurred_at, data, owner)
+           INSERT INTO switchboard_bus_events (id, origin, type, occurred_at, data, owner, via, published_ms)
+           SELECT e.id, $1, e.type, e.occurred_at, e.data::json, e.owner, e.via, $2
+           FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $8::text[], $9::text[])
+             AS e(id, type, occurred_at, data, owner, via)
            ON CONFLICT (id) DO NOTHING RETURNING seq
          )
          SELECT pg_notify($7, $1 || ':' || seq) FROM stored`,
@@ -229,6 +230,7 @@ export function createPostgresEventBus(options: PostgresEventBusOptions): Postgr
           events.map((e) => JSON.stringify(e.data)),
           channel,
           events.map((e) => e.owner ?? null),
+          events.map((e) => e.via ?? null),
         ],
       );
       if (now >= nextSweep) {

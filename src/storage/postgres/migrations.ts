@@ -419,6 +419,14 @@ export const MIGRATIONS: readonly Migration[] = [
     sql: `ALTER TABLE switchboard_oauth_clients ADD COLUMN approved_at bigint,
             ADD COLUMN disabled_at bigint, ADD COLUMN mcp_tools text[];`,
   },
+  {
+    version: 22,
+    name: 'interface of events',
+    // The interface a change came through when its caller said (`mcp`), for the console's activity;
+    // null for every event before, and for callers that do not say.
+    sql: `ALTER TABLE switchboard_outbox ADD COLUMN via text;
+          ALTER TABLE switchboard_bus_events ADD COLUMN via text;`,
+  },
 ];
 
 /** SQL turning a `timestamptz` column into epoch milliseconds (null stays null). */

@@ -9,6 +9,7 @@ interface EventRow {
   data: Record<string, unknown>;
   traceparent?: string | null;
   owner?: string | null;
+  via?: string | null;
 }
 
 export function toEvent(row: EventRow): DomainEvent {
@@ -20,6 +21,7 @@ export function toEvent(row: EventRow): DomainEvent {
   };
   if (row.owner) event.owner = row.owner;
   if (row.traceparent) event.traceparent = row.traceparent;
+  if (row.via) event.via = row.via;
   return event;
 }
 
@@ -33,8 +35,8 @@ export function postgresOutboxStore(db: Database): OutboxStore {
     async append(event) {
       // `json`, not `jsonb`: the data comes back with its keys in the order they were written.
       await db.rows(
-        `INSERT INTO switchboard_outbox (id, type, occurred_at, data, traceparent, owner)
-         VALUES ($1, $2, $3, $4, $5, $6)`,
+        `INSERT INTO switchboard_outbox (id, type, occurred_at, data, traceparent, owner, via)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)`,
         [
           event.id,
           event.type,
@@ -42,6 +44,7 @@ export function postgresOutboxStore(db: Database): OutboxStore {
           JSON.stringify(event.data),
           event.traceparent ?? null,
           event.owner ?? null,
+          event.via ?? null,
         ],
       );
     },
@@ -53,7 +56,7 @@ export function postgresOutboxStore(db: Database): OutboxStore {
            ORDER BY seq LIMIT $2 FOR UPDATE SKIP LOCKED
          )
          UPDATE switchboard_outbox o SET lease_until = $3 FROM free WHERE o.seq = free.seq
-         RETURNING o.seq, o.id, o.type, o.occurred_at, o.data, o.traceparent, o.owner`,
+         RETURNING o.seq, o.id, o.type, o.occurred_at, o.data, o.traceparent, o.owner, o.via`,
         [now, limit, now + leaseMs],
       );
       // UPDATE … RETURNING does not keep the CTE's order.

@@ -13,10 +13,13 @@ export function outboxContract(storage: () => Storage): void {
     expect(await s.outbox.claim({ now: NOW, limit: 2, leaseMs: 1000 })).toEqual(events.slice(2));
   });
 
-  it('keeps an event’s traceparent, and counts what waits to be relayed', async () => {
+  it('keeps an event’s traceparent and interface, and counts what waits to be relayed', async () => {
     const s = storage();
     const before = await s.outbox.backlog();
-    const traced = anEvent({ traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' });
+    const traced = anEvent({
+      traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+      via: 'mcp',
+    });
     await s.outbox.append(traced);
     await s.outbox.append(anEvent());
     expect(await s.outbox.backlog()).toBe(before + 2);
