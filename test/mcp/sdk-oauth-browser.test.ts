@@ -6,53 +6,18 @@
  * act for that user only. A key with one read scope sees only that resource's read tools.
  */
 import { existsSync } from 'node:fs';
-import { type OAuthClientProvider, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type {
-  OAuthClientInformationMixed,
-  OAuthClientMetadata,
-  OAuthTokens,
-} from '@modelcontextprotocol/sdk/shared/auth.js';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bookings as bookingResource } from '../../src/index.js';
 import { ADMIN_KEY, type Demo, get, startDemo } from '../oauth/support.js';
+import { MemoryOAuthProvider } from '../support/mcp.js';
 
 const executablePath =
   process.env.CHROMIUM_PATH ?? ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find(existsSync);
 const AGENT_REDIRECT = 'http://127.0.0.1:9913/callback';
-
-/** What an MCP host keeps for its agent, in memory: the SDK's provider interface. */
-class AgentProvider implements OAuthClientProvider {
-  client: OAuthClientInformationMixed | undefined;
-  saved: OAuthTokens | undefined;
-  verifier = '';
-  authorizationUrl: URL | undefined;
-  readonly redirectUrl = AGENT_REDIRECT;
-  readonly clientMetadata: OAuthClientMetadata = {
-    client_name: 'Booking agent',
-    redirect_uris: [AGENT_REDIRECT],
-    grant_types: ['authorization_code', 'refresh_token'],
-    response_types: ['code'],
-    token_endpoint_auth_method: 'none',
-  };
-  clientInformation = () => this.client;
-  saveClientInformation = (info: OAuthClientInformationMixed) => {
-    this.client = info;
-  };
-  tokens = () => this.saved;
-  saveTokens = (tokens: OAuthTokens) => {
-    this.saved = tokens;
-  };
-  redirectToAuthorization = (url: URL) => {
-    this.authorizationUrl = url;
-  };
-  saveCodeVerifier = (verifier: string) => {
-    this.verifier = verifier;
-  };
-  codeVerifier = () => this.verifier;
-}
 
 type ToolResult = { isError?: boolean; structuredContent?: Record<string, unknown> };
 
@@ -81,7 +46,7 @@ describe('an MCP agent that sets itself up, with a person signing in in a browse
   });
 
   it('discovers, registers, signs Ada in through the pages, and then acts for Ada only', async () => {
-    const provider = new AgentProvider();
+    const provider = new MemoryOAuthProvider(AGENT_REDIRECT, 'Booking agent');
     const url = new URL(`${demo.base}/mcp`);
     const first = new StreamableHTTPClientTransport(url, { authProvider: provider });
     await expect(new Client({ name: 'booking-agent', version: '1.0.0' }).connect(first)).rejects.toThrow(

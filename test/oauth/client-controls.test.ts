@@ -8,7 +8,7 @@ import { postMcp, toolCall } from '../support/mcp.js';
 import {
   ADMIN_KEY,
   authorizationUrl,
-  authorizeThroughPage,
+  codeExchange,
   type Demo,
   get,
   openConsentPage,
@@ -45,18 +45,8 @@ describe('operators approve, disable, enable, delete and restrict OAuth clients'
       scopes: [...scopes],
       secret,
     });
-    const { url, verifier } = authorizationUrl(demo, { client_id: client.id, scope: scopes.join(' ') });
-    const callback = await authorizeThroughPage(url, demo.ada, demo.base);
-    const { status, body } = await tokenRequest(
-      demo,
-      {
-        grant_type: 'authorization_code',
-        code: callback.searchParams.get('code')!,
-        redirect_uri: REDIRECT,
-        code_verifier: verifier,
-      },
-      { id: client.id, secret },
-    );
+    const authorization = authorizationUrl(demo, { client_id: client.id, scope: scopes.join(' ') });
+    const { status, body } = await codeExchange(demo, authorization, demo.ada, { id: client.id, secret });
     expect(status, JSON.stringify(body)).toBe(200);
     return {
       id: client.id,

@@ -10,17 +10,13 @@ import { createServer as createHttpsServer, request as httpsRequest } from 'node
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { auth, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import type {
-  OAuthClientInformationMixed,
-  OAuthClientMetadata,
-  OAuthTokens,
-} from '@modelcontextprotocol/sdk/shared/auth.js';
+import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postMcp, toolCall } from '../support/mcp.js';
+import { MemoryOAuthProvider, postMcp, toolCall } from '../support/mcp.js';
 import {
   authorizationUrl,
   authorizeThroughPage,
+  codeExchange,
   type Demo,
   openConsentPage,
   REDIRECT,
@@ -135,17 +131,12 @@ describe('client ID metadata documents', () => {
     expect(page.html).toContain('Unverified app.');
     expect(page.html).toContain(`describes itself at <strong>${new URL(clientId).host}</strong>`);
 
-    const callback = await authorizeThroughPage(url, demo.ada, demo.base);
-    const { status, body } = await tokenRequest(
+    const { status, body } = await codeExchange(
       demo,
-      {
-        grant_type: 'authorization_code',
-        code: callback.searchParams.get('code')!,
-        redirect_uri: REDIRECT,
-        code_verifier: verifier,
-        resource,
-      },
+      { url, verifier },
+      demo.ada,
       { id: clientId },
+      { resource },
     );
     expect(status).toBe(200);
     expect(body.scope).toBe('crm.clients.read');
@@ -384,42 +375,6 @@ describe('client ID metadata documents under other settings', () => {
   });
 });
 
-/** What an MCP host keeps for its agent, which names itself by its metadata document's URL. */
-class UrlClientProvider implements OAuthClientProvider {
-  client: OAuthClientInformationMixed | undefined;
-  saved: OAuthTokens | undefined;
-  verifier = '';
-  authorizationUrl: URL | undefined;
-  constructor(readonly clientMetadataUrl: string) {}
-  get redirectUrl(): string {
-    return REDIRECT;
-  }
-  get clientMetadata(): OAuthClientMetadata {
-    return { client_name: 'SDK agent', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' };
-  }
-  clientInformation(): OAuthClientInformationMixed | undefined {
-    return this.client;
-  }
-  saveClientInformation(info: OAuthClientInformationMixed): void {
-    this.client = info;
-  }
-  tokens(): OAuthTokens | undefined {
-    return this.saved;
-  }
-  saveTokens(tokens: OAuthTokens): void {
-    this.saved = tokens;
-  }
-  redirectToAuthorization(url: URL): void {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(verifier: string): void {
-    this.verifier = verifier;
-  }
-  codeVerifier(): string {
-    return this.verifier;
-  }
-}
-
 /** The server's outbound fetch, trusting the test's own certificate authority (GET only). */
 function fetchTrusting(ca: string): typeof fetch {
   return (async (input: string | URL | Request, init?: RequestInit) =>
@@ -494,7 +449,7 @@ describe("the MCP SDK's auth() with a clientMetadataUrl", () => {
 
   it('uses the URL as its client_id, without registering, and gets a token for /mcp', async () => {
     const clientId = site.serve('/sdk-agent.json', agentDocument({ client_name: 'SDK agent' }));
-    const provider = new UrlClientProvider(clientId);
+    const provider = new MemoryOAuthProvider(REDIRECT, 'SDK agent', clientId);
     const serverUrl = `${demo.base}/mcp`;
     expect(await auth(provider, { serverUrl, scope: 'crm.clients.read' })).toBe('REDIRECT');
     expect(provider.client?.client_id).toBe(clientId);

@@ -1,55 +1,9 @@
-import { auth, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import type {
-  OAuthClientInformationMixed,
-  OAuthClientMetadata,
-  OAuthTokens,
-} from '@modelcontextprotocol/sdk/shared/auth.js';
+import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postMcp, toolCall } from '../support/mcp.js';
+import { MemoryOAuthProvider, postMcp, toolCall } from '../support/mcp.js';
 import { authorizeThroughPage, type Demo, get, startDemo } from './support.js';
 
 const AGENT_REDIRECT = 'http://127.0.0.1:9912/callback';
-
-/** What an MCP host keeps for its agent: the provider interface of the SDK, in memory. */
-class MemoryProvider implements OAuthClientProvider {
-  client: OAuthClientInformationMixed | undefined;
-  saved: OAuthTokens | undefined;
-  verifier = '';
-  authorizationUrl: URL | undefined;
-  get redirectUrl(): string {
-    return AGENT_REDIRECT;
-  }
-  get clientMetadata(): OAuthClientMetadata {
-    return {
-      client_name: 'SDK agent',
-      redirect_uris: [AGENT_REDIRECT],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-    };
-  }
-  clientInformation(): OAuthClientInformationMixed | undefined {
-    return this.client;
-  }
-  saveClientInformation(info: OAuthClientInformationMixed): void {
-    this.client = info;
-  }
-  tokens(): OAuthTokens | undefined {
-    return this.saved;
-  }
-  saveTokens(tokens: OAuthTokens): void {
-    this.saved = tokens;
-  }
-  redirectToAuthorization(url: URL): void {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(verifier: string): void {
-    this.verifier = verifier;
-  }
-  codeVerifier(): string {
-    return this.verifier;
-  }
-}
 
 describe("the MCP SDK's own auth provider against the authorization server", () => {
   let demo: Demo;
@@ -59,7 +13,7 @@ describe("the MCP SDK's own auth provider against the authorization server", () 
   afterAll(() => demo.close());
 
   it('discovers (RFC 9728, RFC 8414), registers itself (RFC 7591) and gets a token through the real pages', async () => {
-    const provider = new MemoryProvider();
+    const provider = new MemoryOAuthProvider(AGENT_REDIRECT, 'SDK agent');
     const serverUrl = `${demo.base}/mcp`;
     expect(await auth(provider, { serverUrl, scope: 'crm.clients.read' })).toBe('REDIRECT');
     expect(provider.client?.client_id).toMatch(/^oac_/);

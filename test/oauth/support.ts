@@ -300,20 +300,35 @@ export async function tokenRequest(
   };
 }
 
+/**
+ * Signs `user` in on the real pages at `authorization.url`, then exchanges the code (with its PKCE
+ * verifier and any `extra` parameters, a `resource`…) at the token endpoint as `client`.
+ */
+export async function codeExchange(
+  demo: Demo,
+  authorization: { url: string | URL; verifier: string },
+  user: { email: string; password: string },
+  client?: Parameters<typeof tokenRequest>[2],
+  extra: Record<string, string> = {},
+): ReturnType<typeof tokenRequest> {
+  const callback = await authorizeThroughPage(authorization.url, user, demo.base);
+  const form = {
+    grant_type: 'authorization_code',
+    code: callback.searchParams.get('code')!,
+    redirect_uri: REDIRECT,
+    code_verifier: authorization.verifier,
+    ...extra,
+  };
+  return client === undefined ? tokenRequest(demo, form) : tokenRequest(demo, form, client);
+}
+
 /** Signs Ada in through the page and exchanges the code; resolves with the token response body. */
 export async function tokensFor(
   demo: Demo,
   user: { email: string; password: string } = demo.ada,
   params: Record<string, string | null> = {},
 ): Promise<{ access_token: string; refresh_token: string; scope: string }> {
-  const { url, verifier } = authorizationUrl(demo, params);
-  const callback = await authorizeThroughPage(url, user, demo.base);
-  const { status, body } = await tokenRequest(demo, {
-    grant_type: 'authorization_code',
-    code: callback.searchParams.get('code')!,
-    redirect_uri: REDIRECT,
-    code_verifier: verifier,
-  });
+  const { status, body } = await codeExchange(demo, authorizationUrl(demo, params), user);
   if (status !== 200) throw new Error(`token exchange failed: ${JSON.stringify(body)}`);
   return body as { access_token: string; refresh_token: string; scope: string };
 }
@@ -335,18 +350,8 @@ export async function appTokenFor(
     scopes: [...scopes],
     secret,
   });
-  const { url, verifier } = authorizationUrl(demo, { client_id: app.client.id, scope: scopes.join(' ') });
-  const callback = await authorizeThroughPage(url, user, demo.base);
-  const { status, body } = await tokenRequest(
-    demo,
-    {
-      grant_type: 'authorization_code',
-      code: callback.searchParams.get('code')!,
-      redirect_uri: REDIRECT,
-      code_verifier: verifier,
-    },
-    { id: app.client.id, secret },
-  );
+  const authorization = authorizationUrl(demo, { client_id: app.client.id, scope: scopes.join(' ') });
+  const { status, body } = await codeExchange(demo, authorization, user, { id: app.client.id, secret });
   if (status !== 200) throw new Error(`token exchange failed: ${JSON.stringify(body)}`);
   return String(body.access_token);
 }
