@@ -99,6 +99,7 @@ export {
 export { validate } from './core/validation.js';
 export type { ConnectionInfo } from './http/request-context.js';
 export { type InstrumentOptions, instrumentFetch } from './http/request-telemetry.js';
+export type { LookOptions } from './internal/look/options.js';
 export {
   createSwitchboard,
   type FetchHandler,

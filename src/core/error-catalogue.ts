@@ -4,7 +4,8 @@
  * Web APIs only, like the rest of the core.
  */
 
-import { type Html, html, trusted } from '../internal/html.js';
+import { type Html, html } from '../internal/html.js';
+import { type Branding, siteHeader, stylesheetLink } from '../internal/look/page.js';
 import { type ErrorCode, statusOf } from './errors.js';
 
 /** One {@link ErrorCode}: its HTTP status, the problem document's `title`, and text for people. */
@@ -432,14 +433,14 @@ export function isErrorCode(value: string): value is ErrorCode {
 }
 
 /**
- * A small self-contained HTML page for one {@link ErrorCode} (the target of the problem documents'
- * `type` URI, `/problems/<code>`), or `undefined` when `code` is not one.
+ * The HTML page of one {@link ErrorCode} (the target of the problem documents' `type` URI,
+ * `/problems/<code>`), in the one look, or `undefined` when `code` is not one.
  *
  * @example
- * const page = renderProblemPage('not_found');
+ * const page = renderProblemPage('not_found', brandingOf(resolveLook(), '/problems'));
  * if (page) return new Response(page, { headers: { 'content-type': 'text/html; charset=utf-8' } });
  */
-export function renderProblemPage(code: string): string | undefined {
+export function renderProblemPage(code: string, branding: Branding): string | undefined {
   if (!isErrorCode(code)) return undefined;
   const entry = ERROR_CATALOGUE[code];
   return html`<!doctype html>
@@ -447,13 +448,14 @@ export function renderProblemPage(code: string): string | undefined {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${code}: ${entry.title} (HTTP ${entry.status})</title>
-<style>${trusted(PAGE_STYLE)}</style>
+<title>${code}: ${entry.title} (HTTP ${entry.status}) · ${branding.name}</title>
+${stylesheetLink(branding)}
 </head>
-<body>
-<main>
+<body class="look">
+${siteHeader(branding)}
+<main class="narrow">
 <h1><code>${code}</code>: ${entry.title}</h1>
-<p class="status">HTTP status ${entry.status}</p>
+<p class="muted">HTTP status ${entry.status}</p>
 <h2>What it means</h2>
 <p>${inline(entry.meaning)}</p>
 <h2>What to do</h2>
@@ -463,13 +465,6 @@ export function renderProblemPage(code: string): string | undefined {
 </html>
 `.text;
 }
-
-const PAGE_STYLE =
-  'body{margin:0;font:16px/1.5 system-ui,sans-serif;color:#1b1b1b;background:#fff}' +
-  'main{max-width:40rem;margin:0 auto;padding:2rem 1rem}h1{font-size:1.6rem;margin:0 0 .25rem}' +
-  'h2{font-size:1.1rem;margin:1.5rem 0 .25rem}.status{margin:0;color:#555}' +
-  'code{font-family:ui-monospace,monospace;font-size:.95em}' +
-  '@media (prefers-color-scheme:dark){body{color:#eee;background:#161616}.status{color:#bbb}}';
 
 /** Catalogue text as HTML, through the template: Markdown code spans (between backticks) as `<code>`. */
 function inline(text: string): Html {

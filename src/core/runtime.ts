@@ -3,6 +3,7 @@
  * logging, telemetry and outbound HTTP, given to every building block as one {@link Runtime}.
  * Tests pass a manual clock and a counter for ids; production uses the defaults.
  */
+import { type LookOptions, resolveLook } from '../internal/look/options.js';
 import type { Storage } from './storage/index.js';
 import { createTelemetry, type Telemetry } from './telemetry/telemetry.js';
 
@@ -133,6 +134,8 @@ export interface Runtime {
    * (`node:http` with keep-alive where the runtime has it, else its `fetch`).
    */
   readonly fetch: typeof fetch | undefined;
+  /** The host's name, logo and accent colour on every page the blocks serve. Default: Switchboard's. */
+  readonly look?: LookOptions;
 }
 
 /** What {@link createRuntime} is given: the storage, and whatever the host wants instead of a default. */
@@ -150,6 +153,8 @@ export interface RuntimeOptions {
   readonly telemetry?: Telemetry;
   /** Default: the platform's outbound HTTP, looked up when a request is sent. */
   readonly fetch?: typeof fetch;
+  /** The pages' branding: checked here, so a bad accent colour stops the host at start-up. */
+  readonly look?: LookOptions;
 }
 
 /**
@@ -161,6 +166,7 @@ export interface RuntimeOptions {
  * const domain = createDomain(runtime);
  */
 export function createRuntime(options: RuntimeOptions): Runtime {
+  if (options.look) resolveLook(options.look);
   return {
     storage: options.storage,
     clock: options.clock ?? systemClock,
@@ -169,5 +175,6 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     logger: options.logger ?? silentLogger,
     telemetry: options.telemetry ?? createTelemetry(),
     fetch: options.fetch,
+    ...(options.look ? { look: options.look } : {}),
   };
 }

@@ -25,6 +25,14 @@ import { createRateLimiter, type RateLimitConfig } from '../http/rate-limit.js';
 import { type ConnectionInfo, type RequestContext, requestContext } from '../http/request-context.js';
 import { instrumentFetch } from '../http/request-telemetry.js';
 import { pathnameOf } from '../http/url.js';
+import {
+  assetResponse,
+  brandingOf,
+  type Look,
+  type LookOptions,
+  lookCsp,
+  resolveLook,
+} from '../internal/look/index.js';
 import { createMcpHandler, type McpConfig } from '../mcp/index.js';
 import { mcpToolNames } from '../mcp/tool-names.js';
 import {
@@ -68,6 +76,11 @@ export interface SwitchboardOptions {
    * (`node:http` with keep-alive connections where the runtime has it, else its `fetch`).
    */
   readonly fetch?: typeof fetch;
+  /**
+   * The host's name, logo and accent colour on every page (sign-in and consent, the console, the REST
+   * reference, problem pages, GraphiQL's header), e.g. `{ name: 'Acme support', accent: '#7b2cbf' }`.
+   */
+  readonly look?: LookOptions;
   /**
    * A business's own records, declared with `defineResource`: stored, served over REST and GraphQL,
    * announced as events to webhooks and subscriptions, scope-checked (docs/resources.md). Served
@@ -199,8 +212,10 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
     ...(options.logger ? { logger: options.logger } : {}),
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
+    ...(options.look ? { look: options.look } : {}),
   const { storage, clock, logger } = runtime;
   const bus = options.bus ?? createMemoryEventBus({ logger });
+  const look = resolveLook(runtime.look);
   const relay = createOutboxRelay(runtime, { bus });
   const resources = [
     ...(options.builtInResources === false ? [] : BUILT_IN_RESOURCES),
@@ -274,7 +289,11 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
       },
     },
     // The page of each error code, where problem documents' `type` points.
-    { prefix: '/problems', name: 'docs', handle: async (request) => problemPage(pathnameOf(request.url)) },
+    {
+      prefix: '/problems',
+      name: 'docs',
+      handle: async (request) => problemPage(look, pathnameOf(request.url)),
+    },
   ];
   if (oauth) {
     mounts.push(
@@ -444,14 +463,18 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
   };
 }
 
-function problemPage(pathname: string): Response {
-  const html = renderProblemPage(pathname.slice('/problems/'.length));
+/** The page of an error code, or the look's style sheet beside them (`/problems/look-<hash>.css`). */
+function problemPage(look: Look, pathname: string): Response {
+  const name = pathname.slice('/problems/'.length);
+  if (name === look.stylesheet.name) return assetResponse(look.stylesheet);
+  const html = renderProblemPage(name, brandingOf(look, '/problems'));
   if (html === undefined) throw new SwitchboardError('not_found', `No error code is named at ${pathname}.`);
   return new Response(html, {
     headers: {
       'content-type': 'text/html; charset=utf-8',
       'cache-control': 'public, max-age=86400',
-      'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'",
+      'content-security-policy': lookCsp(look),
+      'x-content-type-options': 'nosniff',
     },
   });
 }

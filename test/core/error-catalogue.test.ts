@@ -12,6 +12,7 @@ import {
 } from '../../src/core/error-catalogue.js';
 import { type ErrorCode, SwitchboardError, statusOf } from '../../src/core/errors.js';
 import { createSwitchboard } from '../../src/index.js';
+import { brandingOf, resolveLook } from '../../src/internal/look/index.js';
 import { authErrorResponse } from '../../src/oauth/index.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -218,8 +219,10 @@ describe('docs/errors.md', () => {
 });
 
 describe('renderProblemPage', () => {
+  const branding = brandingOf(resolveLook(), '/problems');
+
   it('renders the page of not_found with its title and what to do', () => {
-    const page = renderProblemPage('not_found')!;
+    const page = renderProblemPage('not_found', branding)!;
     const entry = ERROR_CATALOGUE.not_found;
     expect(page).toContain(entry.title);
     expect(page).toContain(entry.action);
@@ -227,15 +230,17 @@ describe('renderProblemPage', () => {
   });
 
   it.each(errorCodes)('renders a self-contained page for %s', (code) => {
-    const page = renderProblemPage(code)!;
+    const page = renderProblemPage(code, branding)!;
     const entry = ERROR_CATALOGUE[code];
     expect(page.startsWith('<!doctype html>\n<html lang="en">')).toBe(true);
     expect(page).toContain('<meta charset="utf-8">');
-    expect(page.match(/<main>/g)).toHaveLength(1);
+    expect(page.match(/<main[ >]/g)).toHaveLength(1);
     expect(page).toContain('</main>');
     expect(page.match(/<h1>[\s\S]*?<\/h1>/)?.[0]).toContain(code);
     expect(page.match(/<h1>[\s\S]*?<\/h1>/)?.[0]).toContain(entry.title);
-    expect(page).not.toMatch(/<script|<link|<img|\son\w+=|https?:/i);
+    // Nothing but the one style sheet: no script, no inline style, nothing from elsewhere.
+    expect(page).not.toMatch(/<script|<style|<img|\sstyle=|\son\w+=|https?:/i);
+    expect(page.match(/<link [^>]*>/g)).toEqual([`<link rel="stylesheet" href="${branding.stylesheet}">`]);
     const text = visibleText(page);
     expect(text).toContain(`HTTP status ${entry.status}`);
     expect(text).toContain(plain(entry.meaning));
@@ -249,8 +254,9 @@ describe('renderProblemPage', () => {
         'head',
         'meta',
         'title',
-        'style',
+        'link',
         'body',
+        'header',
         'main',
         'h1',
         'code',
@@ -270,7 +276,7 @@ describe('renderProblemPage', () => {
       'toString',
       'graphql_parse_failed',
     ])
-      expect(renderProblemPage(code), code).toBeUndefined();
+      expect(renderProblemPage(code, branding), code).toBeUndefined();
   });
 });
 
