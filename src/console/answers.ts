@@ -9,7 +9,8 @@ const CSP = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",
-  "img-src 'self'",
+  // The host's logo (look.logoUrl) may be a path, a data: URL or an https URL; an image runs no script.
+  "img-src 'self' data: https:",
   "connect-src 'self'",
   "form-action 'self'",
   "base-uri 'none'",

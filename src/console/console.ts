@@ -12,6 +12,7 @@ import type { Stores } from '../core/storage/index.js';
 import { createCredentialWatch } from '../http/credential-watch.js';
 import type { RateLimiter } from '../http/rate-limit.js';
 import type { ConnectionInfo, RequestContext } from '../http/request-context.js';
+import { assetResponse, brandingOf, type Look, resolveLook } from '../internal/look/index.js';
 import { ADMIN_SCOPE, OAUTH_ADMIN_SCOPES } from '../oauth/admin-routes.js';
 import type { OAuthAdmin } from '../oauth/admin-service.js';
 import { hashSecret } from '../oauth/secrets.js';
@@ -34,7 +35,7 @@ import { createSessions } from './session.js';
  * What the console reads from the runtime: the storage its sessions are kept in (hashed: every instance
  * on this storage opens a session until it is signed out of on any of them), its clock and logger.
  */
-export interface ConsoleRuntime extends Pick<Runtime, 'clock' | 'logger'> {
+export interface ConsoleRuntime extends Pick<Runtime, 'clock' | 'logger' | 'look'> {
   readonly storage: Pick<Stores, 'consoleSessions'>;
 }
 
@@ -109,7 +110,8 @@ export function createConsole(runtime: ConsoleRuntime, options: ConsoleOptions):
   const ttl = options.sessionTtlMs ?? 8 * 3_600_000;
   const sessions = createSessions(options.secret, base);
   const stored = runtime.storage.consoleSessions;
-  const assets = { css: STYLE.name, js: SCRIPT.name };
+  const look = resolveLook(runtime.look);
+  const assets = { css: STYLE.name, js: SCRIPT.name, look: brandingOf(look, `${base}/assets`) };
   const withAccounts = Boolean(options.signIn?.verifyPassword && options.oauth);
   // A live stream outlives the request that checked its session: the session is checked while it lasts.
   const streams = createCredentialWatch({
@@ -240,7 +242,7 @@ export function createConsole(runtime: ConsoleRuntime, options: ConsoleOptions):
     open: [
       { method: 'GET', path: '/sign-in', handle: signIn },
       { method: 'POST', path: '/sign-in', handle: signIn },
-      { method: 'GET', path: '/assets/{name}', handle: async (_, { name }) => asset(name ?? '') },
+      { method: 'GET', path: '/assets/{name}', handle: async (_, { name }) => asset(look, name ?? '') },
     ],
     sessions,
     signedIn,
@@ -284,15 +286,9 @@ function isOperator(principal: Principal): boolean {
   return ADMIN_SCOPES.some((s) => principal.scopes.has(s));
 }
 
-/** One of the console's two files, by its content-hashed name: cached for good. */
-function asset(name: string): Response {
-  const file = [STYLE, SCRIPT].find((a) => a.name === name);
+/** One of the console's files (or the look's style sheet), by its content-hashed name: cached for good. */
+function asset(look: Look, name: string): Response {
+  const file = [look.stylesheet, STYLE, SCRIPT].find((a) => a.name === name);
   if (!file) throw new SwitchboardError('not_found', `The console has no file ${name}.`);
-  return new Response(file.body, {
-    headers: {
-      'content-type': file.type,
-      'cache-control': 'public, max-age=31536000, immutable',
-      'x-content-type-options': 'nosniff',
-    },
-  });
+  return assetResponse(file);
 }

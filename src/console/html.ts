@@ -3,6 +3,7 @@
  * one auto-escaping template (`html` of internal/html.ts), so no page escapes anything by hand.
  */
 import { type Html, html } from '../internal/html.js';
+import { type Branding, siteHeader, stylesheetLink } from '../internal/look/page.js';
 
 /** A time: UTC in the HTML, rewritten into the operator's time zone by the page's script. */
 export function time(iso: string | null | undefined): Html | string {
@@ -10,10 +11,12 @@ export function time(iso: string | null | undefined): Html | string {
   return html`<time datetime="${iso}">${iso.replace('T', ' ').replace(/\.\d+Z$|Z$/, ' UTC')}</time>`;
 }
 
-/** The names of the console's two files (content-hashed, see assets.ts). */
+/** The names of the console's two files (content-hashed, see assets.ts), and the one look's. */
 export interface AssetNames {
   readonly css: string;
   readonly js: string;
+  /** The host's name and logo, and the look's style sheet under `<base>/assets/`. */
+  readonly look: Branding;
 }
 
 /** What the frame of every page needs. */
@@ -60,13 +63,14 @@ export function page(frame: Frame, body: Html): string {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${frame.title} · Switchboard console</title>
+<title>${frame.title} · ${frame.assets.look.name} console</title>
+${stylesheetLink(frame.assets.look)}
 <link rel="stylesheet" href="${base}/assets/${frame.assets.css}">
 <script src="${base}/assets/${frame.assets.js}" defer></script>
 </head>
-<body>
+<body class="look">
 <a class="skip" href="#main">Skip to content</a>
-<header><p class="brand"><a href="${base}/">Switchboard console</a></p>${links}</header>
+${siteHeader({ ...frame.assets.look, name: `${frame.assets.look.name} console` }, { home: `${base}/`, after: links })}
 <main id="main">
 <h1>${frame.title}</h1>
 ${frame.notice && html`<p class="notice" role="status">${frame.notice}</p>`}${frame.error && html`<p class="error" role="alert">${frame.error}</p>`}

@@ -5,6 +5,7 @@ import { authErrorResponse } from '../http/challenge.js';
 import { jsonResponse } from '../http/json.js';
 import { type ConnectionInfo, type RequestContext, requestContext } from '../http/request-context.js';
 import { createRouteHandler, type RestHandler } from '../http/route-handler.js';
+import { assetResponse } from '../internal/look/index.js';
 import { oauthAdminRoutes } from './admin-routes.js';
 import { createOAuthAdmin, type OAuthAdmin } from './admin-service.js';
 import { type CreateApiKeyInput, type CreatedApiKey, createApiKey, ensureApiKey } from './api-keys.js';
@@ -18,6 +19,7 @@ import {
   type UpdateClientInput,
   updateOAuthClient,
 } from './clients.js';
+import { OAUTH_ASSETS } from './consent-page.js';
 import { createCsrf } from './csrf.js';
 import { registrationEndpoint } from './dynamic-registration.js';
 import { createGuard } from './guard.js';
@@ -180,6 +182,8 @@ export function createAuthorizationServer(
     [OAUTH_PATHS.revoke]: revokeEndpoint(ctx),
     [OAUTH_PATHS.introspect]: introspectEndpoint(ctx),
     [OAUTH_PATHS.metadata]: async (request) => metadataResponse(ctx, request),
+    // The pages' style sheet, by its content-hashed name.
+    [`${OAUTH_ASSETS}/${ctx.look.stylesheet.name}`]: async () => assetResponse(ctx.look.stylesheet),
   };
   for (const path of PROTECTED_RESOURCE_PATHS) {
     routes[`${PROTECTED_RESOURCE_PATH}${path}`] = async (request) =>

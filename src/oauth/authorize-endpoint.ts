@@ -3,13 +3,15 @@ import { isSwitchboardError, SwitchboardError } from '../core/errors.js';
 import type { OAuthClientRecord } from '../core/storage/index.js';
 import { type RateHeaders, rateHeadersOf } from '../http/rate-limit.js';
 import type { Requester } from '../http/request-context.js';
+import { brandingOf } from '../internal/look/index.js';
 import { isUnverified } from './client-controls.js';
 import { findClient } from './client-lookup.js';
 import { metadataDocumentHost } from './client-metadata-document.js';
 import {
   type ConsentView,
   type ErrorPageApp,
-  PAGE_HEADERS,
+  OAUTH_ASSETS,
+  pageHeaders,
   renderConsentPage,
   renderErrorPage,
 } from './consent-page.js';
@@ -90,7 +92,10 @@ export function authorizeEndpoint(
       const message =
         error instanceof UntrustedRequest || isSwitchboardError(error) ? error.message : 'Bad request.';
       const app = error instanceof UntrustedRequest ? error.app : undefined;
-      return new Response(renderErrorPage(message, app), { status: 400, headers: PAGE_HEADERS });
+      return new Response(renderErrorPage(message, app, brandingOf(ctx.look, OAUTH_ASSETS)), {
+        status: 400,
+        headers: pageHeaders(ctx.look),
+      });
     }
     const state = params.get('state') ?? undefined;
     const status = request.method === 'POST' ? 303 : 302;
@@ -108,10 +113,14 @@ export function authorizeEndpoint(
     if (request.method === 'GET') return page(ctx, steps, request, params, authorization);
 
     if (!(await csrf.verify(request, single(params, 'csrf')))) {
-      return new Response(renderErrorPage('This form has expired. Start again from the app.'), {
-        status: 403,
-        headers: PAGE_HEADERS,
-      });
+      const branding = brandingOf(ctx.look, OAUTH_ASSETS);
+      return new Response(
+        renderErrorPage('This form has expired. Start again from the app.', undefined, branding),
+        {
+          status: 403,
+          headers: pageHeaders(ctx.look),
+        },
+      );
     }
     const refused = () => back({ error: 'access_denied', error_description: 'The user refused access.' });
     // Refuse (or Cancel on the sign-in step) needs no sign-in: nothing is shared.
@@ -233,9 +242,10 @@ async function page(
 ): Promise<Response> {
   const current = options.signedIn ? null : ((await ctx.signIn.currentUser?.(request)) ?? null);
   if (!options.signedIn && current === null && !ctx.signIn.verifyPassword) {
-    return new Response(renderErrorPage('Signing in is not set up on this server.'), {
+    const branding = brandingOf(ctx.look, OAUTH_ASSETS);
+    return new Response(renderErrorPage('Signing in is not set up on this server.', undefined, branding), {
       status: 503,
-      headers: PAGE_HEADERS,
+      headers: pageHeaders(ctx.look),
     });
   }
   const { cookie, token, isNew } = await steps.csrf.issue(request);
@@ -260,8 +270,9 @@ async function page(
     ...(options.signedIn ? { signInProof: options.signedIn.proof } : {}),
     ...(username ? { username } : {}),
     ...(options.error === undefined ? {} : { error: options.error }),
+    branding: brandingOf(ctx.look, OAUTH_ASSETS),
   };
-  const headers = new Headers(PAGE_HEADERS);
+  const headers = new Headers(pageHeaders(ctx.look));
   if (options.retryAfter !== undefined) headers.set('retry-after', String(options.retryAfter));
   for (const [name, value] of Object.entries(options.rateHeaders ?? {})) headers.set(name, value);
   if (isNew) {

@@ -1,8 +1,21 @@
 /**
- * The built-in sign-in and consent pages: plain HTML, no script, work with a keyboard and a screen
- * reader (labels, a fieldset per question, an error announced with `role="alert"`).
+ * The built-in sign-in and consent pages: plain HTML in the one look (internal/look), no script, work
+ * with a keyboard and a screen reader (labels, a fieldset per question, an error announced with
+ * `role="alert"`).
  */
-import { type Html, html, trusted } from '../internal/html.js';
+import { type Html, html } from '../internal/html.js';
+import {
+  type Branding,
+  brandingOf,
+  type Look,
+  lookCsp,
+  resolveLook,
+  siteHeader,
+  stylesheetLink,
+} from '../internal/look/index.js';
+
+/** Where the authorization server serves the look's style sheet: `/oauth/look-<hash>.css`. */
+export const OAUTH_ASSETS = '/oauth';
 
 /** One requested scope, in words. */
 export interface ScopeView {
@@ -39,6 +52,15 @@ export interface ConsentView {
   /** The e-mail the user signed in with (consent step), or typed (sign-in step, kept on an error). */
   readonly username?: string;
   readonly error?: string;
+  /**
+   * The host's name and logo, and the style sheet's URL (the server's look, set by the authorization
+   * endpoint). Default: Switchboard's.
+   */
+  readonly branding?: {
+    readonly name: string;
+    readonly logoUrl?: string | undefined;
+    readonly stylesheet: string;
+  };
 }
 
 /**
@@ -54,6 +76,7 @@ export function renderConsentPage(view: ConsentView): string {
     ),
   );
   const app = view.clientName;
+  const branding = view.branding ?? defaultBranding();
   const error = view.error && html`<p role="alert" class="error">${view.error}</p>`;
   // The name is whatever the client chose: the host its answer goes to is what the user can check.
   const described =
@@ -66,6 +89,7 @@ export function renderConsentPage(view: ConsentView): string {
       who runs it. It will receive the answer at <strong>${view.unverified.host}</strong>.</p>`;
   if (view.askPassword) {
     return page(
+      branding,
       `Sign in to continue to ${app}`,
       html`<h1>Sign in to continue to <strong>${app}</strong></h1>
     ${unverified}
@@ -73,14 +97,16 @@ export function renderConsentPage(view: ConsentView): string {
     <form method="post" action="${view.action}">
       ${hidden}
       <input type="hidden" name="csrf" value="${view.csrfToken}">
-      <p><label for="username">E-mail</label><br>
-        <input id="username" name="username" type="email" autocomplete="username" required value="${view.username ?? ''}"></p>
-      <p><label for="password">Password</label><br>
-        <input id="password" name="password" type="password" autocomplete="current-password" required></p>
+      <div class="field"><label for="username">E-mail</label>
+        <input id="username" name="username" type="email" autocomplete="username" required value="${view.username ?? ''}"></div>
+      <div class="field"><label for="password">Password</label>
+        <input id="password" name="password" type="password" autocomplete="current-password" required></div>
       <p>Next you choose what ${app} may do. Nothing is shared with it until you allow it.</p>
+      <div class="actions">
       <button type="submit" name="step" value="sign_in">Continue</button>
       <!-- Cancelling needs no sign-in: the button skips the form's required fields. -->
-      <button type="submit" name="decision" value="refuse" formnovalidate>Cancel</button>
+      <button type="submit" name="decision" value="refuse" class="secondary" formnovalidate>Cancel</button>
+      </div>
     </form>`,
     );
   }
@@ -92,6 +118,7 @@ export function renderConsentPage(view: ConsentView): string {
   const proof =
     view.signInProof && html`<input type="hidden" name="sign_in_proof" value="${view.signInProof}">`;
   return page(
+    branding,
     `Allow ${app} access?`,
     html`<h1>Allow <strong>${app}</strong> access?</h1>
     ${unverified}
@@ -103,45 +130,42 @@ export function renderConsentPage(view: ConsentView): string {
       ${proof}
       <fieldset>
         <legend>${app} asks to:</legend>
-        <ul>
+        <ul class="checks">
         ${scopes}
         </ul>
         <p>Untick anything you do not want to allow. With nothing ticked, Allow is the same as Refuse:
           ${app} gets no access.</p>
       </fieldset>
+      <div class="actions">
       <button type="submit" name="decision" value="approve">Allow</button>
-      <button type="submit" name="decision" value="refuse">Refuse</button>
+      <button type="submit" name="decision" value="refuse" class="secondary">Refuse</button>
+      </div>
     </form>`,
   );
 }
 
-function page(title: string, main: Html): string {
+function page(branding: Branding, title: string, main: Html): string {
   return html`<!doctype html>
 <html lang="en">
 <head>
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1">
-  <title>${title}</title>
-  ${PAGE_STYLE}
+  <title>${title} · ${branding.name}</title>
+  ${stylesheetLink(branding)}
 </head>
-<body>
-  <main>
+<body class="look">
+  ${siteHeader(branding)}
+  <main class="narrow">
     ${main}
   </main>
 </body>
 </html>`.text;
 }
 
-/** The look every page of the authorization endpoint shares (inline: the CSP allows no other). */
-const PAGE_STYLE = trusted(`<style>
-    body { font: 1rem/1.5 system-ui, sans-serif; max-width: 32rem; margin: 2rem auto; padding: 0 1rem; color: #111; }
-    fieldset { border: 1px solid #888; margin: 1rem 0; } ul { list-style: none; padding: 0; }
-    li { margin: .5rem 0; } .error { color: #a00; font-weight: bold; }
-    .unverified { border-left: 4px solid #a60; padding-left: .5rem; }
-    button, .button { font: inherit; padding: .5rem 1rem; margin-right: .5rem; }
-    .button { display: inline-block; border: 1px solid #444; border-radius: 3px; color: #111; text-decoration: none; }
-    :focus-visible { outline: 3px solid #1a5fb4; outline-offset: 2px; }
-  </style>`);
+/** The branding of a server with the default look (a host that renders a view it made itself). */
+function defaultBranding(): Branding {
+  return brandingOf(resolveLook(), OAUTH_ASSETS);
+}
 
 /** The app an error page names, when it is known, and where its own site is. */
 export interface ErrorPageApp {
@@ -154,12 +178,17 @@ export interface ErrorPageApp {
  * A page for errors that must not be redirected (unknown client, unregistered redirect URI): it says
  * what went wrong, names the app when it is known, and offers a way back to the app's own site.
  */
-export function renderErrorPage(message: string, app?: ErrorPageApp): string {
+export function renderErrorPage(
+  message: string,
+  app?: ErrorPageApp,
+  branding: Branding = defaultBranding(),
+): string {
   const who = app ? html`<strong>${app.name}</strong>` : 'the app you came from';
   const back = app?.home
-    ? html`<p><a class="button" href="${app.home}">Return to ${app.name}</a></p>`
+    ? html`<p><a class="button secondary" href="${app.home}">Return to ${app.name}</a></p>`
     : html`<p>Close this page and start again from the app.</p>`;
   return page(
+    branding,
     'Cannot continue',
     html`<h1>This sign-in link is not valid</h1>
     <p role="alert" class="error">${message}</p>
@@ -168,13 +197,17 @@ export function renderErrorPage(message: string, app?: ErrorPageApp): string {
   );
 }
 
-/** Headers every page of the authorization endpoint carries: no framing (clickjacking), no caching. */
-export const PAGE_HEADERS: Readonly<Record<string, string>> = {
-  'content-type': 'text/html; charset=utf-8',
-  'content-security-policy':
-    "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
-  'x-frame-options': 'DENY',
-  'cache-control': 'no-store',
-  'referrer-policy': 'no-referrer',
-  'x-content-type-options': 'nosniff',
-};
+/**
+ * Headers every page of the authorization endpoint carries: the look's CSP (no inline style, no script),
+ * no framing (clickjacking), no caching.
+ */
+export function pageHeaders(look: Look): Record<string, string> {
+  return {
+    'content-type': 'text/html; charset=utf-8',
+    'content-security-policy': lookCsp(look),
+    'x-frame-options': 'DENY',
+    'cache-control': 'no-store',
+    'referrer-policy': 'no-referrer',
+    'x-content-type-options': 'nosniff',
+  };
+}

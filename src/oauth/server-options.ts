@@ -5,6 +5,7 @@ import type { Clock, IdGenerator, Logger, Runtime } from '../core/runtime.js';
 import type { Storage } from '../core/storage/index.js';
 import type { OutboundPolicy } from '../http/outbound.js';
 import type { RateLimiter } from '../http/rate-limit.js';
+import { type Look, resolveLook } from '../internal/look/index.js';
 import { OAUTH_ADMIN_SCOPES } from './admin-routes.js';
 import { createMetadataDocuments, type MetadataDocuments } from './client-metadata-document.js';
 import type { ConsentView } from './consent-page.js';
@@ -28,7 +29,7 @@ export interface IdTokenOptions {
  * (the platform's when absent).
  */
 export type OAuthRuntime = Pick<Runtime, 'storage' | 'clock' | 'ids' | 'logger'> &
-  Partial<Pick<Runtime, 'fetch'>>;
+  Partial<Pick<Runtime, 'fetch' | 'look'>>;
 
 /**
  * Settings of the authorization server, what `createSwitchboard`'s `oauth` takes; none is required.
@@ -126,6 +127,8 @@ export interface ServerContext {
   /** The host's sign-in, its `verifyPassword` behind the lockout (unless turned off). */
   readonly signIn: SignIn;
   readonly renderConsent: ((view: ConsentView) => string) | undefined;
+  /** The pages' look (the runtime's branding), its style sheet served at `/oauth/look-<hash>.css`. */
+  readonly look: Look;
   readonly codeTtlMs: number;
   readonly accessTokenTtlMs: number;
   readonly refreshTokenTtlMs: number;
@@ -175,6 +178,7 @@ export function resolveOptions(runtime: OAuthRuntime, options: OAuthOptions = {}
     logger: runtime.logger,
     signIn,
     renderConsent: options.renderConsent,
+    look: resolveLook(runtime.look),
     codeTtlMs,
     accessTokenTtlMs: options.accessTokenTtlMs ?? 3_600_000,
     refreshTokenTtlMs: options.refreshTokenTtlMs ?? 30 * 86_400_000,

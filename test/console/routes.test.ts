@@ -36,7 +36,8 @@ describe('console routes', () => {
     const page = await response.text();
     expect(page).toContain(`<title>${title} · Switchboard console</title>`);
     expect(page).toContain(`<h1>${title}</h1>`);
-    expect(page).toMatch(/<link rel="stylesheet" href="\/console\/assets\/console\.\w+\.css">/);
+    expect(page).toMatch(/<link rel="stylesheet" href="\/console\/assets\/look-\w+\.css">/);
+    expect(page).toMatch(/<link rel="stylesheet" href="\/console\/assets\/console-\w+\.css">/);
     return page;
   }
 
