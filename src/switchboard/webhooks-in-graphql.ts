@@ -37,14 +37,20 @@ const typeDefs = /* GraphQL */ `
     health: WebhookEndpointHealth!
   }
 
-  "Counts of an endpoint's deliveries created in the last 24 hours, and its latest failed attempts."
+  "Counts of an endpoint's attempts and deliveries of the last 24 hours, and its latest failed attempts."
   type WebhookEndpointHealth {
     since: DateTime!
+    "Deliveries created since since that succeeded."
     delivered: Int!
+    "Deliveries created since since that are dead."
     failed: Int!
     "Waiting to be sent or retried now."
     pending: Int!
-    "delivered / (delivered + failed), from 0 to 1; null when neither happened."
+    "Attempts started since since that succeeded."
+    attemptsSucceeded: Int!
+    "Attempts started since since that failed, retried or not."
+    attemptsFailed: Int!
+    "attemptsSucceeded / (attemptsSucceeded + attemptsFailed), from 0 to 1; null when no attempt was made."
     successRate: Float
     lastFailures: [WebhookFailure!]!
     disabledReason: String

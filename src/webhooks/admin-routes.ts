@@ -179,7 +179,8 @@ export function webhookAdminRoutes(admin: WebhookAdmin): AnyRoute[] {
       path: '/webhook-endpoints/{id}/deliveries',
       operationId: 'listWebhookDeliveries',
       summary: 'List deliveries of an endpoint',
-      description: 'Newest first; `status=dead` is the dead letter, `event_type` one kind of event.',
+      description:
+        'Newest first; `status=dead` is the dead letter, `event_type` one kind of event, `event_id` one event.',
       tags,
       scope: READ,
       params: endpointParams,
@@ -191,6 +192,12 @@ export function webhookAdminRoutes(admin: WebhookAdmin): AnyRoute[] {
           .max(200)
           .optional()
           .meta({ description: 'Exactly this event type (no wildcards)', example: 'order.paid' }),
+        event_id: z
+          .string()
+          .min(1)
+          .max(200)
+          .optional()
+          .meta({ description: 'The deliveries of this event', example: 'evt_01J9ZKQ8V2' }),
         from: z.iso.datetime({ offset: true }).optional().meta({ description: 'Created at or after' }),
         to: z.iso.datetime({ offset: true }).optional().meta({ description: 'Created before' }),
       }),
@@ -207,6 +214,7 @@ export function webhookAdminRoutes(admin: WebhookAdmin): AnyRoute[] {
           endpointId: params.id,
           status: query.status,
           eventType: query.event_type,
+          eventId: query.event_id,
           createdFrom: query.from === undefined ? undefined : Date.parse(query.from),
           createdBefore: query.to === undefined ? undefined : Date.parse(query.to),
         };
@@ -271,11 +279,34 @@ export function webhookAdminRoutes(admin: WebhookAdmin): AnyRoute[] {
     }),
     defineRoute({
       method: 'POST',
+      path: '/webhook-endpoints/{id}/deliveries/{deliveryId}/retries',
+      operationId: 'retryWebhookDelivery',
+      summary: 'Attempt a delivery now',
+      description:
+        'For any delivery: a succeeded or dead one starts a fresh schedule now (as a redelivery); a pending ' +
+        'one waiting after a failed attempt is due now, its schedule kept. The dispatcher is woken, so the ' +
+        'attempt is made within moments. 409 while an attempt is in flight.',
+      tags,
+      scope: WRITE,
+      params: deliveryParams,
+      responses: {
+        202: { description: 'Due now', schema: WebhookDeliverySchema, name: 'WebhookDelivery' },
+        404: problem('No such delivery'),
+        409: problem('Being attempted right now'),
+      },
+      async handle({ params }) {
+        await deliveryOf(params);
+        return json(await admin.retryDelivery(params.deliveryId), { status: 202 });
+      },
+    }),
+    defineRoute({
+      method: 'POST',
       path: '/webhook-endpoints/{id}/redeliveries',
       operationId: 'resendWebhookDeliveries',
       summary: 'Send the deliveries of a time range again',
       description:
-        'Every `dead` (or, with `status`, `succeeded`) delivery created in [`from`, `to`); without `to`, ' +
+        'Every `dead` (or, with `status`, `succeeded`) delivery created in [`from`, `to`); `status=failed` ' +
+        'takes dead ones and those waiting for a retry after a failed attempt (due now). Without `to`, ' +
         'every one created since `from`. `from` must be earlier than `to`: an empty or reversed range is ' +
         'refused with 422.',
       tags,
@@ -293,17 +324,31 @@ export function webhookAdminRoutes(admin: WebhookAdmin): AnyRoute[] {
       summary: 'Send a test event',
       description:
         'Queues a `webhook.test` event for this endpoint alone, due now, and sent like every delivery: ' +
-        'signed, retried, in the log. Its `data` says it is a test and names the endpoint.',
+        'signed, retried, in the log. Its `data` says it is a test and names the endpoint. With ' +
+        '`event_type`, an event of that kind of the catalogue instead, carrying its example `data`.',
       tags,
       scope: WRITE,
       params: endpointParams,
+      query: z.object({
+        event_type: z
+          .string()
+          .min(1)
+          .max(200)
+          .optional()
+          .meta({
+            description: 'A kind of the event catalogue (default webhook.test)',
+            example: 'order.paid',
+          }),
+      }),
       responses: {
         202: { description: 'Queued', schema: WebhookDeliverySchema, name: 'WebhookDelivery' },
         404: problem('No such endpoint'),
         409: problem('The endpoint is disabled'),
+        422: problem('The event type is not in the catalogue'),
       },
-      async handle({ params, basePath }) {
-        const delivery = await admin.sendTestEvent(params.id);
+      async handle({ params, query, basePath }) {
+        const input = query.event_type === undefined ? {} : { eventType: query.event_type };
+        const delivery = await admin.sendTestEvent(params.id, input);
         const location = `${basePath}/webhook-endpoints/${params.id}/deliveries/${delivery.id}`;
         return json(delivery, { status: 202, headers: { location } });
       },
@@ -314,8 +359,9 @@ export function webhookAdminRoutes(admin: WebhookAdmin): AnyRoute[] {
       operationId: 'getWebhookEndpointHealth',
       summary: 'How an endpoint is doing',
       description:
-        'Deliveries created in the last 24 hours that succeeded and that are dead, the success rate, ' +
-        'deliveries waiting now, the latest 5 failed attempts, and why the endpoint is disabled.',
+        'Attempts of the last 24 hours that succeeded and failed (per hour too) and their success rate, ' +
+        'the latest attempt, deliveries created in that time that succeeded and that are dead, deliveries ' +
+        'waiting now, the latest 5 failed attempts, and why the endpoint is disabled.',
       tags,
       scope: READ,
       params: endpointParams,

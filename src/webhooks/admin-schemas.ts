@@ -57,11 +57,20 @@ export const ResendRangeInput = z.strictObject({
   from: instant,
   /** Exclusive; without it, every delivery created since `from`. */
   to: instant.optional(),
-  /** Which finished deliveries to send again (default `dead`). */
-  status: z.enum(['dead', 'succeeded']).optional(),
+  /**
+   * Which deliveries to send again (default `dead`); `failed` is the dead ones and those waiting for a
+   * retry after a failed attempt (made due now).
+   */
+  status: z.enum(['dead', 'succeeded', 'failed']).optional(),
+});
+
+export const TestEventInput = z.strictObject({
+  /** A kind of the event catalogue (default `webhook.test`); the event carries its example `data`. */
+  eventType: z.string().trim().min(1).max(200).optional(),
 });
 
 export type EndpointCreateInput = z.output<typeof EndpointCreateInput>;
 export type EndpointPatchInput = z.output<typeof EndpointPatchInput>;
 export type RotateSecretInput = z.output<typeof RotateSecretInput>;
 export type ResendRangeInput = z.output<typeof ResendRangeInput>;
+export type TestEventInput = z.output<typeof TestEventInput>;

@@ -20,8 +20,14 @@ import {
   EndpointPatchInput,
   ResendRangeInput,
   RotateSecretInput,
+  TestEventInput,
 } from './admin-schemas.js';
-import { endpointHealth, type WebhookEndpointHealth } from './endpoint-health.js';
+import {
+  endpointHealth,
+  endpointSummaries,
+  type WebhookEndpointHealth,
+  type WebhookEndpointSummary,
+} from './endpoint-health.js';
 import { createEventExamples, webhookEventExample } from './event-examples.js';
 import { pendingDelivery } from './fan-out.js';
 import { testEventData, WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT, webhookPayload } from './payload.js';
@@ -56,7 +62,10 @@ export interface WebhookDelivery
   readonly updatedAt: string;
 }
 
-/** An attempt as admins see it: the stored record, its start as ISO-8601 text. */
+/**
+ * An attempt as admins see it: the stored record, its start as ISO-8601 text, and its `number` its
+ * place in the delivery's log (1 first), counted across re-sends, so a replay's attempt is #2, not #1.
+ */
 export interface WebhookAttempt extends Omit<WebhookAttemptRecord, 'startedAt'> {
   readonly startedAt: string;
 }
@@ -110,17 +119,26 @@ export interface WebhookAdmin {
   /** Sends a finished (succeeded or dead) delivery again, with a fresh schedule. */
   resendDelivery(id: string): Promise<WebhookDelivery>;
   /**
-   * Sends again every finished delivery created in [`from`, `to`) (`{ endpointId?, from, to?, status? }`);
-   * without `to`, every one created since `from`.
+   * Attempts any delivery now: a finished one starts a fresh schedule (as `resendDelivery`), a pending
+   * one that failed is due now, its schedule kept. One being attempted this moment is a `conflict`.
+   */
+  retryDelivery(id: string): Promise<WebhookDelivery>;
+  /**
+   * Sends again every delivery created in [`from`, `to`) (`{ endpointId?, from, to?, status? }`) with
+   * that status: `dead` (default) or `succeeded` ones start a fresh schedule; `failed` takes dead ones
+   * and those waiting after a failed attempt, which are due now. Without `to`, every one since `from`.
    */
   resendDeliveries(input: unknown): Promise<{ readonly requeued: number }>;
   /**
-   * Queues a `webhook.test` event for this endpoint alone, due now, and sent like every delivery: signed,
-   * retried, in the log. A disabled endpoint is a `conflict`.
+   * Queues a test event for this endpoint alone, due now, and sent like every delivery: signed, retried,
+   * in the log. `webhook.test` unless `{ eventType }` names a kind of the catalogue, whose example
+   * `data` it then carries. A disabled endpoint is a `conflict`.
    */
-  sendTestEvent(endpointId: string): Promise<WebhookDelivery>;
-  /** Deliveries of the last 24 hours, those waiting now, and the latest failed attempts. */
+  sendTestEvent(endpointId: string, input?: unknown): Promise<WebhookDelivery>;
+  /** Attempts and deliveries of the last 24 hours, those waiting now, and the latest failed attempts. */
   endpointHealth(endpointId: string): Promise<WebhookEndpointHealth>;
+  /** Each endpoint's attempts of the last 24 hours and its latest attempt (the list's health column). */
+  endpointSummaries(endpointIds: readonly string[]): Promise<WebhookEndpointSummary[]>;
   /** Every event kind an endpoint can subscribe to. */
   eventTypes(): readonly string[];
   /**
@@ -180,6 +198,13 @@ export function createWebhookAdmin(
     const delivery = await deliveries.get(id);
     if (!delivery) throw new SwitchboardError('not_found', `No webhook delivery with id "${id}".`);
     return delivery;
+  };
+  const eventExample = (type: string, apiVersion = currentApiVersion): Readonly<Record<string, unknown>> => {
+    if (!listed.has(type)) return {};
+    const example = webhookEventExample(type) ?? examples.of(type);
+    if (!example) return {};
+    const resource = resourceOf.get(type);
+    return resource ? eventDataIn(resource, example, apiVersion) : example;
   };
   const save = async (current: WebhookEndpointRecord, next: WebhookEndpointRecord): Promise<void> => {
     if (!(await endpoints.update(next, current.version))) {
@@ -278,7 +303,9 @@ export function createWebhookAdmin(
     },
     async listAttempts(deliveryId) {
       await deliveryOrThrow(deliveryId);
-      return (await storage.webhooks.attempts.listByDelivery(deliveryId)).map(toAttemptView);
+      const attempts = await storage.webhooks.attempts.listByDelivery(deliveryId);
+      // The stored number restarts at 1 with each re-send's schedule; the log counts them all.
+      return attempts.map((a, i) => ({ ...toAttemptView(a), number: i + 1 }));
     },
     async resendDelivery(id) {
       const delivery = await deliveryOrThrow(id);
@@ -289,6 +316,20 @@ export function createWebhookAdmin(
         );
       }
       await deliveries.requeue({ ids: [id] }, clock.now());
+      options.onRequeue?.();
+      return toDeliveryView(await deliveryOrThrow(id));
+    },
+    async retryDelivery(id) {
+      const delivery = await deliveryOrThrow(id);
+      const now = clock.now();
+      if (delivery.status !== 'pending') await deliveries.requeue({ ids: [id] }, now);
+      else if (delivery.leaseUntil !== null && delivery.leaseUntil > now) {
+        throw new SwitchboardError(
+          'conflict',
+          'This delivery is being attempted right now; look again in a moment.',
+        );
+      } else if (delivery.attempts > 0) await deliveries.expedite({ ids: [id] }, now);
+      // A pending delivery never attempted is due already (or waits for its receiver's pace).
       options.onRequeue?.();
       return toDeliveryView(await deliveryOrThrow(id));
     },
@@ -303,19 +344,30 @@ export function createWebhookAdmin(
           details: [{ field: 'to', code: 'invalid_range', message: 'to must be after from.' }],
         });
       }
-      const requeued = await deliveries.requeue(
-        {
-          endpointId: fields.endpointId,
-          status: fields.status ?? 'dead',
-          createdFrom: from,
-          createdBefore: to,
-        },
-        clock.now(),
-      );
+      const range = { endpointId: fields.endpointId, createdFrom: from, createdBefore: to };
+      const status = fields.status ?? 'dead';
+      const now = clock.now();
+      const requeued =
+        status === 'failed'
+          ? (await deliveries.requeue({ ...range, status: 'dead' }, now)) +
+            (await deliveries.expedite(range, now))
+          : await deliveries.requeue({ ...range, status }, now);
       if (requeued > 0) options.onRequeue?.();
       return { requeued };
     },
-    async sendTestEvent(endpointId) {
+    async sendTestEvent(endpointId, input = {}) {
+      const { eventType = WEBHOOK_TEST_EVENT } = validate(TestEventInput, input ?? {});
+      if (!listed.has(eventType)) {
+        throw new SwitchboardError('validation_failed', 'The input is not valid: check eventType.', {
+          details: [
+            {
+              field: 'eventType',
+              code: 'unknown_event_type',
+              message: `"${eventType}" is not in the event catalogue.`,
+            },
+          ],
+        });
+      }
       const endpoint = await endpointOrThrow(endpointId);
       if (!endpoint.enabled) {
         throw new SwitchboardError(
@@ -329,7 +381,11 @@ export function createWebhookAdmin(
         );
       }
       // Made like every event: in the trace of the request that asked for it.
-      const event = newEvent({ clock, ids }, WEBHOOK_TEST_EVENT, testEventData(endpointId));
+      const data =
+        eventType === WEBHOOK_TEST_EVENT
+          ? testEventData(endpointId)
+          : { ...eventExample(eventType, endpoint.apiVersion) };
+      const event = newEvent({ clock, ids }, eventType, data);
       const delivery = pendingDelivery(
         ids('whd'),
         endpointId,
@@ -344,16 +400,13 @@ export function createWebhookAdmin(
     async endpointHealth(endpointId) {
       return endpointHealth(storage, await endpointOrThrow(endpointId), clock.now());
     },
+    async endpointSummaries(endpointIds) {
+      return endpointSummaries(storage, endpointIds, clock.now());
+    },
     eventTypes() {
       return catalogue;
     },
-    eventExample(type, apiVersion = currentApiVersion) {
-      if (!listed.has(type)) return {};
-      const example = webhookEventExample(type) ?? examples.of(type);
-      if (!example) return {};
-      const resource = resourceOf.get(type);
-      return resource ? eventDataIn(resource, example, apiVersion) : example;
-    },
+    eventExample,
   };
 }
 

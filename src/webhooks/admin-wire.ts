@@ -73,6 +73,14 @@ export const WebhookAttemptSchema = z.object({
         'user-agent': 'switchboard-webhooks/1',
       },
     }),
+  responseHeaders: z
+    .record(z.string(), z.string())
+    .nullable()
+    .meta({
+      description:
+        'The headers the receiver answered with, lower-case, at most 30 and 4 KiB; null when it did not answer',
+      example: { 'content-type': 'text/plain', 'retry-after': '30' },
+    }),
 });
 
 /** An endpoint's health, as `GET /webhook-endpoints/{id}/health` answers it. */
@@ -81,12 +89,27 @@ export const WebhookEndpointHealthSchema = z.object({
   delivered: z.number().int().meta({ description: 'Deliveries created since `since` that succeeded' }),
   failed: z.number().int().meta({ description: 'Deliveries created since `since` that are dead' }),
   pending: z.number().int().meta({ description: 'Deliveries waiting to be sent or retried now' }),
-  successRate: z
+  attemptsSucceeded: z.number().int().meta({ description: 'Attempts started since `since` that succeeded' }),
+  attemptsFailed: z
     .number()
-    .min(0)
-    .max(1)
+    .int()
+    .meta({ description: 'Attempts started since `since` that failed, retried or not' }),
+  successRate: z.number().min(0).max(1).nullable().meta({
+    description: '`attemptsSucceeded / (attemptsSucceeded + attemptsFailed)`; null when no attempt was made',
+  }),
+  lastAttempt: z
+    .object({
+      deliveryId: z.string(),
+      startedAt: timestamp,
+      succeeded: z.boolean(),
+      statusCode: z.number().int().nullable(),
+      error: z.string().nullable(),
+    })
     .nullable()
-    .meta({ description: '`delivered / (delivered + failed)`; null when neither happened' }),
+    .meta({ description: 'The latest attempt, whenever it was' }),
+  hours: z
+    .array(z.object({ start: timestamp, succeeded: z.number().int(), failed: z.number().int() }))
+    .meta({ description: 'Attempts of each hour of the window, oldest first (24)' }),
   lastFailures: z
     .array(
       z.object({

@@ -176,6 +176,7 @@ export function createWebhookDispatcher(
             durationMs: 0,
             retryAfterMs: null,
             requestHeaders: null,
+            responseHeaders: null,
           }
         : await attempt(endpoint, delivery, now, address, traceparentOf(span, delivery.traceparent), signal);
       if (result.statusCode !== null) span.setAttribute('http.response.status_code', result.statusCode);

@@ -102,6 +102,7 @@ export function createOutcomeWriter(options: OutcomeWriterOptions): OutcomeWrite
         error: result.error,
         succeeded: result.ok,
         requestHeaders: result.requestHeaders,
+        responseHeaders: result.responseHeaders,
       })),
     );
     let disabled = false;

@@ -25,6 +25,8 @@ export interface PostAnswer {
   readonly location: string | null;
   /** The first KB of the body as text; the rest is not kept. */
   readonly excerpt: string | null;
+  /** The response headers, lower-case names, at most 30 and 4 KiB (see {@link boundedHeaders}). */
+  readonly headers: Readonly<Record<string, string>>;
 }
 
 export interface Poster {
@@ -48,6 +50,32 @@ export class PostStopped extends Error {
 }
 
 const EXCERPT_BYTES = 1024;
+const MAX_HEADERS = 30;
+const MAX_HEADER_CHARS = 4096;
+
+/**
+ * The response headers as kept with an attempt: the first 30, names and values together within 4 KiB
+ * (a value that would pass it is cut), repeated ones joined with ", ".
+ */
+export function boundedHeaders(
+  entries: Iterable<readonly [string, string | readonly string[] | undefined]>,
+): Record<string, string> {
+  const kept: Record<string, string> = {};
+  let count = 0;
+  let size = 0;
+  for (const [name, raw] of entries) {
+    if (raw === undefined) continue;
+    if (count === MAX_HEADERS || size >= MAX_HEADER_CHARS) break;
+    const key = name.toLowerCase();
+    const value = (typeof raw === 'string' ? raw : raw.join(', ')).replaceAll('\0', '\uFFFD');
+    const room = MAX_HEADER_CHARS - size - key.length;
+    if (room <= 0) break;
+    kept[key] = value.slice(0, room);
+    size += key.length + kept[key]!.length;
+    count++;
+  }
+  return kept;
+}
 /** A longer answer is cut off rather than read to the end, losing its connection. */
 const DRAIN_BYTES = 64 * 1024;
 
@@ -77,6 +105,7 @@ export function fetchPoster(doFetch: typeof fetch): Poster {
           status: response.status,
           retryAfter: response.headers.get('retry-after'),
           location: response.headers.get('location'),
+          headers: boundedHeaders(response.headers.entries()),
           excerpt: await excerptOf(response),
         };
       } catch (error) {
@@ -234,6 +263,7 @@ function nativePoster({ http, https }: NativeHttp): Poster {
                 status: response.statusCode ?? 0,
                 retryAfter: header('retry-after'),
                 location: header('location'),
+                headers: boundedHeaders(Object.entries(response.headers)),
                 excerpt: decodeExcerpt(chunks, size),
               });
             };

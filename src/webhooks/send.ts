@@ -13,6 +13,8 @@ export interface AttemptResult {
   readonly retryAfterMs: number | null;
   /** The headers sent (the very object passed in, not a copy); null when nothing was sent. */
   readonly requestHeaders: Readonly<Record<string, string>> | null;
+  /** The receiver's response headers (bounded); null when it did not answer. */
+  readonly responseHeaders: Readonly<Record<string, string>> | null;
 }
 
 export interface SendOptions {
@@ -82,6 +84,7 @@ export async function sendAttempt(options: SendOptions): Promise<AttemptResult> 
       durationMs: elapsed(),
       retryAfterMs: parseRetryAfter(answer.retryAfter, options.now()),
       requestHeaders: options.headers,
+      responseHeaders: answer.headers,
     };
   } catch (error) {
     const message =
@@ -98,6 +101,7 @@ export async function sendAttempt(options: SendOptions): Promise<AttemptResult> 
       durationMs: elapsed(),
       retryAfterMs: null,
       requestHeaders: options.headers,
+      responseHeaders: null,
     };
   }
 }

@@ -159,6 +159,8 @@ describe('webhook endpoint health and the delivery log', () => {
       delivered: 1,
       failed: 1,
       pending: 0,
+      attemptsSucceeded: 1,
+      attemptsFailed: 1,
       successRate: 0.5,
       disabledReason: null,
       lastFailures: [{ eventType: 'order.paid', statusCode: 400, responseExcerpt: 'no thanks', error: null }],
@@ -201,7 +203,10 @@ describe('webhook endpoint health and the delivery log', () => {
       delivered: 0,
       failed: 1,
       pending: 0,
+      attemptsSucceeded: 0,
+      attemptsFailed: 3,
       successRate: 0,
+      lastAttempt: { succeeded: false, statusCode: 410 },
       disabledReason: 'gone',
     });
     await expect(h.admin.endpointHealth('whe_nobody')).rejects.toMatchObject({ code: 'not_found' });

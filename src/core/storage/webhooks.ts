@@ -106,6 +106,8 @@ export interface WebhookDeliveryFilter {
   readonly status?: WebhookDeliveryStatus;
   /** Exactly this event type, e.g. `order.paid` (no wildcards). */
   readonly eventType?: string;
+  /** The event it carries (a search by event id). */
+  readonly eventId?: string;
   /** Inclusive lower and exclusive upper bound on `createdAt`. */
   readonly createdFrom?: number;
   readonly createdBefore?: number;
@@ -187,6 +189,14 @@ export interface WebhookDeliveryStore {
    */
   requeue(filter: WebhookDeliveryFilter & { readonly ids?: readonly string[] }, now: number): Promise<number>;
   /**
+   * Makes pending deliveries that failed at least once (`attempts` ≥ 1) and are not leased due at `now`,
+   * their schedule kept (an operator's "retry now"). Returns how many.
+   */
+  expedite(
+    filter: WebhookDeliveryFilter & { readonly ids?: readonly string[] },
+    now: number,
+  ): Promise<number>;
+  /**
    * Deletes finished (succeeded or dead) deliveries last updated before `before`, with their
    * attempts, so the delivery log stays bounded; pending ones are never touched. Returns how many.
    */
@@ -214,6 +224,11 @@ export interface WebhookAttemptRecord {
    * Null when nothing was sent (a refused address) or for attempts recorded before they were kept.
    */
   readonly requestHeaders: Readonly<Record<string, string>> | null;
+  /**
+   * The receiver's response headers, lower-case names as received, at most 30 and 4 KiB; null when it
+   * did not answer or for attempts recorded before they were kept.
+   */
+  readonly responseHeaders: Readonly<Record<string, string>> | null;
 }
 
 /** Attempts of a delivery, oldest first. */
@@ -227,6 +242,20 @@ export interface WebhookAttemptStore {
    * recorded first): what an endpoint's health shows without reading every delivery's attempts.
    */
   listFailures(endpointId: string, limit: number): Promise<WebhookAttemptRecord[]>;
+  /**
+   * Each endpoint's attempts started since `since`, counted per hour (`hour` 0 is [`since`,
+   * `since` + 1 h)), and its latest attempt ever: an endpoint's health, for many endpoints in one read.
+   */
+  activity(endpointIds: readonly string[], since: number): Promise<WebhookEndpointActivity[]>;
+}
+
+/** What {@link WebhookAttemptStore.activity} says of one endpoint. */
+export interface WebhookEndpointActivity {
+  readonly endpointId: string;
+  /** Hours with at least one attempt, in order. */
+  readonly hours: readonly { readonly hour: number; readonly succeeded: number; readonly failed: number }[];
+  /** Its latest attempt (by `startedAt`, then the last recorded), whenever it was; null for none. */
+  readonly latest: WebhookAttemptRecord | null;
 }
 
 /** Every webhook store: endpoints, deliveries and their attempts. */

@@ -120,6 +120,7 @@ function matches(filter: WebhookDeliveryFilter, d: WebhookDeliveryRecord): boole
     (filter.endpointId === undefined || d.endpointId === filter.endpointId) &&
     (filter.status === undefined || d.status === filter.status) &&
     (filter.eventType === undefined || d.eventType === filter.eventType) &&
+    (filter.eventId === undefined || d.eventId === filter.eventId) &&
     (filter.createdFrom === undefined || d.createdAt >= filter.createdFrom) &&
     (filter.createdBefore === undefined || d.createdAt < filter.createdBefore)
   );
@@ -227,6 +228,18 @@ function deliveryStore(state: WebhookState, journal: Journal): WebhookDeliverySt
       }
       return count;
     },
+    async expedite(filter, now) {
+      const ids = filter.ids ? new Set(filter.ids) : null;
+      let count = 0;
+      for (const d of [...state.deliveries.values()]) {
+        if (d.status !== 'pending' || d.attempts < 1 || (ids && !ids.has(d.id)) || !matches(filter, d))
+          continue;
+        if (d.leaseUntil !== null && d.leaseUntil > now) continue;
+        save({ ...d, nextAttemptAt: now, leasedBy: null, leaseUntil: null, updatedAt: now });
+        count++;
+      }
+      return count;
+    },
     async prune(before) {
       let count = 0;
       for (const d of [...state.deliveries.values()]) {
@@ -246,7 +259,8 @@ function attemptStore(state: WebhookState, journal: Journal): WebhookAttemptStor
   const insert = (attempt: WebhookAttemptRecord): void => {
     const list = state.attempts.get(attempt.deliveryId) ?? [];
     const headers = attempt.requestHeaders && Object.freeze({ ...attempt.requestHeaders });
-    const record = Object.freeze({ ...attempt, requestHeaders: headers });
+    const answered = attempt.responseHeaders && Object.freeze({ ...attempt.responseHeaders });
+    const record = Object.freeze({ ...attempt, requestHeaders: headers, responseHeaders: answered });
     state.attemptOrder.of.set(record, ++state.attemptOrder.last);
     put(journal, state.attempts, attempt.deliveryId, [...list, record]);
   };
@@ -268,6 +282,33 @@ function attemptStore(state: WebhookState, journal: Journal): WebhookAttemptStor
         for (const a of attempts) if (a.endpointId === endpointId && !a.succeeded) failed.push(a);
       failed.sort((a, b) => (a.startedAt !== b.startedAt ? b.startedAt - a.startedAt : order(b) - order(a)));
       return failed.slice(0, limit);
+    },
+    async activity(endpointIds, since) {
+      const wanted = new Set(endpointIds);
+      const of = new Map<
+        string,
+        { hours: Map<number, { succeeded: number; failed: number }>; latest: WebhookAttemptRecord | null }
+      >();
+      for (const id of wanted) of.set(id, { hours: new Map(), latest: null });
+      const later = (a: WebhookAttemptRecord, b: WebhookAttemptRecord | null): boolean =>
+        b === null || a.startedAt > b.startedAt || (a.startedAt === b.startedAt && order(a) > order(b));
+      for (const attempts of state.attempts.values())
+        for (const a of attempts) {
+          const found = of.get(a.endpointId);
+          if (!found) continue;
+          if (later(a, found.latest)) found.latest = a;
+          if (a.startedAt < since) continue;
+          const hour = Math.floor((a.startedAt - since) / 3_600_000);
+          const counts = found.hours.get(hour) ?? { succeeded: 0, failed: 0 };
+          if (a.succeeded) counts.succeeded++;
+          else counts.failed++;
+          found.hours.set(hour, counts);
+        }
+      return [...of.entries()].map(([endpointId, { hours, latest }]) => ({
+        endpointId,
+        hours: [...hours.entries()].sort(([a], [b]) => a - b).map(([hour, c]) => ({ hour, ...c })),
+        latest,
+      }));
     },
   };
 }

@@ -427,6 +427,15 @@ export const MIGRATIONS: readonly Migration[] = [
     sql: `ALTER TABLE switchboard_outbox ADD COLUMN via text;
           ALTER TABLE switchboard_bus_events ADD COLUMN via text;`,
   },
+  {
+    version: 23,
+    name: 'webhook attempt response headers and activity per endpoint',
+    // Null for every attempt before. The index serves an endpoint's health: its attempts of the last
+    // 24 hours per hour, and its latest attempt.
+    sql: `ALTER TABLE switchboard_webhook_attempts ADD COLUMN response_headers json;
+          CREATE INDEX switchboard_webhook_attempts_endpoint_idx
+            ON switchboard_webhook_attempts (endpoint_id, started_at DESC, seq DESC);`,
+  },
 ];
 
 /** SQL turning a `timestamptz` column into epoch milliseconds (null stays null). */

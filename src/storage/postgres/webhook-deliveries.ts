@@ -51,7 +51,8 @@ const toDelivery = (r: DeliveryRow): WebhookDeliveryRecord => ({
 /** The filter as SQL over parameters `$1…$6` (endpoint, status, from, before, ids, event type). */
 const FILTER = `($1::text IS NULL OR endpoint_id = $1) AND ($2::text IS NULL OR status = $2)
   AND ($3::bigint IS NULL OR created_at >= $3) AND ($4::bigint IS NULL OR created_at < $4)
-  AND ($5::text[] IS NULL OR id = ANY($5)) AND ($6::text IS NULL OR event_type = $6)`;
+  AND ($5::text[] IS NULL OR id = ANY($5)) AND ($6::text IS NULL OR event_type = $6)
+  AND ($7::text IS NULL OR event_id = $7)`;
 
 const filterValues = (f: WebhookDeliveryFilter & { readonly ids?: readonly string[] }): unknown[] => [
   f.endpointId ?? null,
@@ -60,6 +61,7 @@ const filterValues = (f: WebhookDeliveryFilter & { readonly ids?: readonly strin
   f.createdBefore ?? null,
   f.ids ? [...f.ids] : null,
   f.eventType ?? null,
+  f.eventId ?? null,
 ];
 
 /** A delivery a claim may take: pending, due, and not leased (or its lease has ended). `$1` is now. */
@@ -186,7 +188,7 @@ export function postgresWebhookDeliveryStore(db: Database): WebhookDeliveryStore
         `SELECT t.total, d.* FROM (SELECT count(*) AS total FROM ${TABLE} WHERE ${FILTER}) t
          LEFT JOIN LATERAL (
            SELECT ${COLUMNS} FROM ${TABLE} WHERE ${FILTER}
-           ORDER BY created_at DESC, id DESC LIMIT $7 OFFSET $8
+           ORDER BY created_at DESC, id DESC LIMIT $8 OFFSET $9
          ) d ON true`,
         [...filterValues(filter), range.limit, range.offset],
       );
@@ -329,9 +331,19 @@ export function postgresWebhookDeliveryStore(db: Database): WebhookDeliveryStore
 
     async requeue(filter, now) {
       const rows = await db.rows(
-        `UPDATE ${TABLE} SET status = 'pending', attempts = 0, next_attempt_at = $7, leased_by = NULL,
-           lease_until = NULL, updated_at = $7
+        `UPDATE ${TABLE} SET status = 'pending', attempts = 0, next_attempt_at = $8, leased_by = NULL,
+           lease_until = NULL, updated_at = $8
          WHERE status <> 'pending' AND ${FILTER} RETURNING id`,
+        [...filterValues(filter), now],
+      );
+      return rows.length;
+    },
+
+    async expedite(filter, now) {
+      const rows = await db.rows(
+        `UPDATE ${TABLE} SET next_attempt_at = $8, leased_by = NULL, lease_until = NULL, updated_at = $8
+         WHERE status = 'pending' AND attempts >= 1 AND (lease_until IS NULL OR lease_until <= $8)
+           AND ${FILTER} RETURNING id`,
         [...filterValues(filter), now],
       );
       return rows.length;

@@ -15,14 +15,17 @@ interface AttemptRow {
   error: string | null;
   succeeded: boolean;
   request_headers: Record<string, string> | null;
+  response_headers: Record<string, string> | null;
 }
 
 const COLUMNS =
-  'id, delivery_id, endpoint_id, number, started_at, duration_ms, status_code, response_excerpt, error, succeeded, request_headers';
+  'id, delivery_id, endpoint_id, number, started_at, duration_ms, status_code, response_excerpt, error, succeeded, request_headers, response_headers';
 
 // `json`, not `jsonb`: the headers come back in the order they were sent.
 const headersOf = (a: WebhookAttemptRecord): string | null =>
   a.requestHeaders && JSON.stringify(a.requestHeaders);
+const answerHeadersOf = (a: WebhookAttemptRecord): string | null =>
+  a.responseHeaders && JSON.stringify(a.responseHeaders);
 
 const toAttempt = (r: AttemptRow): WebhookAttemptRecord => ({
   id: r.id,
@@ -36,6 +39,7 @@ const toAttempt = (r: AttemptRow): WebhookAttemptRecord => ({
   error: r.error,
   succeeded: r.succeeded,
   requestHeaders: r.request_headers,
+  responseHeaders: r.response_headers,
 });
 
 /** Attempts in insertion order (a sequence column), as the memory adapter keeps them. */
@@ -43,7 +47,7 @@ function postgresWebhookAttemptStore(db: Database): WebhookAttemptStore {
   return {
     async insert(a) {
       await db.rows(
-        `INSERT INTO switchboard_webhook_attempts (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+        `INSERT INTO switchboard_webhook_attempts (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
         [
           a.id,
           a.deliveryId,
@@ -56,6 +60,7 @@ function postgresWebhookAttemptStore(db: Database): WebhookAttemptStore {
           a.error,
           a.succeeded,
           headersOf(a),
+          answerHeadersOf(a),
         ],
       );
     },
@@ -66,7 +71,7 @@ function postgresWebhookAttemptStore(db: Database): WebhookAttemptStore {
       await db.rows(
         `INSERT INTO switchboard_webhook_attempts (${COLUMNS})
          SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::bigint[], $6::int[],
-           $7::int[], $8::text[], $9::text[], $10::boolean[], $11::json[])`,
+           $7::int[], $8::text[], $9::text[], $10::boolean[], $11::json[], $12::json[])`,
         [
           column('id'),
           column('deliveryId'),
@@ -79,6 +84,7 @@ function postgresWebhookAttemptStore(db: Database): WebhookAttemptStore {
           column('error'),
           column('succeeded'),
           attempts.map(headersOf),
+          attempts.map(answerHeadersOf),
         ],
       );
     },
@@ -97,6 +103,36 @@ function postgresWebhookAttemptStore(db: Database): WebhookAttemptStore {
         [endpointId, limit],
       );
       return rows.map(toAttempt);
+    },
+    async activity(endpointIds, since) {
+      const ids = [...new Set(endpointIds)];
+      if (ids.length === 0) return [];
+      // Both reads walk the (endpoint_id, started_at) index: the window's rows and one row per endpoint.
+      const [hours, latest] = await Promise.all([
+        db.rows<{ endpoint_id: string; hour: number; succeeded: number; failed: number }>(
+          `SELECT endpoint_id, floor((started_at - $2) / 3600000)::int AS hour,
+             count(*) FILTER (WHERE succeeded)::int AS succeeded, count(*) FILTER (WHERE NOT succeeded)::int AS failed
+           FROM switchboard_webhook_attempts WHERE endpoint_id = ANY($1) AND started_at >= $2
+           GROUP BY 1, 2 ORDER BY 1, 2`,
+          [ids, since],
+        ),
+        db.rows<AttemptRow>(
+          `SELECT a.* FROM unnest($1::text[]) AS e(id) CROSS JOIN LATERAL (
+             SELECT ${COLUMNS} FROM switchboard_webhook_attempts WHERE endpoint_id = e.id
+             ORDER BY started_at DESC, seq DESC LIMIT 1) a`,
+          [ids],
+        ),
+      ]);
+      return ids.map((endpointId) => ({
+        endpointId,
+        hours: hours
+          .filter((h) => h.endpoint_id === endpointId)
+          .map(({ hour, succeeded, failed }) => ({ hour, succeeded, failed })),
+        latest: (() => {
+          const row = latest.find((r) => r.endpoint_id === endpointId);
+          return row ? toAttempt(row) : null;
+        })(),
+      }));
     },
   };
 }

@@ -61,6 +61,65 @@ export function webhookAttemptContract(storage: () => Storage): void {
     expect(Object.keys(stored[0]!.requestHeaders!)).toEqual(Object.keys(sent.requestHeaders!));
   });
 
+  it('keeps the response headers of each attempt, or null when there was no answer', async () => {
+    const s = storage();
+    const delivery = await aStoredDelivery(s);
+    const answered = anAttempt(delivery, {
+      responseHeaders: { 'content-type': 'text/plain; charset=utf-8', 'x-request-id': 'ünï "q" \\ 1' },
+    });
+    const silent = anAttempt(delivery, {
+      number: 2,
+      responseHeaders: null,
+      statusCode: null,
+      error: 'timeout',
+    });
+    const third = anAttempt(delivery, { number: 3 });
+    await s.webhooks.attempts.insertMany([answered, silent]);
+    await s.webhooks.attempts.insert(third);
+    expect(await s.webhooks.attempts.listByDelivery(delivery.id)).toEqual([answered, silent, third]);
+  });
+
+  it("counts each endpoint's attempts per hour since a time, and names its latest attempt ever", async () => {
+    const s = storage();
+    const first = await aStoredDelivery(s);
+    const second = await aStoredDelivery(s, first.endpointId);
+    const quiet = await aStoredDelivery(s);
+    const hour = 3_600_000;
+    const since = ms(0) + 10 * hour;
+    const at = (d: WebhookDeliveryRecord, number: number, startedAt: number, succeeded: boolean) =>
+      anAttempt(d, { number, startedAt, succeeded, statusCode: succeeded ? 200 : 500 });
+    const old = at(first, 1, since - 1, false);
+    const attempts = [
+      old,
+      at(first, 2, since, false),
+      at(second, 1, since + hour - 1, true),
+      at(first, 3, since + 2 * hour + 5, true),
+      at(second, 2, since + 2 * hour + 5, false),
+    ];
+    await s.webhooks.attempts.insertMany(attempts);
+    const found = await s.webhooks.attempts.activity(
+      [first.endpointId, quiet.endpointId, 'whe_nobody'],
+      since,
+    );
+    expect(found).toEqual([
+      {
+        endpointId: first.endpointId,
+        hours: [
+          { hour: 0, succeeded: 1, failed: 1 },
+          { hour: 2, succeeded: 1, failed: 1 },
+        ],
+        // Same start time: the one recorded last.
+        latest: attempts[4],
+      },
+      { endpointId: quiet.endpointId, hours: [], latest: null },
+      { endpointId: 'whe_nobody', hours: [], latest: null },
+    ]);
+    expect(await s.webhooks.attempts.activity([first.endpointId], since + 3 * hour)).toEqual([
+      { endpointId: first.endpointId, hours: [], latest: attempts[4] },
+    ]);
+    expect(await s.webhooks.attempts.activity([], since)).toEqual([]);
+  });
+
   it("lists an endpoint's latest failed attempts, newest first, up to the limit", async () => {
     const s = storage();
     const first = await aStoredDelivery(s);

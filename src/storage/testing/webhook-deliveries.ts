@@ -315,6 +315,46 @@ export function webhookDeliveryContract(storage: () => Storage): void {
     expect(claimed.map((d) => d.id).sort()).toEqual([dead.id, done.id].sort());
   });
 
+  it('makes pending deliveries that failed due now, their schedule kept, and leaves the others alone', async () => {
+    const s = storage();
+    const endpointId = await withEndpoint(s);
+    const waiting = aDelivery(endpointId, { attempts: 2, nextAttemptAt: ms(500), lastStatusCode: 500 });
+    const fresh = aDelivery(endpointId, { nextAttemptAt: ms(400) });
+    const dead = aDelivery(endpointId, { status: 'dead', attempts: 8, nextAttemptAt: null });
+    const leased = aDelivery(endpointId, { attempts: 1, nextAttemptAt: ms(0) });
+    const elsewhere = aDelivery(await withEndpoint(s), { attempts: 1, nextAttemptAt: ms(500) });
+    for (const d of [waiting, fresh, dead, leased, elsewhere]) await s.webhooks.deliveries.createIfAbsent(d);
+    const [held] = await s.webhooks.deliveries.claimDue(claim({ limit: 1 }));
+    expect(held!.id).toBe(leased.id);
+    expect(await s.webhooks.deliveries.expedite({ endpointId }, NOW + 1)).toBe(1);
+    expect(await s.webhooks.deliveries.get(waiting.id)).toMatchObject({
+      status: 'pending',
+      attempts: 2,
+      nextAttemptAt: NOW + 1,
+      lastStatusCode: 500,
+    });
+    expect(await s.webhooks.deliveries.get(fresh.id)).toEqual(fresh);
+    expect(await s.webhooks.deliveries.get(dead.id)).toEqual(dead);
+    expect((await s.webhooks.deliveries.get(leased.id))!.leasedBy).toBe('worker-a');
+    expect(await s.webhooks.deliveries.get(elsewhere.id)).toEqual(elsewhere);
+    expect(await s.webhooks.deliveries.expedite({ ids: [elsewhere.id] }, NOW + 2)).toBe(1);
+    const due = await s.webhooks.deliveries.claimDue(claim({ now: NOW + 2, workerId: 'b' }));
+    expect(due.map((d) => d.id).sort()).toEqual([waiting.id, elsewhere.id].sort());
+  });
+
+  it('finds the deliveries of an event by its id', async () => {
+    const s = storage();
+    const endpointId = await withEndpoint(s);
+    const one = aDelivery(endpointId);
+    const other = aDelivery(endpointId);
+    for (const d of [one, other]) await s.webhooks.deliveries.createIfAbsent(d);
+    expect(await s.webhooks.deliveries.list({ endpointId, eventId: one.eventId }, page)).toEqual({
+      items: [one],
+      total: 1,
+    });
+    expect((await s.webhooks.deliveries.list({ eventId: 'evt_nobody' }, page)).total).toBe(0);
+  });
+
   it('finishes many deliveries in one write, only those whose lease is still held', async () => {
     const s = storage();
     const endpointId = await withEndpoint(s);
@@ -381,6 +421,7 @@ export function webhookPruneContract(storage: () => Storage): void {
       error: null,
       succeeded: false,
       requestHeaders: null,
+      responseHeaders: null,
     });
     expect(await s.webhooks.deliveries.prune(ms(50))).toBe(2);
     expect(await s.webhooks.deliveries.get(oldDead.id)).toBeNull();

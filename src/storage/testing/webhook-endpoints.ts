@@ -102,6 +102,7 @@ export function webhookEndpointContract(storage: () => Storage): void {
       error: null,
       succeeded: false,
       requestHeaders: { 'content-type': 'application/json' },
+      responseHeaders: null,
     });
     expect(await s.webhooks.endpoints.delete(endpoint.id)).toBe(true);
     expect(await s.webhooks.endpoints.delete(endpoint.id)).toBe(false);

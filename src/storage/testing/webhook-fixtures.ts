@@ -77,6 +77,7 @@ export function anAttempt(
       'x-signature': `sha256=${'5d41'.repeat(16)}`,
       'user-agent': 'switchboard-webhooks/1',
     },
+    responseHeaders: { 'content-type': 'text/plain', 'retry-after': '30' },
     ...overrides,
   };
 }
