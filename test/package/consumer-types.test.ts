@@ -13,6 +13,7 @@ import { afterAll, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+  scripts: Record<string, string>;
   dependencies: Record<string, string>;
   peerDependencies?: Record<string, string>;
   exports: Record<string, unknown>;
@@ -21,7 +22,11 @@ const app = mkdtempSync(join(tmpdir(), 'switchboard-consumer-'));
 afterAll(() => rmSync(app, { recursive: true, force: true }));
 
 it('type-checks every subpath export in a strict consumer project without skipLibCheck', () => {
-  const tarball = execFileSync('npm', ['pack', '--silent', '--pack-destination', app], { cwd: root })
+  // Without scripts: prepack would rebuild dist/ under the other tests that run it (the test below
+  // checks what prepack is for).
+  const tarball = execFileSync('npm', ['pack', '--silent', '--ignore-scripts', '--pack-destination', app], {
+    cwd: root,
+  })
     .toString()
     .trim()
     .split('\n')
@@ -73,3 +78,16 @@ it('type-checks every subpath export in a strict consumer project without skipLi
   }
   expect(output).toBe('');
 }, 120_000);
+
+it('packs dist/, built by prepack: every file the exports name is in the tarball', () => {
+  // `npm pack` and `npm publish` run prepack first, so a tarball never lacks dist/ (the README's
+  // instructions for Deno install one).
+  expect(manifest.scripts.prepack).toBe('npm run build');
+  const [listing] = JSON.parse(
+    execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root }).toString(),
+  ) as [{ files: { path: string }[] }];
+  const packed = new Set(listing.files.map((file) => file.path));
+  const named = JSON.stringify(manifest.exports).match(/\.\/dist\/[^"]+/g) ?? [];
+  expect(named.length).toBeGreaterThan(40);
+  expect(named.map((file) => file.slice(2)).filter((file) => !packed.has(file))).toEqual([]);
+}, 60_000);
