@@ -3,13 +3,15 @@
  * for every path it serves (`/api/v1`, `/graphql`, `/oauth`, `/.well-known`, `/healthz` …), and GraphQL
  * subscriptions over WebSocket on the same server.
  *
- * Run it: `SWITCHBOARD_API_KEY=<32+ characters> node --import tsx examples/frameworks/express.ts`
+ * Run it: `node --import tsx examples/frameworks/express.ts` (it prints a generated admin API key), or with
+ * `SWITCHBOARD_API_KEY=<32+ characters>` to choose the key.
  */
 import type { Server } from 'node:http';
 import { pathToFileURL } from 'node:url';
 import express from 'express';
 import { createSwitchboard } from 'switchboard-kit';
 import { attachWebSockets, createRequestListener, graphqlWebSocketRoute } from 'switchboard-kit/node';
+import { randomSecret } from 'switchboard-kit/oauth';
 
 /** Options of {@link startExpressApp}. */
 export interface ExpressAppOptions {
@@ -83,11 +85,12 @@ export async function startExpressApp(options: ExpressAppOptions = {}): Promise<
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const app = await startExpressApp({
-    port: Number(process.env.PORT ?? 3000),
-    adminApiKey: process.env.SWITCHBOARD_API_KEY,
-  });
+  // Without a key every call would be refused (401): one is generated and printed, as `npm start` does.
+  const chosen = process.env.SWITCHBOARD_API_KEY;
+  const adminApiKey = chosen || randomSecret('sbk_');
+  const app = await startExpressApp({ port: Number(process.env.PORT ?? 3000), adminApiKey });
   console.log(`listening on ${app.url}`);
+  console.log(`admin API key: ${chosen ? '(from SWITCHBOARD_API_KEY)' : adminApiKey}`);
   process.once('SIGINT', () => void app.close());
   process.once('SIGTERM', () => void app.close());
 }

@@ -3,12 +3,14 @@
  * every other path (`/api/v1`, `/graphql`, `/oauth`, `/.well-known`, `/healthz` …) in a plugin of its own
  * that leaves bodies unread, so Switchboard streams them itself.
  *
- * Run it: `SWITCHBOARD_API_KEY=<32+ characters> node --import tsx examples/frameworks/fastify.ts`
+ * Run it: `node --import tsx examples/frameworks/fastify.ts` (it prints a generated admin API key), or with
+ * `SWITCHBOARD_API_KEY=<32+ characters>` to choose the key.
  */
 import { pathToFileURL } from 'node:url';
 import Fastify from 'fastify';
 import { createSwitchboard } from 'switchboard-kit';
 import { createRequestListener } from 'switchboard-kit/node';
+import { randomSecret } from 'switchboard-kit/oauth';
 
 /** Options of {@link startFastifyApp}. */
 export interface FastifyAppOptions {
@@ -71,11 +73,12 @@ export async function startFastifyApp(options: FastifyAppOptions = {}): Promise<
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const app = await startFastifyApp({
-    port: Number(process.env.PORT ?? 3000),
-    adminApiKey: process.env.SWITCHBOARD_API_KEY,
-  });
+  // Without a key every call would be refused (401): one is generated and printed, as `npm start` does.
+  const chosen = process.env.SWITCHBOARD_API_KEY;
+  const adminApiKey = chosen || randomSecret('sbk_');
+  const app = await startFastifyApp({ port: Number(process.env.PORT ?? 3000), adminApiKey });
   console.log(`listening on ${app.url}`);
+  console.log(`admin API key: ${chosen ? '(from SWITCHBOARD_API_KEY)' : adminApiKey}`);
   process.once('SIGINT', () => void app.close());
   process.once('SIGTERM', () => void app.close());
 }

@@ -3,7 +3,8 @@
  * Switchboard's fetch handler for every other path (`/api/v1`, `/graphql`, `/oauth`, `/.well-known`,
  * `/healthz` …). Both speak Web `Request`/`Response`, so the request is handed over as it is.
  *
- * Run it: `SWITCHBOARD_API_KEY=<32+ characters> node --import tsx examples/frameworks/hono.ts`
+ * Run it: `node --import tsx examples/frameworks/hono.ts` (it prints a generated admin API key), or with
+ * `SWITCHBOARD_API_KEY=<32+ characters>` to choose the key.
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -12,6 +13,7 @@ import { serve } from '@hono/node-server';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { Hono } from 'hono';
 import { createSwitchboard } from 'switchboard-kit';
+import { randomSecret } from 'switchboard-kit/oauth';
 
 /** Options of {@link startHonoApp}. */
 export interface HonoAppOptions {
@@ -73,11 +75,12 @@ export async function startHonoApp(options: HonoAppOptions = {}): Promise<Runnin
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const app = await startHonoApp({
-    port: Number(process.env.PORT ?? 3000),
-    adminApiKey: process.env.SWITCHBOARD_API_KEY,
-  });
+  // Without a key every call would be refused (401): one is generated and printed, as `npm start` does.
+  const chosen = process.env.SWITCHBOARD_API_KEY;
+  const adminApiKey = chosen || randomSecret('sbk_');
+  const app = await startHonoApp({ port: Number(process.env.PORT ?? 3000), adminApiKey });
   console.log(`listening on ${app.url}`);
+  console.log(`admin API key: ${chosen ? '(from SWITCHBOARD_API_KEY)' : adminApiKey}`);
   process.once('SIGINT', () => void app.close());
   process.once('SIGTERM', () => void app.close());
 }

@@ -201,6 +201,7 @@ export interface Switchboard {
  * await serve({ fetch: switchboard.fetch, port: 4000, onShutdown: switchboard.close });
  */
 export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard {
+  checkAdminApiKey(options.oauth || undefined);
   const hostStorage = options.storage ?? createMemoryStorage();
   const telemetry = createTelemetry(options.telemetry);
   // The one runtime every block is given: what the host passed at the top, defaults for the rest.
@@ -491,4 +492,18 @@ async function readiness(storage: Storage, logger: Logger): Promise<Response> {
       { 'cache-control': 'no-store' },
     );
   }
+}
+
+/**
+ * A host-chosen admin key shorter than 32 characters would be refused when it is stored, at the first
+ * request, which then fails (even an anonymous one): refused here instead, naming the option.
+ */
+function checkAdminApiKey(oauth: OAuthConfig | undefined): void {
+  const key = oauth?.adminApiKey;
+  if (key === undefined || key.length >= 32) return;
+  throw new SwitchboardError(
+    'bad_request',
+    `oauth.adminApiKey must be at least 32 characters (it has ${key.length}); ` +
+      `randomSecret('sbk_') from switchboard-kit/oauth makes one.`,
+  );
 }
