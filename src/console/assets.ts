@@ -37,7 +37,7 @@ const JS = `
 (function () {
   // Times stay in UTC, written as the server writes them, so a time copied from a table filters the
   // window it shows (the filters read UTC too).
-  function utc(iso) { return iso.replace('T', ' ').replace(/.d+Z$|Z$/, ' UTC'); }
+  function utc(iso) { return iso.replace('T', ' ').replace(/[.][0-9]+Z$|Z$/, ' UTC'); }
   document.addEventListener('DOMContentLoaded', function () {
     document.querySelectorAll('form[data-confirm]').forEach(function (f) {
       f.addEventListener('submit', function (e) { if (!confirm(f.getAttribute('data-confirm'))) e.preventDefault(); });
