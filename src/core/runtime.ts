@@ -4,6 +4,7 @@
  * Tests pass a manual clock and a counter for ids; production uses the defaults.
  */
 import { type LookOptions, resolveLook } from '../internal/look/options.js';
+import { SwitchboardError } from './errors.js';
 import type { Storage } from './storage/index.js';
 import { createTelemetry, type Telemetry } from './telemetry/telemetry.js';
 
@@ -166,7 +167,7 @@ export interface RuntimeOptions {
  * const domain = createDomain(runtime);
  */
 export function createRuntime(options: RuntimeOptions): Runtime {
-  if (options.look) resolveLook(options.look);
+  if (options.look) checkLook(options.look);
   return {
     storage: options.storage,
     clock: options.clock ?? systemClock,
@@ -177,4 +178,13 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     fetch: options.fetch,
     ...(options.look ? { look: options.look } : {}),
   };
+}
+
+/** The look's options, checked at construction: a bad one is `bad_request` naming the option. */
+function checkLook(look: LookOptions): void {
+  try {
+    resolveLook(look);
+  } catch (error) {
+    throw new SwitchboardError('bad_request', (error as Error).message, { cause: error });
+  }
 }

@@ -16,7 +16,7 @@ import { createPreparer, type Prepared } from './prepare.js';
 import { createSchema } from './schema.js';
 
 /** What a GraphQL block reads from the runtime: its logger, and the telemetry its spans go to. */
-export type GraphQLRuntime = Pick<Runtime, 'logger' | 'telemetry'>;
+export type GraphQLRuntime = Pick<Runtime, 'logger' | 'telemetry' | 'look'>;
 
 /**
  * The settings the HTTP handler and the WebSocket server share (no dependency: those are the

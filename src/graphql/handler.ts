@@ -6,6 +6,7 @@ import { bearerChallenge, challengeOptionsOf, REALM } from '../http/challenge.js
 import { type RateHeaders, rateHeadersOf } from '../http/rate-limit.js';
 import { type ConnectionInfo, type RequestContext, requestContext } from '../http/request-context.js';
 import { hasQueryParam } from '../http/url.js';
+import { resolveLook } from '../internal/look/index.js';
 import {
   createEngine,
   type Engine,
@@ -49,7 +50,7 @@ export function createGraphQLHandler(
   const engine = createEngine(runtime, options);
   const graphiql =
     (options.graphiql ?? engine.introspection)
-      ? createGraphiQL({ title: 'Switchboard GraphiQL' })
+      ? createGraphiQL({ look: resolveLook(runtime.look) })
       : undefined;
   const uploads = options.uploads ?? true;
   const streams = createEventStreams(engine, options);

@@ -9,6 +9,7 @@ import { isSwitchboardError, SwitchboardError } from '../core/errors.js';
 import type { Clock, Logger } from '../core/runtime.js';
 import type { Storage } from '../core/storage/index.js';
 import { validate } from '../core/validation.js';
+import { assetResponse, brandingOf, type Look, lookCsp } from '../internal/look/index.js';
 import { challengeOptionsOf } from './challenge.js';
 import { bodyTag, noneMatch, textTag } from './conditional.js';
 import { applyCors, type CorsOptions, isPreflight, preflightResponse } from './cors.js';
@@ -18,6 +19,7 @@ import type { OpenApiDocument } from './openapi.js';
 import { problemOf, routeNotFound } from './problems.js';
 import { type RateHeaders, type RateLimiter, rateHeadersOf } from './rate-limit.js';
 import { renderReferencePage } from './reference-page.js';
+import { REFERENCE_SCRIPT } from './reference-script.js';
 import { decodeParams, parseQuery, readJsonBody } from './request.js';
 import type { RequestContext } from './request-context.js';
 import { type Answer, isAnswer, RecordHeaders, toResponse } from './responses.js';
@@ -40,6 +42,8 @@ export interface PipelineOptions {
   readonly cors?: CorsOptions | false;
   readonly deprecation?: DeprecationNotice;
   readonly openapi: OpenApiDocument;
+  /** The reference page's look, its files served at `<basePath>/docs/<name>`. */
+  readonly look: Look;
   /** Budgets per caller: reads (GET, HEAD) and writes; every answer carries the RateLimit fields. */
   readonly rateLimit?: RateLimiter;
 }
@@ -48,7 +52,7 @@ export interface PipelineOptions {
 export type Reply = Answer | Response;
 
 /** What a path serves: a route definition, or one of the handler set's own pages. */
-export type Served = AnyRoute | ((request: Request) => Reply);
+export type Served = AnyRoute | ((request: Request, params: Record<string, string>) => Reply);
 
 export interface Pipeline {
   /** Runs what the route table found, with the raw path params it matched. */
@@ -61,6 +65,8 @@ export interface Pipeline {
   finish(request: Request, reply: Reply): Response;
   openapiJson(request: Request): Answer;
   docsPage(request: Request): Answer;
+  /** The reference page's style sheet and script, by their content-hashed names (`/docs/{file}`). */
+  docsFile(request: Request, params: Record<string, string>): Response;
 }
 
 export function createPipeline(options: PipelineOptions): Pipeline {
@@ -158,7 +164,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
 
   return {
     serve: (served, at, params) =>
-      typeof served === 'function' ? charged(at, () => served(at.request)) : run(served, at, params),
+      typeof served === 'function' ? charged(at, () => served(at.request, params)) : run(served, at, params),
     fail: (error, request) => problem(error, request),
     async unrouted(at, served) {
       const { request } = at;
@@ -205,16 +211,31 @@ export function createPipeline(options: PipelineOptions): Pipeline {
       body: openapiText,
     }),
     docsPage() {
-      docsHtml ??= renderReferencePage(options.openapi);
+      const { look, basePath } = options;
+      docsHtml ??= renderReferencePage(options.openapi, {
+        branding: brandingOf(look, `${basePath}/docs`),
+        script: `${basePath}/docs/${REFERENCE_SCRIPT.name}`,
+      });
       return {
         status: 200,
         headers: {
           'content-type': 'text/html; charset=utf-8',
           'cache-control': 'public, max-age=300',
-          'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'",
+          // The try-it script calls this API (connect-src); nothing inline, nothing from elsewhere.
+          'content-security-policy': lookCsp(look, [
+            "script-src 'self'",
+            "connect-src 'self'",
+            "form-action 'none'",
+          ]),
+          'x-content-type-options': 'nosniff',
         },
         body: docsHtml,
       };
+    },
+    docsFile(_request, params) {
+      const file = [options.look.stylesheet, REFERENCE_SCRIPT].find((f) => f.name === params.file);
+      if (!file) throw new SwitchboardError('not_found', `The reference has no file ${params.file ?? ''}.`);
+      return assetResponse(file);
     },
   };
 }

@@ -7,6 +7,7 @@
 import type { Authenticate } from '../core/auth.js';
 import type { Runtime } from '../core/runtime.js';
 import type { Storage } from '../core/storage/index.js';
+import { type Look, type LookOptions, resolveLook } from '../internal/look/index.js';
 import type { CorsOptions } from './cors.js';
 import type { DeprecationNotice } from './deprecation.js';
 import { buildOpenApiDocument, type OpenApiDocument, type OpenApiInfo, type RouteSet } from './openapi.js';
@@ -37,6 +38,8 @@ export interface RestHandler {
  * POSTs, the clock and the logger.
  */
 export interface RouteRuntime extends Pick<Runtime, 'clock' | 'logger'> {
+  /** The reference page's look: the host's options, or a look already resolved (as OAuth's). */
+  readonly look?: LookOptions | Look | undefined;
   readonly storage: Pick<Storage, 'idempotency'>;
 }
 
@@ -93,6 +96,7 @@ export function createRouteHandler(runtime: RouteRuntime, options: RouteHandlerO
     clock: runtime.clock,
     logger: runtime.logger,
     openapi,
+    look: resolveLook(runtime.look),
   });
   const table = createRouteTable<Served>();
   for (const route of options.routes) {
@@ -101,6 +105,7 @@ export function createRouteHandler(runtime: RouteRuntime, options: RouteHandlerO
   }
   table.add('GET', '/openapi.json', pipeline.openapiJson);
   table.add('GET', '/docs', pipeline.docsPage);
+  table.add('GET', '/docs/{file}', pipeline.docsFile);
 
   const handler = async (request: Request, info?: ConnectionInfo): Promise<Response> => {
     let response: Reply;

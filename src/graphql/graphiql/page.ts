@@ -2,25 +2,29 @@
  * GraphiQL for browsers on GET, served entirely by the handler: the page, then its script, styles and
  * fonts from `<path>/graphiql/<content-hashed name>` (scripts/graphiql-assets.mjs bundles them at
  * build time). The CSP allows only the server's own origin, so the page works offline and nothing
- * outside can inject script into a page that holds a credential.
+ * outside can inject script into a page that holds a credential. The frame around GraphiQL (a header
+ * with the host's name and logo) is in the one look, linked from the same folder.
  */
 import { decodeBase64 } from '@oslojs/encoding';
 import { SwitchboardError } from '../../core/errors.js';
+import { html } from '../../internal/html.js';
+import { assetResponse, type Look, siteHeader } from '../../internal/look/index.js';
 
 type Assets = typeof import('./assets.generated.js');
 
-const CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "font-src 'self'",
-  "img-src 'self'",
-  // 'self' covers ws:/wss: to the same host: subscriptions.
-  "connect-src 'self'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
+const csp = (look: Look): string =>
+  [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "font-src 'self'",
+    `img-src ${look.imgSrc}`,
+    // 'self' covers ws:/wss: to the same host: subscriptions.
+    "connect-src 'self'",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
 
 const SEGMENT = '/graphiql/';
 
@@ -31,8 +35,8 @@ export interface GraphiQL {
   asset(request: Request): Promise<Response | undefined>;
 }
 
-export function createGraphiQL(options: { title: string }): GraphiQL {
-  const title = options.title.replace(/[<>&"]/g, '');
+export function createGraphiQL(options: { look: Look }): GraphiQL {
+  const { look } = options;
   // Loaded on the first browser visit only: a server that never shows GraphiQL never parses 1.8 MB.
   let assets: Promise<Assets> | undefined;
   const load = () => {
@@ -55,25 +59,27 @@ export function createGraphiQL(options: { title: string }): GraphiQL {
       const path = new URL(request.url).pathname;
       const last = path.slice(path.lastIndexOf('/') + 1);
       const base = last ? `${last}${SEGMENT}` : SEGMENT.slice(1);
-      const html = `<!doctype html>
+      const page = html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title}</title>
+<title>GraphiQL · ${look.name}</title>
 <link rel="icon" href="${base}${icon}" type="image/svg+xml">
+<link rel="stylesheet" href="${base}${look.stylesheet.name}">
 <link rel="stylesheet" href="${base}${style}">
 <script defer src="${base}${script}"></script>
 </head>
-<body>
+<body class="graphiql-frame">
+${siteHeader({ name: `${look.name} GraphiQL`, logoUrl: look.logoUrl })}
 <main id="graphiql" aria-label="GraphiQL"><p>Loading GraphiQL…</p><noscript>GraphiQL needs JavaScript.</noscript></main>
 </body>
-</html>`;
-      return new Response(html, {
+</html>`.text;
+      return new Response(page, {
         headers: {
           'content-type': 'text/html; charset=utf-8',
           'cache-control': 'no-cache',
-          'content-security-policy': CSP,
+          'content-security-policy': csp(look),
           'x-content-type-options': 'nosniff',
           'referrer-policy': 'no-referrer',
         },
@@ -85,6 +91,7 @@ export function createGraphiQL(options: { title: string }): GraphiQL {
       const at = path.lastIndexOf(SEGMENT);
       if (at < 0) return undefined;
       const name = path.slice(at + SEGMENT.length);
+      if (name === look.stylesheet.name) return assetResponse(look.stylesheet);
       const file = (await load()).files[name];
       if (!file) return undefined;
       const [type, text, encoding] = file;

@@ -3,7 +3,6 @@
  * used alone) and shown by every page: the name in each page's header, a logo beside it, and the accent
  * colour of links and primary buttons.
  */
-import { SwitchboardError } from '../../core/errors.js';
 import { type Asset, asset } from './asset.js';
 import { STYLESHEET } from './stylesheet.js';
 
@@ -34,10 +33,12 @@ const HEX = /^#(?:[0-9a-f]{3}|[0-9a-f]{6})$/i;
 const DATA_IMAGE = /^data:image\/(?:png|gif|jpeg|webp|svg\+xml)(?:;base64)?,[A-Za-z0-9+/=%._~-]*$/;
 
 /**
- * Checks the options and makes the style sheet; throws `bad_request` naming the option at fault, so a
- * bad value stops the server at construction, never a page.
+ * Checks the options and makes the style sheet; throws a `RangeError` naming the option at fault
+ * (`createRuntime` turns it into `bad_request`), so a bad value stops the server at construction, never
+ * a page. A look already resolved is returned as it is.
  */
-export function resolveLook(options: LookOptions = {}): Look {
+export function resolveLook(options: LookOptions | Look = {}): Look {
+  if ('stylesheet' in options) return options;
   const name = options.name?.trim() || 'Switchboard';
   if (name.length > 80) throw invalid('look.name', 'must be at most 80 characters');
   const { accent, logoUrl } = options;
@@ -68,6 +69,6 @@ function logoSource(url: string): string {
   );
 }
 
-function invalid(option: string, rule: string): SwitchboardError {
-  return new SwitchboardError('bad_request', `${option} ${rule}.`);
+function invalid(option: string, rule: string): RangeError {
+  return new RangeError(`${option} ${rule}.`);
 }

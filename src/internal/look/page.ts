@@ -24,7 +24,10 @@ export function stylesheetLink(branding: Branding): Html {
 }
 
 /** The header: the logo (decorative: the name says it) and the name, linked to `home` when given. */
-export function siteHeader(branding: Branding, options: { home?: string; after?: Html } = {}): Html {
+export function siteHeader(
+  branding: Pick<Branding, 'name' | 'logoUrl'>,
+  options: { home?: string; after?: Html } = {},
+): Html {
   const logo = branding.logoUrl && html`<img class="site-logo" src="${branding.logoUrl}" alt="">`;
   const name = options.home ? html`<a href="${options.home}">${branding.name}</a>` : branding.name;
   return html`<header class="site-header"><p class="site-name">${logo}${name}</p>${options.after}</header>`;
