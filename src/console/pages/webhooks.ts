@@ -274,15 +274,24 @@ ${table('Attempts', ['#', 'Started', 'Outcome', 'Status', 'Duration', 'Error', '
       scope: READ,
       section: 'event-types',
       async handle(ctx) {
-        const types = admin
-          .eventTypes()
-          .map(
-            (type) =>
-              html`<h2 id="${type}"><code>${type}</code></h2><pre aria-label="Example data of ${type}">${JSON.stringify(admin.eventExample(type), null, 2)}</pre>`,
-          );
+        // An index by resource (the part before the dot), then each type with its example folded.
+        const all = admin.eventTypes();
+        const groups = new Map<string, string[]>();
+        for (const type of all) {
+          const group = type.split('.')[0]!;
+          groups.set(group, [...(groups.get(group) ?? []), type]);
+        }
+        const index = html`<nav aria-label="Event types by resource"><dl>${[...groups].map(
+          ([group, types]) =>
+            html`<dt>${group}</dt><dd>${types.map((type, i) => html`${i ? ' · ' : ''}<a href="#${type}"><code>${type}</code></a>`)}</dd>`,
+        )}</dl></nav>`;
+        const types = all.map(
+          (type) =>
+            html`<section id="${type}"><h2><code>${type}</code></h2><details><summary>Example data</summary><pre aria-label="Example data of ${type}">${JSON.stringify(admin.eventExample(type), null, 2)}</pre></details></section>`,
+        );
         return ctx.render(
           'Event types',
-          html`<p>What an endpoint can subscribe to, each with an example of its <code>data</code>.</p>${types}`,
+          html`<p>What an endpoint can subscribe to, each with an example of its <code>data</code>.</p>${index}${types}`,
         );
       },
     },
