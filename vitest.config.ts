@@ -27,6 +27,7 @@ export const E2E_TESTS: Readonly<Record<string, string>> = {
   'test/pages/pages.test.ts': 'drives the GraphiQL and sign-in pages in Chromium',
   'test/pages/console.test.ts': 'drives the console in Chromium',
   'test/pages/console-clients.test.ts': "drives the console's OAuth client pages in Chromium",
+  'test/pages/console-webhooks.test.ts': "drives the console's webhook pages in Chromium against a failing receiver",
   'test/mcp/conformance.test.ts':
     "runs the MCP project's conformance suite as a process (Node 22 or later) against /mcp",
   'test/mcp/sdk-oauth-browser.test.ts': 'drives the sign-in and consent pages in Chromium for an MCP agent',
@@ -40,6 +41,8 @@ export const E2E_TESTS: Readonly<Record<string, string>> = {
   'test/frameworks/{express,fastify,hono}.test.ts': 'the framework examples, on the built package',
   'test/package/consumer-types.test.ts': 'packs the package and type-checks a consumer project with tsc',
   'test/docs/code-blocks.test.ts': "compiles every docs code block against the built package's types",
+  'test/docs/run-blocks.test.ts':
+    'runs the docs blocks marked to run with tsx on the built package, some against the example server',
 };
 
 const e2eTests = Object.keys(E2E_TESTS);

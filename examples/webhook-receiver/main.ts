@@ -1,10 +1,9 @@
 /**
  * A complete webhook consumer: verifies every request, processes each event once, answers fast and
- * does the slow part afterwards. Run it with
+ * does the slow part afterwards. Register `http://127.0.0.1:4001/webhooks` (https in production) as a
+ * webhook endpoint first (README.md beside this file), then run it with the secret that answered:
  *
  *   WEBHOOK_SECRETS=whsec_… node --import tsx examples/webhook-receiver/main.ts
- *
- * and register `http://127.0.0.1:4001/webhooks` (https in production) as a webhook endpoint.
  */
 import { serve } from 'switchboard-kit/node';
 import { createMemoryStorage } from 'switchboard-kit/storage/memory';
