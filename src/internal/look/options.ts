@@ -30,7 +30,7 @@ export interface Look {
 }
 
 const HEX = /^#(?:[0-9a-f]{3}|[0-9a-f]{6})$/i;
-const DATA_IMAGE = /^data:image\/(?:png|gif|jpeg|webp|svg\+xml)(?:;base64)?,[A-Za-z0-9+/=%._~-]*$/;
+const DATA_IMAGE = /^data:image\/(?:png|gif|jpeg|webp|svg\+xml)(?:;base64)?,[^\s"'<>\\]*$/;
 
 /**
  * Checks the options and makes the style sheet; throws a `RangeError` naming the option at fault
