@@ -381,19 +381,36 @@ async function issueCode(
 ): Promise<string> {
   const now = ctx.clock.now();
   const code = randomSecret('sbac_');
-  const grantId = ctx.ids('grt');
+  const clientId = authorization.client.id;
+  const expiresAt = now + ctx.grantTtlMs;
   await ctx.storage.transaction(async (tx) => {
+    // One grant per user and app: consenting again widens the live one (what the user has granted
+    // this app, over every consent), so they see the app once and revoking it ends all its tokens.
+    const [live] = await tx.oauth.grants.list({ userId, clientId, live: { now } });
+    const widened =
+      live &&
+      (await tx.oauth.grants.widen(
+        live.id,
+        {
+          scopes: [...new Set([...live.scopes, ...scopes])],
+          resources: unionOfResources(live.resources ?? [], authorization.resources),
+          expiresAt: Math.max(live.expiresAt, expiresAt),
+        },
+        now,
+      ));
+    const grantId = widened ? widened.id : ctx.ids('grt');
     // The grant exists from the start, so a replayed code can revoke it even mid-exchange.
-    await tx.oauth.grants.insert({
-      id: grantId,
-      clientId: authorization.client.id,
-      userId,
-      scopes,
-      ...(authorization.resources.length ? { resources: authorization.resources } : {}),
-      createdAt: now,
-      expiresAt: now + ctx.grantTtlMs,
-      revokedAt: null,
-    });
+    if (!widened)
+      await tx.oauth.grants.insert({
+        id: grantId,
+        clientId,
+        userId,
+        scopes,
+        ...(authorization.resources.length ? { resources: authorization.resources } : {}),
+        createdAt: now,
+        expiresAt,
+        revokedAt: null,
+      });
     await tx.oauth.codes.insert({
       codeHash: hashSecret(code),
       clientId: authorization.client.id,
@@ -403,12 +420,18 @@ async function issueCode(
       codeChallenge: authorization.codeChallenge,
       nonce: authorization.nonce,
       grantId,
+      resources: authorization.resources,
       createdAt: now,
       expiresAt: now + ctx.codeTtlMs,
       consumedAt: null,
     });
   });
   return code;
+}
+
+/** Resources of a widened grant: none named on either side means every resource. */
+function unionOfResources(before: readonly string[], now: readonly string[]): string[] {
+  return before.length && now.length ? [...new Set([...before, ...now])] : [];
 }
 
 function redirect(target: string, query: Record<string, string>, status: number): Response {

@@ -109,8 +109,9 @@ async function exchangeCode(
   return issueTokens(ctx, {
     grant,
     client,
-    scopes: grant.scopes,
-    audience: audienceFor(grant.resources ?? [], parseResources(params, issuer)),
+    // What this consent granted: the grant may hold more, from the user's earlier consents to the app.
+    scopes: stored.scopes.filter((scope) => grant.scopes.includes(scope)),
+    audience: audienceFor(stored.resources ?? grant.resources ?? [], parseResources(params, issuer)),
     refresh: client.grantTypes.includes('refresh_token'),
     issuer,
     idToken: { nonce: stored.nonce },

@@ -4,7 +4,16 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OAuthGrantView } from '../../src/oauth/index.js';
-import { ADMIN_KEY, type Demo, get, startDemo, tokenRequest, tokensFor } from './support.js';
+import {
+  ADMIN_KEY,
+  authorizationUrl,
+  codeExchange,
+  type Demo,
+  get,
+  startDemo,
+  tokenRequest,
+  tokensFor,
+} from './support.js';
 
 describe('Grants and API keys administration', () => {
   let demo: Demo;
@@ -21,8 +30,17 @@ describe('Grants and API keys administration', () => {
     expect(response.headers.get('cache-control')).toBe('no-store');
     return ((await response.json()) as { items: OAuthGrantView[] }).items;
   };
-  /** Signs `user` in through the consent page; resolves with the tokens and the grant that made them. */
+  /** Ends what `user` granted the Support bot before, so the next consent makes a grant of its own. */
+  const revokeSupportBot = async (user: Demo['ada']) => {
+    const live = await demo.switchboard.oauth!.admin.listGrants({
+      userId: user.id,
+      clientId: demo.confidential.id,
+    });
+    for (const grant of live) await demo.switchboard.oauth!.admin.revokeGrant(grant.id);
+  };
+  /** Signs `user` in through the consent page; resolves with the tokens and the (new) grant that made them. */
   const signIn = async (user: Demo['ada']) => {
+    await revokeSupportBot(user);
     const before = new Set((await grantsOf(`user_id=${user.id}`)).map((g) => g.id));
     const tokens = await tokensFor(demo, user);
     const fresh = (await grantsOf(`user_id=${user.id}`)).filter((g) => !before.has(g.id));
@@ -64,12 +82,59 @@ describe('Grants and API keys administration', () => {
     expect((await grantsOf(`user_id=${demo.grace.id}`)).map((g) => g.id)).not.toContain(grant.id);
   });
 
-  it('leaves the user’s other grants working when one is revoked', async () => {
-    const kept = await signIn(demo.ada);
+  it('leaves the user’s grants to other apps working when one is revoked', async () => {
+    const chat = { id: demo.publicClient.id };
+    const kept = await codeExchange(demo, authorizationUrl(demo, { client_id: chat.id }), demo.ada, chat);
     const revoked = await signIn(demo.ada);
     await demo.switchboard.oauth!.admin.revokeGrant(revoked.grant.id);
     expect((await get(demo, '/api/v1/clients', revoked.tokens.access_token)).status).toBe(401);
-    expect((await get(demo, '/api/v1/clients', kept.tokens.access_token)).status).toBe(200);
+    expect((await get(demo, '/api/v1/clients', String(kept.body.access_token))).status).toBe(200);
+  });
+
+  it('keeps one grant per user and app: consenting again widens it, and every token of both consents lives in it', async () => {
+    await revokeSupportBot(demo.ada);
+    const first = await tokensFor(demo, demo.ada, { scope: 'crm.clients.read' });
+    const [grant] = await grantsOf(`user_id=${demo.ada.id}&client_id=${demo.confidential.id}`);
+    expect(grant?.scopes).toEqual(['crm.clients.read']);
+
+    demo.clock.advance(1_000);
+    const second = await tokensFor(demo, demo.ada, { scope: 'crm.orders.read' });
+    const widened = await grantsOf(`user_id=${demo.ada.id}&client_id=${demo.confidential.id}`);
+    expect(widened).toEqual([
+      {
+        ...grant,
+        scopes: ['crm.clients.read', 'crm.orders.read'],
+        // The sign-in's end moves with the newest consent; the grant keeps its first day.
+        expiresAt: new Date(demo.clock.now() + 90 * 86_400_000).toISOString(),
+      },
+    ]);
+    // A token carries what its own consent granted; both consents' tokens work.
+    expect(second.scope).toBe('crm.orders.read');
+    expect((await get(demo, '/api/v1/clients', first.access_token)).status).toBe(200);
+    expect((await get(demo, `/api/v1/orders/${demo.ada.orderId}`, second.access_token)).status).toBe(200);
+
+    // The first consent's refresh token still rotates, within the widened grant.
+    const refreshed = await tokenRequest(demo, {
+      grant_type: 'refresh_token',
+      refresh_token: first.refresh_token,
+    });
+    expect(refreshed.status).toBe(200);
+    expect(String(refreshed.body.scope).split(' ').sort()).toEqual(['crm.clients.read', 'crm.orders.read']);
+    demo.clock.advance(10_001); // past the grace a concurrent refresh gets
+    const replayed = await tokenRequest(demo, {
+      grant_type: 'refresh_token',
+      refresh_token: first.refresh_token,
+    });
+    expect(replayed.body.error).toBe('invalid_grant');
+    // A replayed refresh token revokes the grant: every token of both consents ends.
+    expect((await get(demo, '/api/v1/clients', second.access_token)).status).toBe(401);
+    expect(await grantsOf(`user_id=${demo.ada.id}&client_id=${demo.confidential.id}`)).toEqual([]);
+
+    // Consenting after a revocation starts a new grant.
+    await tokensFor(demo, demo.ada, { scope: 'crm.clients.read' });
+    const [fresh] = await grantsOf(`user_id=${demo.ada.id}&client_id=${demo.confidential.id}`);
+    expect(fresh?.id).not.toBe(grant?.id);
+    expect(fresh?.scopes).toEqual(['crm.clients.read']);
   });
 
   it('answers 204 to revoking a grant twice, or one that does not exist', async () => {

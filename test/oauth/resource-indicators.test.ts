@@ -16,6 +16,10 @@ async function tokensFor(
   resources: readonly string[],
   atToken: readonly string[] = [],
 ): Promise<{ status: number; body: Record<string, unknown> }> {
+  // Each consent on a grant of its own: what Ada granted the app before would widen it (one grant per
+  // user and app), and these tests are about one authorization's resources.
+  const admin = demo.switchboard.oauth!.admin;
+  for (const grant of await admin.listGrants({ userId: demo.ada.id })) await admin.revokeGrant(grant.id);
   const { url, verifier } = authorizationUrl(demo);
   for (const resource of resources) url.searchParams.append('resource', resource);
   const callback = await authorizeThroughPage(url, demo.ada, demo.base);

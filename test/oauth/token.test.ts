@@ -152,6 +152,9 @@ describe('token endpoint', () => {
   });
 
   it('refuses to widen scopes on refresh', async () => {
+    // Nothing granted to the app before: the grant holds this consent's scope only.
+    const admin = demo.switchboard.oauth!.admin;
+    for (const grant of await admin.listGrants({ userId: demo.ada.id })) await admin.revokeGrant(grant.id);
     const tokens = await tokensFor(demo, demo.ada, { scope: 'crm.clients.read' });
     const { status, body } = await tokenRequest(demo, {
       grant_type: 'refresh_token',

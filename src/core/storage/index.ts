@@ -19,6 +19,7 @@ export type {
   GrantFilter,
   GrantRecord,
   GrantStore,
+  GrantWidening,
   OAuthClientRecord,
   OAuthClientStore,
   OAuthGrantType,

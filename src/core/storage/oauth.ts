@@ -81,6 +81,12 @@ export interface AuthorizationCodeRecord {
   readonly nonce: string | null;
   /** The grant (token family) that tokens issued from this code belong to. */
   readonly grantId: string;
+  /**
+   * The resources (RFC 8707) this authorization asked for (empty: none named), the audience of the
+   * code's tokens; the grant may name more, from the user's other consents to the client. Absent on
+   * codes stored before it was kept: the grant's resources then.
+   */
+  readonly resources?: readonly string[];
   readonly createdAt: number;
   readonly expiresAt: number;
   /** Set once, by the one `consume` that wins. */
@@ -143,6 +149,20 @@ export interface GrantStore {
   revoke(id: string, now: number): Promise<boolean>;
   /** Revokes every live grant of a client (when the client is removed); returns how many. */
   revokeByClient(clientId: string, now: number): Promise<number>;
+  /**
+   * Sets a live grant's scopes, resources and end, when the user consents to the same client again
+   * (one grant per user and client): the grant as it now is, or `null` when it is absent, revoked or
+   * expired at `now` (then nothing changes; the caller makes a new grant).
+   */
+  widen(id: string, change: GrantWidening, now: number): Promise<GrantRecord | null>;
+}
+
+/** What {@link GrantStore.widen} sets; the caller computes the union of before and now. */
+export interface GrantWidening {
+  readonly scopes: readonly string[];
+  /** Empty: the grant's tokens go to every resource. */
+  readonly resources: readonly string[];
+  readonly expiresAt: number;
 }
 
 /** A refresh token: one link of a grant's rotation chain. */

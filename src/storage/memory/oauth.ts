@@ -107,6 +107,14 @@ export function memoryOAuthStores(state: OAuthState, journal: Journal): OAuthSto
         }
         return count;
       },
+      async widen(id, { scopes, resources, expiresAt }, now) {
+        const grant = state.grants.get(id);
+        if (!grant || grant.revokedAt !== null || grant.expiresAt <= now) return null;
+        const { resources: _, ...rest } = grant;
+        const widened = freeze({ ...rest, scopes, ...(resources.length ? { resources } : {}), expiresAt });
+        put(journal, state.grants, id, widened);
+        return widened;
+      },
     },
     refreshTokens: {
       async insert(token) {

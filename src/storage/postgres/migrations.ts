@@ -436,6 +436,13 @@ export const MIGRATIONS: readonly Migration[] = [
           CREATE INDEX switchboard_webhook_attempts_endpoint_idx
             ON switchboard_webhook_attempts (endpoint_id, started_at DESC, seq DESC);`,
   },
+  {
+    version: 24,
+    name: 'resources of an authorization code',
+    // What one authorization asked for, now that a user's consents to a client share one grant. Null
+    // for every code before (they live a minute at most): their tokens get the grant's resources.
+    sql: 'ALTER TABLE switchboard_oauth_codes ADD COLUMN resources text[];',
+  },
 ];
 
 /** SQL turning a `timestamptz` column into epoch milliseconds (null stays null). */

@@ -56,6 +56,8 @@ interface CodeRow {
   created_at: string;
   expires_at: string;
   consumed_at: string | null;
+  /** Null on codes stored before migration 24. */
+  resources: string[] | null;
 }
 
 const toCode = (r: CodeRow): AuthorizationCodeRecord => ({
@@ -67,6 +69,7 @@ const toCode = (r: CodeRow): AuthorizationCodeRecord => ({
   codeChallenge: r.code_challenge,
   nonce: r.nonce,
   grantId: r.grant_id,
+  ...(r.resources === null ? {} : { resources: r.resources }),
   createdAt: ms(r.created_at),
   expiresAt: ms(r.expires_at),
   consumedAt: msOrNull(r.consumed_at),
@@ -134,7 +137,7 @@ const toAccess = (r: AccessRow): AccessTokenRecord => ({
 });
 
 const CODE_COLUMNS =
-  'code_hash, client_id, user_id, redirect_uri, scopes, code_challenge, nonce, grant_id, created_at, expires_at, consumed_at';
+  'code_hash, client_id, user_id, redirect_uri, scopes, code_challenge, nonce, grant_id, created_at, expires_at, consumed_at, resources';
 const GRANT_COLUMNS = 'id, client_id, user_id, scopes, created_at, expires_at, revoked_at, resources';
 const REFRESH_COLUMNS = 'token_hash, grant_id, created_at, expires_at, used_at';
 const ACCESS_COLUMNS = 'token_hash, grant_id, client_id, user_id, scopes, created_at, expires_at, audience';
@@ -215,9 +218,10 @@ export function postgresOAuthStores(db: Database): OAuthStores {
     codes: {
       async insert(c) {
         await db.rows(
-          `INSERT INTO switchboard_oauth_codes (${CODE_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+          `INSERT INTO switchboard_oauth_codes (${CODE_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
            ON CONFLICT (code_hash) DO UPDATE SET client_id = $2, user_id = $3, redirect_uri = $4, scopes = $5,
-             code_challenge = $6, nonce = $7, grant_id = $8, created_at = $9, expires_at = $10, consumed_at = $11`,
+             code_challenge = $6, nonce = $7, grant_id = $8, created_at = $9, expires_at = $10, consumed_at = $11,
+             resources = $12`,
           [
             c.codeHash,
             c.clientId,
@@ -230,6 +234,7 @@ export function postgresOAuthStores(db: Database): OAuthStores {
             c.createdAt,
             c.expiresAt,
             c.consumedAt,
+            c.resources ?? null,
           ],
         );
       },
@@ -298,6 +303,15 @@ export function postgresOAuthStores(db: Database): OAuthStores {
           [clientId, now],
         );
         return rows.length;
+      },
+      async widen(id, { scopes, resources, expiresAt }, now) {
+        // One statement: a revocation that won first leaves the grant revoked, and nothing is set.
+        const row = await db.row<GrantRow>(
+          `UPDATE switchboard_oauth_grants SET scopes = $2, resources = $3, expires_at = $4
+           WHERE id = $1 AND revoked_at IS NULL AND expires_at > $5 RETURNING ${GRANT_COLUMNS}`,
+          [id, scopes, resources, expiresAt, now],
+        );
+        return row ? toGrant(row) : null;
       },
     },
 

@@ -173,6 +173,19 @@ export function oauthContract(storage: () => Storage): void {
     expect(await s.oauth.codes.consume(hashOf(999_999), NOW)).toEqual({ state: 'missing' });
   });
 
+  it('keeps the resources a code was asked for, none named included, and none on a code without', async () => {
+    const s = storage();
+    const named = aCode({ resources: ['https://api.example.com/mcp'] });
+    const none = aCode({ resources: [] });
+    const before = aCode();
+    for (const code of [named, none, before]) await s.oauth.codes.insert(code);
+    for (const code of [named, none, before])
+      expect(await s.oauth.codes.consume(code.codeHash, NOW)).toEqual({
+        state: 'consumed',
+        code: { ...code, consumedAt: NOW },
+      });
+  });
+
   it('gives exactly one of 20 concurrent consumers of a code the win', async () => {
     const s = storage();
     const code = aCode();
@@ -219,6 +232,29 @@ export function oauthContract(storage: () => Storage): void {
     expect(await s.oauth.grants.revokeByClient('oac_x', NOW)).toBe(2);
     expect((await s.oauth.grants.get(a.id))?.revokedAt).toBe(NOW);
     expect((await s.oauth.grants.get(other.id))?.revokedAt).toBeNull();
+  });
+
+  it('widens a live grant (scopes, resources, end), and leaves a revoked or expired one alone', async () => {
+    const s = storage();
+    const grant = aGrant({ scopes: ['a.read'], expiresAt: NOW + 1_000 });
+    await s.oauth.grants.insert(grant);
+    const change = {
+      scopes: ['a.read', 'b.read'],
+      resources: ['https://api.example.com/mcp'],
+      expiresAt: NOW + 5_000,
+    };
+    const widened = { ...grant, ...change };
+    expect(await s.oauth.grants.widen(grant.id, change, NOW)).toEqual(widened);
+    expect(await s.oauth.grants.get(grant.id)).toEqual(widened);
+    // No resources named: the field is left out again, as for a grant inserted without it.
+    const everywhere = { ...change, resources: [] };
+    const { resources: _, ...plain } = widened;
+    expect(await s.oauth.grants.widen(grant.id, everywhere, NOW)).toEqual(plain);
+    expect(await s.oauth.grants.widen(grant.id, change, NOW + 5_000)).toBeNull();
+    await s.oauth.grants.revoke(grant.id, NOW);
+    expect(await s.oauth.grants.widen(grant.id, change, NOW)).toBeNull();
+    expect(await s.oauth.grants.get(grant.id)).toEqual({ ...plain, revokedAt: NOW });
+    expect(await s.oauth.grants.widen('grt_absent', change, NOW)).toBeNull();
   });
 
   it('lists grants newest first, then by id (by code unit), filtered by user and by client', async () => {
