@@ -130,7 +130,7 @@ describe('the operator console in a browser', () => {
     await check(page, 'webhooks');
     await page.getByLabel('Receiver URL').fill(`${receiver.url}/hooks`);
     await page.getByLabel('Description').fill('CRM sync');
-    await page.getByRole('checkbox', { name: '*' }).uncheck();
+    await page.getByRole('checkbox', { name: '*', exact: true }).uncheck();
     await page.getByRole('checkbox', { name: 'client.created' }).check();
     await page.getByRole('button', { name: 'Create endpoint' }).click();
     await page.getByRole('heading', { name: 'Endpoint created' }).waitFor();
