@@ -12,6 +12,7 @@ import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/index.js';
 import { type NodeServer, serve } from '../../src/node/index.js';
+import { verifyWebhook } from '../../src/webhooks/index.js';
 import { ADMIN_KEY, type Demo, startDemo } from '../oauth/support.js';
 import { seriousViolations } from '../support/axe.js';
 import { until } from '../support/until.js';
@@ -128,6 +129,7 @@ describe('the console webhook pages, as an operator acts on a failing receiver',
     await page.getByRole('checkbox', { name: 'order.*', exact: true }).check();
     await page.getByRole('button', { name: 'Create endpoint' }).click();
     await page.getByRole('heading', { name: 'Endpoint created' }).waitFor();
+    const secret = (await page.locator('code.secret').textContent())!;
     await page.getByRole('link', { name: /Open the endpoint/ }).click();
     await page.getByRole('heading', { name: /^Endpoint / }).waitFor();
     const endpointUrl = page.url().split('?')[0]!;
@@ -207,6 +209,14 @@ describe('the console webhook pages, as an operator acts on a failing receiver',
     expect(await page.getByLabel('Body', { exact: true }).textContent()).toBe(got.body);
     const sentHeaders = (await page.getByLabel('Headers of the last attempt').textContent())!;
     expect(sentHeaders).toContain(`x-signature: ${got.headers['x-signature']}`);
+    // An HMAC over the bytes shown, with the headers shown, matches the signature.
+    const shown = Object.fromEntries(
+      sentHeaders
+        .split('\n')
+        .map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 2)]),
+    );
+    const body = (await page.getByLabel('Body', { exact: true }).textContent())!;
+    expect(await verifyWebhook({ body, headers: shown, secrets: [secret] })).toMatchObject({ ok: true });
     expect(await page.getByLabel("Receiver's response headers").textContent()).toContain(
       'x-receiver-note: thanks',
     );
