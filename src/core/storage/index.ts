@@ -48,6 +48,7 @@ export type {
   WebhookDeliveryRecord,
   WebhookDeliveryStatus,
   WebhookDeliveryStore,
+  WebhookEndpointActivity,
   WebhookEndpointDisabledReason,
   WebhookEndpointRecord,
   WebhookEndpointStore,
