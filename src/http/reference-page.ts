@@ -65,7 +65,7 @@ export function renderReferencePage(document: OpenApiDocument, links: ReferenceL
     }
   }
   const title = `${String(info.title)} ${String(info.version)}`;
-  const contents = html`<nav class="toc" aria-label="Contents">
+  const contents = html`<nav class="toc" aria-label="Contents"><details open id="contents"><summary>Contents</summary>
 <h2>Operations</h2>
 ${[...byTag].map(
   ([tag, ops]) =>
@@ -76,7 +76,7 @@ ${[...byTag].map(
 )}
 <h2><a href="#schemas">Schemas</a></h2>
 <ul>${Object.keys(schemas).map((name) => html`<li><a href="#schema-${name}">${name}</a></li>`)}</ul>
-</nav>`;
+</details></nav>`;
   const sections = [...byTag].map(
     ([tag, ops]) =>
       html`<section aria-labelledby="tag-${slug(tag)}"><h2 id="tag-${slug(tag)}">${tag}</h2>
@@ -143,7 +143,7 @@ ${parameters.length > 0 && html`<table><caption>Parameters</caption><thead><tr><
 ${verb === 'GET' && tryForm(id, url, params)}</section>`;
 }
 
-/** The "Try it" form of a GET: its path and query parameters; hidden until the script shows it. */
+/** The "Try it" form of a GET, folded: its path and query parameters; hidden until the script shows it. */
 function tryForm(id: string, url: string, params: readonly Json[]): Html {
   const fields = params
     .filter((p) => p.in === 'path' || p.in === 'query')
@@ -152,11 +152,11 @@ function tryForm(id: string, url: string, params: readonly Json[]): Html {
       return html`<div class="field"><label for="${id}-p${i}">${name}${p.in === 'path' ? ' (required)' : ''}</label>
 <input id="${id}-p${i}" name="${name}" data-in="${String(p.in)}"${p.in === 'path' && html` required`}></div>`;
     });
-  return html`<form class="try" hidden data-path="${url}" aria-label="Try ${id}">
-<p><strong>Try it</strong></p>${fields}
+  return html`<details class="try" hidden><summary>Try it</summary>
+<form data-path="${url}" aria-label="Try ${id}"><div class="fields">${fields}</div>
 <button type="submit" class="secondary">Send GET</button>
-<output for="${id}" aria-live="polite"><pre tabindex="0"></pre></output>
-</form>`;
+<output aria-live="polite"><pre tabindex="0"></pre></output>
+</form></details>`;
 }
 
 function schemaLink(media: Json): Html | undefined {

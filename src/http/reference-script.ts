@@ -40,8 +40,12 @@ const JS = `
   document.addEventListener('DOMContentLoaded', function () {
     var box = document.getElementById('try-auth-box');
     if (box) box.hidden = false;
-    document.querySelectorAll('form.try').forEach(function (form) {
-      form.hidden = false;
+    // On a phone the contents come first: folded, so the reference is one tap away.
+    var contents = document.getElementById('contents');
+    if (contents && window.matchMedia('(max-width: 900px)').matches) contents.open = false;
+    document.querySelectorAll('details.try').forEach(function (fold) {
+      fold.hidden = false;
+      var form = fold.querySelector('form');
       var output = form.querySelector('output pre');
       form.addEventListener('submit', function (event) { event.preventDefault(); send(form, output); });
     });

@@ -2,7 +2,7 @@
  * The pages a person uses, in a real headless Chromium (Debian's `chromium`, driven by playwright-core):
  * they load nothing from outside the server, and axe-core finds no serious or critical violation.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_KEY, authorizationUrl, type Demo, REDIRECT, startDemo } from '../oauth/support.js';
@@ -10,6 +10,8 @@ import { seriousViolations } from '../support/axe.js';
 
 const executablePath =
   process.env.CHROMIUM_PATH ?? ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find(existsSync);
+/** Where the pages are photographed for a person to look at (gitignored). */
+const SHOTS = 'test/.screenshots';
 
 describe('pages in a browser', () => {
   let demo: Demo;
@@ -176,5 +178,120 @@ describe('pages in a browser', () => {
     expect(errors).toEqual([]);
     const { serious } = await audit(`${demo.base}/graphql`);
     expect(serious).toEqual([]);
+  });
+
+  /** Opens a page at a width and colour scheme, the consent page through its sign-in step. */
+  async function openAt(
+    name: string,
+    width: number,
+    colorScheme: 'light' | 'dark',
+  ): Promise<{ page: Page; outside: string[] }> {
+    const context = await browser.newContext({
+      viewport: { width, height: 900 },
+      colorScheme,
+      bypassCSP: true,
+    });
+    const page = await context.newPage();
+    const outside: string[] = [];
+    page.on('request', (request) => {
+      if (!request.url().startsWith(demo.base)) outside.push(request.url());
+    });
+    if (name === 'consent') {
+      await page.goto(String(authorizationUrl(demo).url));
+      await page.getByLabel('E-mail', { exact: true }).fill(demo.ada.email);
+      await page.getByLabel('Password', { exact: true }).fill(demo.ada.password);
+      await page.getByRole('button', { name: 'Continue' }).click();
+      await page.getByRole('heading', { name: 'Allow Support bot access?' }).waitFor();
+    } else {
+      await page.goto(LOOK_PAGES[name]!(demo));
+    }
+    return { page, outside };
+  }
+
+  /** Every kind of page but GraphiQL (its editor is GraphiQL's own; its test is above). */
+  const LOOK_PAGES: Record<string, (demo: Demo) => string> = {
+    'sign-in': (d) => String(authorizationUrl(d).url),
+    consent: (d) => String(authorizationUrl(d).url),
+    'oauth-error': (d) => String(authorizationUrl(d, { client_id: 'oac_nobody' }).url),
+    'rest-reference': (d) => `${d.base}/api/v1/docs`,
+    problem: (d) => `${d.base}/problems/validation_failed`,
+    'console-sign-in': (d) => `${d.base}/console/sign-in`,
+  };
+
+  it.each([1280, 390].flatMap((width) => Object.keys(LOOK_PAGES).map((name) => [name, width] as const)))(
+    '%s in the one look at %i px: no horizontal scroll, axe-core clean in light and dark',
+    async (name, width) => {
+      mkdirSync(SHOTS, { recursive: true });
+      for (const scheme of ['light', 'dark'] as const) {
+        const { page, outside } = await openAt(name, width, scheme);
+        const label = `${name} at ${width} px, ${scheme}`;
+        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+        expect(overflow, `${label} fits its width`).toBeLessThanOrEqual(0);
+        expect(await seriousViolations(page), `axe on ${label}`).toEqual([]);
+        expect(outside, label).toEqual([]);
+        // The look is on: the page's background is the look's, dark in dark mode.
+        const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+        expect(background, label).toBe(scheme === 'dark' ? 'rgb(21, 24, 28)' : 'rgb(255, 255, 255)');
+        if (scheme === 'light' || name === 'consent' || name === 'rest-reference') {
+          const path = `${SHOTS}/look-${name}-${width}-${scheme}.png`;
+          await page.screenshot({ path, fullPage: name !== 'rest-reference' });
+        }
+        await page.context().close();
+      }
+    },
+    60_000,
+  );
+
+  it("consent: Allow is the one filled button, Refuse outlined; the fields run the form's width", async () => {
+    const { page } = await openAt('consent', 390, 'light');
+    const fill = (name: string) =>
+      page.getByRole('button', { name, exact: true }).evaluate((b) => getComputedStyle(b).backgroundColor);
+    expect(await fill('Allow')).toBe('rgb(11, 87, 208)');
+    expect(await fill('Refuse')).toBe('rgba(0, 0, 0, 0)');
+    await page.context().close();
+    const signIn = await openAt('sign-in', 390, 'light');
+    const box = await signIn.page.getByLabel('E-mail', { exact: true }).boundingBox();
+    expect(box!.width).toBeGreaterThan(300);
+    await signIn.page.context().close();
+  });
+
+  it('the REST reference: contents by tag, and Try it sends the typed Authorization and shows the answer', async () => {
+    // The page's own CSP stays on: the try-it script runs because it is served from here.
+    const context = await browser.newContext({ viewport: { width: 390, height: 900 } });
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    page.on('console', (message) => {
+      if (message.type() === 'error') errors.push(message.text());
+    });
+    const sent: (string | undefined)[] = [];
+    page.on('request', (request) => {
+      if (request.url().includes('/api/v1/clients')) sent.push(request.headers().authorization);
+    });
+    await page.goto(`${demo.base}/api/v1/docs`);
+    // On a phone the contents are folded: one tap opens them.
+    const contents = page.getByRole('navigation', { name: 'Contents' });
+    await contents.getByText('Contents', { exact: true }).click();
+    await contents.getByRole('link', { name: 'GET /api/v1/clients', exact: true }).click();
+    expect(new URL(page.url()).hash).toBe('#listClients');
+    await page.locator('#listClients').getByText('Try it', { exact: true }).click();
+
+    await page.getByLabel('Authorization for “Try it”').fill(`Bearer ${ADMIN_KEY}`);
+    const form = page.getByRole('form', { name: 'Try listClients' });
+    await form.getByLabel('limit', { exact: true }).fill('1');
+    await form.getByRole('button', { name: 'Send GET' }).click();
+    const answer = form.locator('output');
+    await expect.poll(() => answer.textContent()).toContain('200 OK');
+    expect(await answer.textContent()).toContain('GET /api/v1/clients?limit=1');
+    expect(await answer.textContent()).toContain('"name"');
+    expect(sent).toEqual([`Bearer ${ADMIN_KEY}`]);
+    // Kept in the page only: nothing stored, no cookie set.
+    expect(await page.evaluate(() => localStorage.length + sessionStorage.length)).toBe(0);
+    expect(await context.cookies()).toEqual([]);
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+    expect(errors).toEqual([]);
+    await page.screenshot({ path: `${SHOTS}/look-rest-reference-try-it-390-light.png` });
+    await context.close();
   });
 });

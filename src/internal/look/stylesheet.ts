@@ -61,7 +61,7 @@ export const STYLESHEET = `
 :where(.look) :where(input[type=checkbox], input[type=radio]) { width: 1.1em; height: 1.1em; accent-color: var(--accent); vertical-align: -2px; }
 :where(.look) :where(fieldset) { border: 1px solid var(--line); border-radius: var(--radius); margin: 12px 0; padding: 8px 12px; }
 :where(.look) :where(legend) { font-weight: 600; padding: 0 4px; }
-.field { margin: 12px 0; } .field label { display: block; margin-bottom: 4px; }
+.field { margin: 12px 0; } .field label { display: block; margin-bottom: 4px; } .field label + br { display: none; }
 label.check { font-weight: 400; display: inline-block; margin-right: 16px; }
 .checks { list-style: none; padding: 0; margin: 0; } .checks li { margin: 8px 0; }
 
@@ -87,18 +87,21 @@ label.check { font-weight: 400; display: inline-block; margin-right: 16px; }
   .site-header { flex-direction: column; align-items: flex-start; }
 }
 
-/* Reference pages (the REST reference, the event catalogue): a sticky contents column beside the text. */
-.with-toc { display: grid; grid-template-columns: 16rem minmax(0, 1fr); gap: 32px; max-width: 80rem; }
+/* Reference pages (the REST reference): a sticky contents column beside the text, folded on a phone. */
+.with-toc { display: grid; grid-template-columns: 17rem minmax(0, 1fr); gap: 32px; max-width: 84rem; margin: 0 auto; padding: 0 var(--gap); }
+.with-toc > main { padding-left: 0; padding-right: 0; margin: 0; max-width: none; }
 .toc { position: sticky; top: 0; align-self: start; max-height: 100vh; overflow-y: auto; padding: 16px 0; font-size: var(--step--1); }
-.toc ul { list-style: none; margin: 0 0 12px; padding: 0; } .toc li { margin: 2px 0; } .toc h2 { font-size: var(--step-0); margin: 12px 0 4px; }
-.toc a { text-decoration: none; } .toc a:hover { text-decoration: underline; }
+.toc summary { font-size: var(--step-0); }
+.toc ul { list-style: none; margin: 0 0 12px; padding: 0; } .toc li { margin: 2px 0; }
+.toc h2 { font-size: var(--step-0); margin: 12px 0 4px; } .toc h3 { font-size: var(--step--1); margin: 12px 0 4px; text-transform: uppercase; letter-spacing: .04em; }
+.toc a { display: grid; grid-template-columns: 3.75rem minmax(0, 1fr); text-decoration: none; } .toc a:hover { text-decoration: underline; }
 @media (max-width: 900px) { .with-toc { display: block; } .toc { position: static; max-height: none; border-bottom: 1px solid var(--line); } }
 .op { border: 1px solid var(--line); border-radius: var(--radius); margin: 16px 0; padding: 8px 16px; scroll-margin-top: 8px; }
 .op h3 { margin: 4px 0; font-size: var(--step-0); font-family: var(--mono); }
-.method { display: inline-block; min-width: 4.5rem; font-weight: 700; }
+.method { display: inline-block; min-width: 4.5rem; font-weight: 700; font-family: var(--mono); }
 .method-get { color: var(--good); } .method-delete, .deprecated { color: var(--bad); } .method-post, .method-put, .method-patch { color: var(--warn); }
 details { margin: 8px 0; } summary { cursor: pointer; font-weight: 600; }
-.try { border-top: 1px dashed var(--line); margin-top: 12px; padding-top: 8px; }
+.try .fields { display: grid; grid-template-columns: repeat(auto-fill, minmax(12rem, 1fr)); gap: 0 16px; }
 .try output { display: block; }
 
 /* GraphiQL's page: our header above, GraphiQL filling the rest. */
