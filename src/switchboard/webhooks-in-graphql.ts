@@ -139,8 +139,10 @@ const typeDefs = /* GraphQL */ `
     rotateWebhookSecret(id: ID!, overlapSeconds: Int): WebhookEndpointWithSecret!
     "Sends a finished delivery again, with a fresh retry schedule."
     resendWebhookDelivery(id: ID!): WebhookDelivery!
-    "Delivers a webhook.test event to one endpoint now, like any other delivery."
-    sendWebhookTestEvent(endpointId: ID!): WebhookDelivery!
+    "Attempts any delivery now: a finished one starts a fresh schedule, one waiting after a failure is due now."
+    retryWebhookDelivery(id: ID!): WebhookDelivery!
+    "Delivers a test event to one endpoint now, like any other delivery: webhook.test, or a kind of the catalogue with its example data."
+    sendWebhookTestEvent(endpointId: ID!, eventType: String): WebhookDelivery!
   }
 `;
 
@@ -218,7 +220,9 @@ function resolvers(admin: WebhookAdmin): GraphQLResolvers {
       rotateWebhookSecret: (_, args: { id: string; overlapSeconds?: number | null }) =>
         admin.rotateSecret(args.id, present({ overlapSeconds: args.overlapSeconds })),
       resendWebhookDelivery: (_, args: { id: string }) => admin.resendDelivery(args.id),
-      sendWebhookTestEvent: (_, args: { endpointId: string }) => admin.sendTestEvent(args.endpointId),
+      retryWebhookDelivery: (_, args: { id: string }) => admin.retryDelivery(args.id),
+      sendWebhookTestEvent: (_, args: { endpointId: string; eventType?: string | null }) =>
+        admin.sendTestEvent(args.endpointId, present({ eventType: args.eventType })),
     },
   };
 }
@@ -246,6 +250,7 @@ export function webhookAdminSchema(admin: WebhookAdmin): CreateSchemaOptions {
       'Mutation.deleteWebhookEndpoint': WRITE,
       'Mutation.rotateWebhookSecret': WRITE,
       'Mutation.resendWebhookDelivery': WRITE,
+      'Mutation.retryWebhookDelivery': WRITE,
       'Mutation.sendWebhookTestEvent': WRITE,
     },
   };

@@ -65,7 +65,7 @@ describe('webhook management over GraphQL', () => {
     const query = `query ($id: ID!) { webhookEndpoint(id: $id) {
       tests: deliveries(eventType: "webhook.test") { eventType attemptLog { requestHeaders } }
       others: deliveries(eventType: "order.paid") { id }
-      health { pending delivered failed successRate lastFailures { eventType } }
+      health { pending delivered failed attemptsFailed successRate lastFailures { eventType } }
     } }`;
     // Nothing listens on port 9: the first attempt fails, and records the headers it sent.
     await expect
@@ -76,7 +76,28 @@ describe('webhook management over GraphQL', () => {
     const endpoint = (await server.gql(query, { id })).body.data.webhookEndpoint;
     expect(endpoint.others).toEqual([]);
     expect(JSON.parse(endpoint.tests[0].attemptLog[0].requestHeaders)).toHaveProperty('x-signature');
-    expect(endpoint.health).toMatchObject({ delivered: 0, lastFailures: [{ eventType: 'webhook.test' }] });
+    expect(endpoint.health).toMatchObject({
+      delivered: 0,
+      successRate: 0,
+      lastFailures: [{ eventType: 'webhook.test' }],
+    });
+    expect(endpoint.health.attemptsFailed).toBeGreaterThan(0);
+    // Retry now: the failed test delivery is due again at once.
+    const [test] = (
+      await server.gql(
+        `query ($id: ID!) { webhookEndpoint(id: $id) { tests: deliveries(eventType: "webhook.test") { id } } }`,
+        { id },
+      )
+    ).body.data.webhookEndpoint.tests;
+    const retried = await server.gql('mutation ($id: ID!) { retryWebhookDelivery(id: $id) { id status } }', {
+      id: test.id,
+    });
+    expect(retried.body.data.retryWebhookDelivery).toEqual({ id: test.id, status: 'PENDING' });
+    const paid = await server.gql(
+      'mutation ($id: ID!) { sendWebhookTestEvent(endpointId: $id, eventType: "order.paid") { eventType } }',
+      { id },
+    );
+    expect(paid.body.data.sendWebhookTestEvent).toEqual({ eventType: 'order.paid' });
     const example = await server.gql('{ webhookEventExample(type: "order.paid") }');
     expect(JSON.parse(example.body.data.webhookEventExample)).toMatchObject({ status: 'paid' });
   });
