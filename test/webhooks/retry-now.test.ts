@@ -126,10 +126,44 @@ describe('retry now', () => {
     await expect.poll(() => got.length, { timeout: 3_000 }).toBe(2);
     expect(Date.now() - startedAt).toBeLessThan(3_000);
     expect(got[1]).toBe(got[0]);
+    // The delivery log finds an event's delivery by the event's id.
+    const eventId = JSON.parse(got[0]!).event_id as string;
+    const found = await (
+      await api(`/webhook-endpoints/${endpoint.id}/deliveries?event_id=${eventId}`)
+    ).json();
+    expect(found).toMatchObject({ total: 1, items: [{ id: delivery.id, eventId }] });
+    // A test event of a kind outside the catalogue is refused, naming the field.
+    const unknown = await api(`/webhook-endpoints/${endpoint.id}/test-events?event_type=order.nope`, {
+      method: 'POST',
+    });
+    expect(unknown.status).toBe(422);
+    expect(await unknown.json()).toMatchObject({
+      errors: [{ field: 'eventType', code: 'unknown_event_type' }],
+    });
     const absent = await api(`/webhook-endpoints/${endpoint.id}/deliveries/whd_nobody/retries`, {
       method: 'POST',
     });
     expect(absent.status).toBe(404);
+  });
+});
+
+describe('response headers of an attempt', () => {
+  it('keeps at most 30 of them within 4 KiB, names lower-case', async () => {
+    const h = harness();
+    const many = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`X-Note-${i}`, 'v'.repeat(200)]));
+    const receiver = await scriptedReceiver(h.clock, [() => new Response('ok', { headers: many })]);
+    const { endpoint } = await h.admin.createEndpoint({ url: receiver.url, eventTypes: ['*'] });
+    await h.fanOut(orderEvent());
+    await h.dispatcher().runOnce();
+    const [delivery] = (await h.admin.listDeliveries({ endpointId: endpoint.id }, { offset: 0, limit: 1 }))
+      .items;
+    const [attempt] = await h.admin.listAttempts(delivery!.id);
+    const kept = Object.entries(attempt!.responseHeaders!);
+    expect(kept.length).toBeGreaterThan(0);
+    expect(kept.length).toBeLessThanOrEqual(30);
+    expect(kept.reduce((n, [k, v]) => n + k.length + v.length, 0)).toBeLessThanOrEqual(4096);
+    expect(kept.every(([k]) => k === k.toLowerCase())).toBe(true);
+    expect(attempt!.responseHeaders!['x-note-0']).toBe('v'.repeat(200));
   });
 });
 
