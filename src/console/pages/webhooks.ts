@@ -17,8 +17,8 @@ export function webhookRoutes(admin: WebhookAdmin): ConsoleRoute[] {
   const at = endpointPath;
   const endpointForm = (ctx: PageContext) => html`<h2>New endpoint</h2>
 <form method="post" action="${ctx.base}/webhooks">${csrfField(ctx.csrf)}
-  <div class="field"><label for="url">Receiver URL</label><br><input id="url" name="url" type="url" required size="60" placeholder="https://bot.example.com/hooks"></div>
-  <div class="field"><label for="description">Description</label><br><input id="description" name="description" size="60"></div>
+  <div class="field"><label for="url">Receiver URL</label><input id="url" name="url" type="url" required size="60" placeholder="https://bot.example.com/hooks"></div>
+  <div class="field"><label for="description">Description</label><input id="description" name="description" size="60"></div>
   ${eventTypePicker('Event types', admin.eventTypes(), ['*'])}
   <button type="submit">Create endpoint</button>
 </form>`;
