@@ -7,7 +7,7 @@
 import type { Authenticate } from '../core/auth.js';
 import type { Runtime } from '../core/runtime.js';
 import type { Storage } from '../core/storage/index.js';
-import { type Look, type LookOptions, resolveLook } from '../internal/look/index.js';
+import { type LookOptions, resolveLook } from '../internal/look/index.js';
 import type { CorsOptions } from './cors.js';
 import type { DeprecationNotice } from './deprecation.js';
 import { buildOpenApiDocument, type OpenApiDocument, type OpenApiInfo, type RouteSet } from './openapi.js';
@@ -38,8 +38,8 @@ export interface RestHandler {
  * POSTs, the clock and the logger.
  */
 export interface RouteRuntime extends Pick<Runtime, 'clock' | 'logger'> {
-  /** The reference page's look: the host's options, or a look already resolved (as OAuth's). */
-  readonly look?: LookOptions | Look | undefined;
+  /** The reference page's look (a look already resolved, as OAuth's, is one too). */
+  readonly look?: LookOptions | undefined;
   readonly storage: Pick<Storage, 'idempotency'>;
 }
 

@@ -19,10 +19,10 @@ export interface LookOptions {
   readonly accent?: string;
 }
 
-/** A look ready for pages: checked, with its style sheet made. */
+/** A look ready for pages: checked, with its style sheet made (and still a {@link LookOptions}). */
 export interface Look {
   readonly name: string;
-  readonly logoUrl: string | undefined;
+  readonly logoUrl?: string;
   /** The one style sheet, with the accent in it (so its name changes with the accent). */
   readonly stylesheet: Asset;
   /** The CSP `img-src` the logo needs. */
@@ -48,7 +48,7 @@ export function resolveLook(options: LookOptions | Look = {}): Look {
   const css = accent === undefined ? STYLESHEET : `${STYLESHEET}:root{--accent:${accent.toLowerCase()}}\n`;
   return {
     name,
-    logoUrl,
+    ...(logoUrl === undefined ? {} : { logoUrl }),
     stylesheet: asset('look', 'css', 'text/css; charset=utf-8', css),
     imgSrc: ["'self'", logoUrl === undefined ? '' : logoSource(logoUrl)].filter(Boolean).join(' '),
   };
