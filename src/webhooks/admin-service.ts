@@ -362,8 +362,8 @@ export function createWebhookAdmin(
           details: [
             {
               field: 'eventType',
-              code: 'unknown_event_type',
-              message: `"${eventType}" is not in the event catalogue.`,
+              code: 'invalid_value',
+              message: `"${eventType}" is not in the event catalogue (GET /webhook-event-types lists it).`,
             },
           ],
         });
