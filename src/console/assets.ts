@@ -11,7 +11,7 @@ const CSS = `
 .site-header nav ul { list-style: none; margin: 0; padding: 0; display: flex; flex-wrap: wrap; gap: 4px 16px; }
 .site-header nav a[aria-current="page"] { font-weight: 700; color: var(--ink); }
 .sign-out { margin-left: auto; color: var(--muted); }
-.site-header button { padding: 4px 12px; min-height: 32px; }
+.site-header button { padding: 4px 12px; min-height: 32px; background: transparent; color: var(--link); border-color: var(--line); }
 main { margin: 0; }
 form.inline { display: inline; }
 button { padding: 4px 12px; min-height: 36px; }

@@ -203,12 +203,18 @@ describe('pages in a browser', () => {
       await page.getByRole('button', { name: 'Continue' }).click();
       await page.getByRole('heading', { name: 'Allow Support bot access?' }).waitFor();
     } else {
+      if (name.startsWith('console-') && name !== 'console-sign-in') {
+        await page.goto(`${demo.base}/console/sign-in`);
+        await page.getByLabel('Admin API key').fill(ADMIN_KEY);
+        await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+        await page.waitForURL((url) => !url.pathname.endsWith('/sign-in'));
+      }
       await page.goto(LOOK_PAGES[name]!(demo));
     }
     return { page, outside };
   }
 
-  /** Every kind of page but GraphiQL (its editor is GraphiQL's own; its test is above). */
+  /** Every kind of page but GraphiQL (its editor is GraphiQL's own; its test is above, its photo below). */
   const LOOK_PAGES: Record<string, (demo: Demo) => string> = {
     'sign-in': (d) => String(authorizationUrl(d).url),
     consent: (d) => String(authorizationUrl(d).url),
@@ -216,6 +222,8 @@ describe('pages in a browser', () => {
     'rest-reference': (d) => `${d.base}/api/v1/docs`,
     problem: (d) => `${d.base}/problems/validation_failed`,
     'console-sign-in': (d) => `${d.base}/console/sign-in`,
+    'console-webhooks': (d) => `${d.base}/console/webhooks`,
+    'console-event-catalogue': (d) => `${d.base}/console/event-types`,
   };
 
   it.each([1280, 390].flatMap((width) => Object.keys(LOOK_PAGES).map((name) => [name, width] as const)))(
@@ -292,6 +300,20 @@ describe('pages in a browser', () => {
     expect(overflow).toBeLessThanOrEqual(0);
     expect(errors).toEqual([]);
     await page.screenshot({ path: `${SHOTS}/look-rest-reference-try-it-390-light.png` });
+    await context.close();
+  });
+
+  it.each([1280, 390])("GraphiQL's frame at %i px: the one look's header above GraphiQL", async (width) => {
+    mkdirSync(SHOTS, { recursive: true });
+    const context = await browser.newContext({ viewport: { width, height: 900 } });
+    const page = await context.newPage();
+    await page.goto(`${demo.base}/graphql`);
+    await page.getByRole('button', { name: 'Headers' }).waitFor();
+    expect(await page.locator('header.site-header').textContent()).toBe('Switchboard GraphiQL');
+    // GraphiQL fills the window below the header: the page itself does not scroll.
+    const box = await page.locator('#graphiql').boundingBox();
+    expect(box!.y + box!.height).toBeLessThanOrEqual(900);
+    await page.screenshot({ path: `${SHOTS}/look-graphiql-${width}-light.png` });
     await context.close();
   });
 });
