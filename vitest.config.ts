@@ -27,7 +27,9 @@ export const E2E_TESTS: Readonly<Record<string, string>> = {
   'test/pages/pages.test.ts': 'drives the GraphiQL and sign-in pages in Chromium',
   'test/pages/console.test.ts': 'drives the console in Chromium',
   'test/pages/console-clients.test.ts': "drives the console's OAuth client pages in Chromium",
-  'test/pages/console-webhooks.test.ts': "drives the console's webhook pages in Chromium against a failing receiver",
+  'test/pages/console-access.test.ts': "drives the console's API key, grant and account pages in Chromium",
+  'test/pages/console-webhooks.test.ts':
+    "drives the console's webhook pages in Chromium against a failing receiver",
   'test/mcp/conformance.test.ts':
     "runs the MCP project's conformance suite as a process (Node 22 or later) against /mcp",
   'test/mcp/sdk-oauth-browser.test.ts': 'drives the sign-in and consent pages in Chromium for an MCP agent',

@@ -74,6 +74,10 @@ main table { overflow-wrap: break-word; } main th { white-space: nowrap; }
 .keys .name { display: inline-block; min-width: 8ch; }
 .scope-words { margin: 0; padding-left: 1.2em; }
 .secret-line { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; }
+.secret-line button[hidden] { display: none; }
+.choices label.check { display: block; margin: 6px 0; }
+td .button { white-space: nowrap; }
+.visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
 `;
 
 /** The Copy button beside a secret shown once: revealed by the script, as it needs the script. */

@@ -80,6 +80,17 @@ export interface ConsoleOptions extends ConsoleConfig {
   readonly rateLimit?: RateLimiter;
   /** The scopes API keys and OAuth clients may be given (default: the authorization server's). */
   readonly scopes?: readonly string[];
+  /**
+   * The people users are, by id (`createSwitchboard` reads its clients): the console shows their
+   * names and e-mail addresses, not ids, and finds grants by them. Without it, ids are shown.
+   */
+  readonly people?: (ids: readonly string[]) => Promise<ReadonlyMap<string, Person>>;
+}
+
+/** A user as the console shows them. */
+export interface Person {
+  readonly name: string;
+  readonly email?: string;
 }
 
 /** The console as a fetch handler, mounted on {@link ConsoleHandler.basePath}. */
@@ -234,7 +245,7 @@ export function createConsole(runtime: ConsoleRuntime, options: ConsoleOptions):
     routes: [
       ...own,
       ...(options.webhooks ? webhookRoutes(options.webhooks) : []),
-      ...(options.oauth ? accessRoutes(options.oauth, grantable) : []),
+      ...(options.oauth ? accessRoutes(options.oauth, grantable, options.people) : []),
       ...(options.oauth ? oauthClientRoutes(options.oauth, grantable) : []),
       ...(options.bus ? activityRoutes(options.bus) : []),
       ...(options.oauth ? accountRoutes(options.oauth) : []),
@@ -247,6 +258,12 @@ export function createConsole(runtime: ConsoleRuntime, options: ConsoleOptions):
     sessions,
     signedIn,
     sections,
+    async describe({ principal }) {
+      if (principal.userId !== undefined) return `Signed in as ${await nameOf(principal.userId)}`;
+      const key = (await options.oauth?.listApiKeys())?.find((k) => k.id === principal.subject);
+      return key ? `Signed in with the API key ${key.name}` : `Signed in as ${principal.subject}`;
+    },
+    ...(options.oauth ? { scopeWords: options.oauth.scopes } : {}),
     watch({ session }, request, ended) {
       const watched = {
         request: () => new Request(request.url, { headers: { cookie: request.headers.get('cookie') ?? '' } }),
@@ -260,6 +277,12 @@ export function createConsole(runtime: ConsoleRuntime, options: ConsoleOptions):
     clock,
     logger,
   });
+
+  /** A user's name and e-mail address, or their id when nobody says who they are. */
+  async function nameOf(userId: string): Promise<string> {
+    const person = (await options.people?.([userId]))?.get(userId);
+    return person ? `${person.name}${person.email ? ` (${person.email})` : ''}` : userId;
+  }
 
   /** The navigation a principal gets: what its scopes open, and its own page when it is a user. */
   function sections(principal: Principal): string[] {

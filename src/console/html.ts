@@ -109,10 +109,13 @@ export function table(
   )}</tbody></table></div>`;
 }
 
-/** A value shown once (a new secret or key), with the warning that it will not be shown again. */
+/**
+ * A value shown once (a new secret or key), with the warning that it will not be shown again, and a
+ * Copy button the console's script reveals (without script the value stays selectable text).
+ */
 export function shownOnce(label: string, value: string): Html {
   return html`<div class="once" role="status"><p><strong>${label}</strong> — copy it now: it is not shown again.</p>
-<p><code class="secret">${value}</code></p></div>`;
+<p class="secret-line"><code class="secret">${value}</code> <button type="button" class="copy secondary" hidden>Copy</button></p></div>`;
 }
 
 /** Checkboxes for a set of values, some ticked. */

@@ -13,4 +13,5 @@ export {
   type ConsoleOptions,
   type ConsoleRuntime,
   createConsole,
+  type Person,
 } from './console.js';

@@ -6,6 +6,7 @@
 import type { Principal } from '../core/auth.js';
 import type { RequestContext } from '../http/request-context.js';
 import type { Html } from '../internal/html.js';
+import type { FormFields, FormRefusal } from './forms.js';
 
 /** What a console page handler gets: the signed-in operator, the request, and how to answer. */
 export interface PageContext {
@@ -33,6 +34,18 @@ export interface PageContext {
   ): Response;
   /** See Other to a console path (after a change), with a notice the next page shows. */
   redirect(path: string, notice?: string): Response;
+  /**
+   * See Other to a console path that shows `secret` once (a new key or secret, sealed in a short-lived
+   * cookie of this session, never in the URL): a reload neither posts again nor shows it again.
+   */
+  redirectShowing(path: string, secret: ShownSecret, notice?: string): Promise<Response>;
+}
+
+/** A secret shown once, after the redirect that follows its creation. */
+export interface ShownSecret {
+  /** What it is: `API key CRM sync`, `New client secret`. */
+  readonly label: string;
+  readonly value: string;
 }
 
 /**
@@ -66,6 +79,15 @@ export interface ConsoleRoute {
    * script) are problem+json rather than a page, and an ended session is 401 rather than a redirect.
    */
   readonly answers?: 'html' | 'event-stream';
+  /**
+   * For the POST of a form: when the service refuses it (400, 409, 422), the form is shown again by
+   * `show`, with each error beside its field and the values kept (422), instead of an error page.
+   * `fields` maps the service's field names to the form's (forms.ts).
+   */
+  readonly refused?: {
+    readonly fields: FormFields;
+    show(ctx: PageContext, refusal: FormRefusal): Promise<Response>;
+  };
   handle(ctx: PageContext): Promise<Response>;
 }
 

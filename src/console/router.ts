@@ -18,10 +18,14 @@ import { type ConnectionInfo, type RequestContext, requestContext } from '../htt
 import { createRouteTable, routePathOf } from '../http/route-table.js';
 import { html } from '../internal/html.js';
 import { htmlResponse, readForm, seeOther } from './answers.js';
-import { type AssetNames, type Frame, page } from './html.js';
+import { type FormRefusal, refusalOf } from './forms.js';
+import { type AssetNames, type Frame, page, shownOnce } from './html.js';
 import { signInPage } from './pages/sign-in.js';
-import type { ConsoleRoute, OpenRoute, PageContext } from './route.js';
-import type { SessionData, Sessions } from './session.js';
+import type { ConsoleRoute, OpenRoute, PageContext, ShownSecret } from './route.js';
+import { cookieOf, type SessionData, type Sessions } from './session.js';
+
+/** The cookie that carries a secret to the one page that shows it, after the redirect. */
+const SHOWN_ONCE_COOKIE = 'sb_console_once';
 
 /** A request's signed-in principal and the session it came with. */
 export interface SignedIn {
@@ -37,9 +41,13 @@ export interface ConsoleRouterOptions {
   readonly routes: readonly ConsoleRoute[];
   /** Answered without a session: the sign-in page and the assets. */
   readonly open: readonly OpenRoute[];
-  readonly sessions: Pick<Sessions, 'csrfToken' | 'checkCsrf'>;
+  readonly sessions: Pick<Sessions, 'csrfToken' | 'checkCsrf' | 'sealText' | 'openText' | 'cookie'>;
   /** Who the request's session is, if it is still open. */
   signedIn(request: Request): Promise<SignedIn | undefined>;
+  /** Who is signed in, for the frame: `Signed in as Ada Lovelace (ada@example.com)`. */
+  describe(who: SignedIn): Promise<string>;
+  /** The scopes in words, for telling a person what they may not do. */
+  readonly scopeWords?: Readonly<Record<string, string>>;
   /** The navigation sections a principal gets. */
   sections(principal: Principal): readonly string[];
   /** See {@link PageContext.watchSession}. */
@@ -62,6 +70,8 @@ interface Failed {
   /** The budget the request was charged to, whose fields every answer carries. */
   readonly limits?: RateHeaders | undefined;
   readonly headers?: Readonly<Record<string, string>>;
+  /** Who was refused, for saying it in their terms (a person is not told about keys). */
+  readonly principal?: Principal;
 }
 
 /**
@@ -128,15 +138,18 @@ export function createConsoleRouter(
     }
     const { session, principal } = who;
     const csrf = await options.sessions.csrfToken(session);
-    const nav = {
-      ...(route.section ? { current: route.section } : {}),
-      csrf,
-      who: `Signed in as ${principal.subject}`,
-      sections: options.sections(principal),
-    };
     let limits: RateHeaders | undefined;
+    let nav: Frame['nav'] | undefined;
+    let shown: ShownSecret | undefined;
     try {
+      nav = {
+        ...(route.section ? { current: route.section } : {}),
+        csrf,
+        who: await options.describe(who),
+        sections: options.sections(principal),
+      };
       limits = await charge(context, principal);
+      if (request.method === 'GET') shown = await secretFor(request, session);
       const params = decodeParams(raw, request.url);
       const url = new URL(request.url);
       let form: URLSearchParams | undefined;
@@ -154,6 +167,7 @@ export function createConsoleRouter(
           );
       }
       mayUse(route, principal);
+      const frameNav = nav;
       const ctx: PageContext = {
         base,
         url,
@@ -172,22 +186,63 @@ export function createConsoleRouter(
                 base,
                 title,
                 assets,
-                nav,
+                nav: frameNav,
                 ...(extra.notice ? { notice: extra.notice } : {}),
                 ...(extra.error ? { error: extra.error } : {}),
               },
-              body,
+              // The secret a redirect carried here, above the page, this once.
+              shown ? html`${shownOnce(shown.label, shown.value)}${body}` : body,
             ),
+            // Read: the cookie goes, so a reload does not show it again.
+            shown
+              ? { 'set-cookie': options.sessions.cookie('', request, 0, { name: SHOWN_ONCE_COOKIE }) }
+              : {},
           ),
-        redirect: (to, notice) =>
-          seeOther(
-            `${base}${to}${notice ? `${to.includes('?') ? '&' : '?'}notice=${encodeURIComponent(notice)}` : ''}`,
-          ),
+        redirect: (to, notice) => seeOther(`${base}${withNotice(to, notice)}`),
+        async redirectShowing(to, secret, notice) {
+          const sealed = await options.sessions.sealText(JSON.stringify({ session: session.id, ...secret }));
+          return seeOther(`${base}${withNotice(to, notice)}`, {
+            'set-cookie': options.sessions.cookie(sealed, request, 300, { name: SHOWN_ONCE_COOKIE }),
+          });
+        },
       };
-      const response = await route.handle(ctx);
+      const response = await handled(route, ctx);
       return limits ? withLimits(response, limits) : response;
     } catch (error) {
-      return failure(error, request, { route, nav, limits });
+      return failure(error, request, { route, ...(nav ? { nav } : {}), limits, principal });
+    }
+  }
+
+  /**
+   * The route's answer; a form the service refused is shown again by its page (422; 409 for a
+   * conflict), errors beside the fields and the values kept, when the route says how.
+   */
+  async function handled(route: ConsoleRoute, ctx: PageContext): Promise<Response> {
+    try {
+      return await route.handle(ctx);
+    } catch (error) {
+      const refused = route.refused;
+      if (!refused || !ctx.form || !isSwitchboardError(error) || ![400, 409, 422].includes(error.status))
+        throw error;
+      const refusal: FormRefusal = refusalOf(error, ctx.form, refused.fields);
+      const shown = await refused.show(ctx, refusal);
+      const status = error.status === 409 ? 409 : 422;
+      return new Response(shown.body, { status, headers: shown.headers });
+    }
+  }
+
+  /** The secret a redirect sealed for this session's next page, if the request carries one. */
+  async function secretFor(request: Request, session: SessionData): Promise<ShownSecret | undefined> {
+    const sealed = cookieOf(request, SHOWN_ONCE_COOKIE);
+    const text = sealed ? await options.sessions.openText(sealed) : undefined;
+    if (!text) return undefined;
+    try {
+      const data = JSON.parse(text) as { session?: unknown; label?: unknown; value?: unknown };
+      return data.session === session.id && typeof data.label === 'string' && typeof data.value === 'string'
+        ? { label: data.label, value: data.value }
+        : undefined;
+    } catch {
+      return undefined;
     }
   }
 
@@ -223,6 +278,14 @@ export function createConsoleRouter(
         signInPage({ base, assets, accounts: options.accounts, error: known.message }),
         headers,
       );
+    // A missing scope, said to a person as what they may not do, to a key as what it lacks.
+    const scope = known.status === 403 ? known.scope : undefined;
+    const message =
+      scope === undefined
+        ? known.message
+        : at.principal?.userId !== undefined
+          ? `You are not allowed to ${lowerFirst(options.scopeWords?.[scope] ?? `use ${scope}`)}: ask an operator if you need to.`
+          : `The API key you signed in with does not have the scope ${scope}; sign in with a key that has it.`;
     // A refused form links back to the page it was on (one of the console's own, nothing else).
     const referer = request.headers.get('referer');
     const back =
@@ -233,17 +296,18 @@ export function createConsoleRouter(
         : null;
     // Field errors of a refused form are listed; other details (a missing scope) are in the message.
     const fieldErrors = known.status === 400 || known.status === 422 ? known.details : [];
-    const body = html`${fieldErrors.length > 0 && html`<ul>${fieldErrors.map((d) => html`<li><code>${d.field}</code>: ${d.message}</li>`)}</ul>`}
+    const body = html`${fieldErrors.length > 0 && html`<ul>${fieldErrors.map((d) => html`<li>${d.message}</li>`)}</ul>`}
 <p>${back ? html`<a href="${back}">Go back</a> and try again.` : html`<a href="${base}/">Back to the console</a>.`}</p>`;
+    const title = known.status === 404 ? 'Page not found' : ERROR_CATALOGUE[known.code].title;
     return htmlResponse(
       known.status,
       page(
         {
           base,
-          title: ERROR_CATALOGUE[known.code].title,
+          title,
           assets,
           ...(at.nav ? { nav: at.nav } : {}),
-          error: known.message,
+          error: message,
         },
         body,
       ),
@@ -262,6 +326,15 @@ export function createConsoleRouter(
     await response.body.cancel();
     return new Response(null, { status: response.status, headers: response.headers });
   };
+}
+
+/** A console path with the notice the next page shows. */
+function withNotice(to: string, notice: string | undefined): string {
+  return notice ? `${to}${to.includes('?') ? '&' : '?'}notice=${encodeURIComponent(notice)}` : to;
+}
+
+function lowerFirst(text: string): string {
+  return text.charAt(0).toLowerCase() + text.slice(1);
 }
 
 /** Whether a scope-checked route lets the principal in; `forbidden` (or `unauthorized`) if not. */

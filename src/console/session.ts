@@ -21,11 +21,20 @@ export interface SessionData {
 
 export interface Sessions {
   seal(data: SessionData): Promise<string>;
+  /** Any text sealed with the session key (a secret shown once after a redirect), and opened again. */
+  sealText(text: string): Promise<string>;
+  openText(sealed: string): Promise<string | undefined>;
   /** The session of the request's cookie, or undefined when absent, forged, or expired at `now`. */
   open(request: Request, now: number): Promise<SessionData | undefined>;
   csrfToken(session: SessionData): Promise<string>;
   checkCsrf(session: SessionData, token: string | undefined): Promise<boolean>;
-  cookie(value: string, request: Request, maxAgeSeconds: number): string;
+  /** The Set-Cookie of the session (or, with `name`, of another cookie of the console's path). */
+  cookie(
+    value: string,
+    request: Request,
+    maxAgeSeconds: number,
+    options?: { readonly name?: string },
+  ): string;
 }
 
 /**
@@ -59,29 +68,42 @@ export function createSessions(secret: string | undefined, path: string): Sessio
         await crypto.subtle.sign('HMAC', (await keysOf()).sign, new TextEncoder().encode(session.id)),
       ),
     );
-  return {
-    async seal(data) {
-      const iv = crypto.getRandomValues(new Uint8Array(12));
-      const plain = new TextEncoder().encode(JSON.stringify(data));
-      const sealed = new Uint8Array(
-        await crypto.subtle.encrypt({ name: 'AES-GCM', iv }, (await keysOf()).seal, plain),
+  const sealText = async (text: string): Promise<string> => {
+    const iv = crypto.getRandomValues(new Uint8Array(12));
+    const plain = new TextEncoder().encode(text);
+    const sealed = new Uint8Array(
+      await crypto.subtle.encrypt({ name: 'AES-GCM', iv }, (await keysOf()).seal, plain),
+    );
+    const out = new Uint8Array(iv.length + sealed.length);
+    out.set(iv);
+    out.set(sealed, iv.length);
+    return encodeBase64urlNoPadding(out);
+  };
+  const openText = async (value: string): Promise<string | undefined> => {
+    if (value.length > 4096) return undefined;
+    try {
+      const bytes = decodeBase64urlIgnorePadding(value);
+      const plain = await crypto.subtle.decrypt(
+        { name: 'AES-GCM', iv: bytes.slice(0, 12) },
+        (await keysOf()).seal,
+        bytes.slice(12),
       );
-      const out = new Uint8Array(iv.length + sealed.length);
-      out.set(iv);
-      out.set(sealed, iv.length);
-      return encodeBase64urlNoPadding(out);
-    },
+      return new TextDecoder().decode(plain);
+    } catch {
+      return undefined;
+    }
+  };
+  return {
+    seal: (data) => sealText(JSON.stringify(data)),
+    sealText,
+    openText,
     async open(request, now) {
       const value = cookieOf(request, SESSION_COOKIE);
-      if (!value || value.length > 4096) return undefined;
+      if (!value) return undefined;
+      const text = await openText(value);
+      if (text === undefined) return undefined;
       try {
-        const bytes = decodeBase64urlIgnorePadding(value);
-        const plain = await crypto.subtle.decrypt(
-          { name: 'AES-GCM', iv: bytes.slice(0, 12) },
-          (await keysOf()).seal,
-          bytes.slice(12),
-        );
-        const data = JSON.parse(new TextDecoder().decode(plain)) as SessionData;
+        const data = JSON.parse(text) as SessionData;
         const who = typeof data.apiKey === 'string' || typeof data.userId === 'string';
         return who && typeof data.id === 'string' && data.expiresAt > now ? data : undefined;
       } catch {
@@ -92,10 +114,10 @@ export function createSessions(secret: string | undefined, path: string): Sessio
     async checkCsrf(session, token) {
       return token !== undefined && textEquals(await csrfToken(session), token);
     },
-    cookie(value, request, maxAgeSeconds) {
+    cookie(value, request, maxAgeSeconds, options = {}) {
       // Secure everywhere but on a loopback address, where browsers serve plain http for development.
       const secure = !isLoopback(new URL(request.url).hostname);
-      return `${SESSION_COOKIE}=${value}; Path=${path}; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}${secure ? '; Secure' : ''}`;
+      return `${options.name ?? SESSION_COOKIE}=${value}; Path=${path}; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}${secure ? '; Secure' : ''}`;
     },
   };
 }
@@ -104,7 +126,7 @@ function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
-function cookieOf(request: Request, name: string): string | undefined {
+export function cookieOf(request: Request, name: string): string | undefined {
   for (const part of (request.headers.get('cookie') ?? '').split(';')) {
     const [k, ...v] = part.trim().split('=');
     if (k === name) return v.join('=');

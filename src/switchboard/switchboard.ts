@@ -358,6 +358,11 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
       ...(oauth ? { oauth: oauth.admin } : {}),
       // Users sign in to their own page as they do to the authorization server, behind its lockout.
       ...(oauth ? { signIn: oauth.signIn } : {}),
+      // A user is a client: the console names them by the client's name and e-mail address.
+      people: async (ids) => {
+        const found = await Promise.all([...new Set(ids)].map((id) => domain.clients.find(id)));
+        return new Map(found.flatMap((c) => (c ? [[c.id, { name: c.name, email: c.email }] as const] : [])));
+      },
       ...(rateLimit ? { rateLimit } : {}),
     });
     mounts.push({ prefix: operatorConsole.basePath, name: 'console', handle: operatorConsole });

@@ -102,7 +102,10 @@ describe('the console’s OAuth client pages in a browser', () => {
     await page.getByRole('button', { name: 'Save tools' }).click();
     expect((await clientOf(agentId)).mcpTools).toBeNull();
 
-    await page.getByRole('button', { name: 'Disable' }).click();
+    await page.getByRole('link', { name: 'Disable…' }).click();
+    await page.getByRole('heading', { name: 'Disable Roaming agent?' }).waitFor();
+    expect((await clientOf(agentId)).disabled).toBe(false);
+    await page.getByRole('button', { name: 'Disable Roaming agent' }).click();
     expect(await page.getByRole('status').first().textContent()).toContain('Disabled');
     expect((await clientOf(agentId)).disabled).toBe(true);
     await page.getByRole('button', { name: 'Enable' }).click();
