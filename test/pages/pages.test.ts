@@ -316,4 +316,38 @@ describe('pages in a browser', () => {
     await page.screenshot({ path: `${SHOTS}/look-graphiql-${width}-light.png` });
     await context.close();
   });
+
+  it("a host's branding: its name, its logo loading under the page's own CSP, its accent on Allow", async () => {
+    const logo =
+      "data:image/svg+xml,%3Csvg%20xmlns='http://www.w3.org/2000/svg'%20width='28'%20height='28'%3E%3Ccircle%20cx='14'%20cy='14'%20r='12'%20fill='%237b2cbf'/%3E%3C/svg%3E";
+    const branded = await startDemo({ look: { name: 'Acme support', accent: '#7b2cbf', logoUrl: logo } });
+    try {
+      const context = await browser.newContext({ viewport: { width: 390, height: 900 } });
+      const page = await context.newPage();
+      const refused: string[] = [];
+      page.on('console', (message) => {
+        if (/Content Security Policy/i.test(message.text())) refused.push(message.text());
+      });
+      await page.goto(String(authorizationUrl(branded).url));
+      await page.getByLabel('E-mail', { exact: true }).fill(branded.ada.email);
+      await page.getByLabel('Password', { exact: true }).fill(branded.ada.password);
+      await page.getByRole('button', { name: 'Continue' }).click();
+      await page.getByRole('heading', { name: 'Allow Support bot access?' }).waitFor();
+      expect(await page.locator('header.site-header').textContent()).toBe('Acme support');
+      expect(await page.title()).toBe('Allow Support bot access? · Acme support');
+      const shown = await page
+        .locator('img.site-logo')
+        .evaluate((img) => (img as HTMLImageElement).naturalWidth);
+      expect(shown).toBe(28);
+      const fill = await page
+        .getByRole('button', { name: 'Allow', exact: true })
+        .evaluate((b) => getComputedStyle(b).backgroundColor);
+      expect(fill).toBe('rgb(123, 44, 191)');
+      expect(refused).toEqual([]);
+      await page.screenshot({ path: `${SHOTS}/look-consent-branded-390-light.png`, fullPage: true });
+      await context.close();
+    } finally {
+      await branded.close();
+    }
+  });
 });

@@ -30,7 +30,8 @@ export interface Look {
 }
 
 const HEX = /^#(?:[0-9a-f]{3}|[0-9a-f]{6})$/i;
-const DATA_IMAGE = /^data:image\/(?:png|gif|jpeg|webp|svg\+xml)(?:;base64)?,[^\s"'<>\\]*$/;
+// The value goes into an escaped HTML attribute only, never into CSS: the scheme and type are what matter.
+const DATA_IMAGE = /^data:image\/(?:png|gif|jpeg|webp|svg\+xml)(?:;[\w=.-]+)*,\S*$/i;
 
 /**
  * Checks the options and makes the style sheet; throws a `RangeError` naming the option at fault

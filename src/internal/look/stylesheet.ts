@@ -63,7 +63,7 @@ export const STYLESHEET = `
 :where(.look) :where(legend) { font-weight: 600; padding: 0 4px; }
 .field { margin: 12px 0; } .field label { display: block; margin-bottom: 4px; } .field label + br { display: none; }
 label.check { font-weight: 400; display: inline-block; margin-right: 16px; }
-.checks { list-style: none; padding: 0; margin: 0; } .checks li { margin: 8px 0; }
+.checks { list-style: none; padding: 0; margin: 0; } .checks li { margin: 8px 0; } .checks label { font-weight: 400; }
 
 /* Messages. */
 .notice { border-left: 4px solid var(--good); background: var(--bg); padding: 8px 12px; }
