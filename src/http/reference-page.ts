@@ -71,7 +71,7 @@ ${[...byTag].map(
   ([tag, ops]) =>
     html`<h3 class="muted">${tag}</h3><ul>${ops.map(
       (o) =>
-        html`<li><a href="#${o.id}"><span class="method method-${o.verb.toLowerCase()}">${o.verb}</span> ${o.url}</a></li>`,
+        html`<li><a href="#${o.id}"><span class="method method-${o.verb.toLowerCase()}">${o.verb}</span> <span>${breakable(o.url)}</span></a></li>`,
     )}</ul>`,
 )}
 <h2><a href="#schemas">Schemas</a></h2>
@@ -123,7 +123,7 @@ function renderOperation({ id, verb, url, op }: Operation): Html {
   const params = (op.parameters ?? []) as Json[];
   const parameters = params.map(
     (p) =>
-      html`<tr><td data-label="Parameter"><code>${String(p.name)}</code></td><td data-label="In">${String(p.in)}</td><td data-label="Required">${p.required ? 'required' : 'optional'}</td><td data-label="Description">${prose(p.description)}</td></tr>`,
+      html`<tr><td data-label=""><code>${String(p.name)}</code> <small class="muted">${String(p.in)} · ${p.required ? 'required' : 'optional'}</small></td><td data-label="">${prose(p.description)}</td></tr>`,
   );
   const body = op.requestBody ? Object.entries((op.requestBody as Json).content as Record<string, Json>) : [];
   const bodyLine =
@@ -137,7 +137,7 @@ function renderOperation({ id, verb, url, op }: Operation): Html {
   return html`<section class="op" id="${id}" aria-labelledby="${id}-title">
 <h3 id="${id}-title"><span class="method method-${verb.toLowerCase()}">${verb}</span> ${url}${op.deprecated === true && html` <span class="deprecated">deprecated</span>`}</h3>
 <p><strong>${String(op.summary)}</strong> — ${auth}</p>${op.description ? html`<p>${prose(op.description)}</p>` : ''}
-${parameters.length > 0 && html`<table><caption>Parameters</caption><thead><tr><th scope="col">Parameter</th><th scope="col">In</th><th scope="col">Required</th><th scope="col">Description</th></tr></thead><tbody>${parameters}</tbody></table>`}${bodyLine}
+${parameters.length > 0 && html`<table class="params"><caption>Parameters</caption><thead><tr><th scope="col">Parameter (where · required)</th><th scope="col">Description</th></tr></thead><tbody>${parameters}</tbody></table>`}${bodyLine}
 <details><summary>Responses: ${statuses.map(([s]) => s).join(', ')}</summary>
 <table><caption>Responses</caption><thead><tr><th scope="col">Status</th><th scope="col">Meaning</th><th scope="col">Body</th></tr></thead><tbody>${responses}</tbody></table></details>
 ${verb === 'GET' && tryForm(id, url, params)}</section>`;
@@ -164,6 +164,11 @@ function schemaLink(media: Json): Html | undefined {
   if (typeof ref !== 'string') return undefined;
   const name = ref.split('/').pop() ?? '';
   return html`<a href="#schema-${name}">${name}</a>`;
+}
+
+/** A path that may wrap after each `/` rather than inside a word. */
+function breakable(path: string): Html {
+  return html`${path.split('/').map((part, i) => (i ? html`/<wbr>${part}` : part))}`;
 }
 
 function slug(text: string): string {

@@ -67,7 +67,10 @@ describe('the OpenAPI document', () => {
     // createClient's description says "Send an `Idempotency-Key` header …".
     expect(html).toContain('<code>Idempotency-Key</code>');
     expect(html).not.toMatch(/`[A-Za-z-]+`/);
-    expect(html).toContain('<th scope="col">Required</th><th scope="col">Description</th>');
+    expect(html).toContain(
+      '<th scope="col">Parameter (where · required)</th><th scope="col">Description</th>',
+    );
+    expect(html).toContain('<code>limit</code> <small class="muted">query · optional</small>');
     expect(html).not.toContain('<th></th>');
   });
 

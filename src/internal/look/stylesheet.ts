@@ -94,13 +94,15 @@ label.check { font-weight: 400; display: inline-block; margin-right: 16px; }
 .toc summary { font-size: var(--step-0); }
 .toc ul { list-style: none; margin: 0 0 12px; padding: 0; } .toc li { margin: 2px 0; }
 .toc h2 { font-size: var(--step-0); margin: 12px 0 4px; } .toc h3 { font-size: var(--step--1); margin: 12px 0 4px; text-transform: uppercase; letter-spacing: .04em; }
-.toc a { display: grid; grid-template-columns: 3.75rem minmax(0, 1fr); text-decoration: none; } .toc a:hover { text-decoration: underline; }
+.toc a { display: grid; grid-template-columns: 3.75rem minmax(0, 1fr); text-decoration: none; overflow-wrap: break-word; } .toc a:hover { text-decoration: underline; }
 @media (max-width: 900px) { .with-toc { display: block; } .toc { position: static; max-height: none; border-bottom: 1px solid var(--line); } }
 .op { border: 1px solid var(--line); border-radius: var(--radius); margin: 16px 0; padding: 8px 16px; scroll-margin-top: 8px; }
 .op h3 { margin: 4px 0; font-size: var(--step-0); font-family: var(--mono); }
 .method { display: inline-block; min-width: 4.5rem; font-weight: 700; font-family: var(--mono); }
 .method-get { color: var(--good); } .method-delete, .deprecated { color: var(--bad); } .method-post, .method-put, .method-patch { color: var(--warn); }
 details { margin: 8px 0; } summary { cursor: pointer; font-weight: 600; }
+table.params td:first-child { width: 40%; } table.params small { white-space: nowrap; }
+@media (max-width: 640px) { table.params td:first-child { width: auto; } }
 .try .fields { display: grid; grid-template-columns: repeat(auto-fill, minmax(12rem, 1fr)); gap: 0 16px; }
 .try output { display: block; }
 
