@@ -2,7 +2,9 @@
  * The console is served from the shared route table over HTTP: a path it does not serve is 404 and a
  * method a path does not serve is 405 with `Allow`, both as pages in the console's look (or
  * problem+json for a caller that reads no HTML); a signed-in page is charged to the operator's budget;
- * and what a caller wrote is escaped by the pages' one template.
+ * a refused form comes back with its errors beside its fields, a change answers 303 and a new secret is
+ * shown on the next page of that session only; the session's own key is not revoked; and what a caller
+ * wrote is escaped by the pages' one template.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryStorage } from '../../src/storage/memory/index.js';
@@ -11,6 +13,7 @@ import {
   type ConsoleInstance,
   closeConsoles,
   get,
+  post,
   type Session,
   signIn,
   startConsoles,
@@ -44,7 +47,7 @@ describe('console routes', () => {
   it('answers a path it does not serve with 404 in its own look, signed in or not', async () => {
     for (const cookie of [undefined, session.cookie]) {
       const response = await fetch(`${base}/no-such-page`, { headers: cookie ? { cookie } : {} });
-      const page = await expectConsolePage(response, 404, 'Not found');
+      const page = await expectConsolePage(response, 404, 'Page not found');
       expect(page).toContain('Nothing is served at /console/no-such-page.');
       expect(page).toContain('<a href="/console/">Back to the console</a>');
     }
@@ -83,6 +86,54 @@ describe('console routes', () => {
     expect(await head.text()).toBe('');
   });
 
+  it('answers a refused form with the form again (422), each error beside its field in its words, the values kept', async () => {
+    const refused = await post(base, '/oauth-clients', session, {
+      name: 'Kiosk <1>',
+      type: 'public',
+      redirectUris: 'kiosk.example.com/cb',
+    });
+    const page = await expectConsolePage(refused, 422, 'OAuth clients');
+    expect(page).toContain('Nothing was saved');
+    expect(page).toMatch(
+      /<p class="field-error" id="redirectUris-error">Redirect URIs \(line 1\): [^<]*absolute URL/,
+    );
+    expect(page).toContain('aria-describedby="redirectUris-error"');
+    expect(page).toContain('value="Kiosk &lt;1&gt;"');
+    expect(page).toContain('>kiosk.example.com/cb</textarea>');
+    expect(page).not.toContain('Go back');
+  });
+
+  it('redirects after a change (303), and shows a new secret on the next page only', async () => {
+    const created = await post(base, '/api-keys', session, { name: 'Once', scopes: 'admin.oauth.write' });
+    expect(created.status).toBe(303);
+    expect(created.headers.get('location')).toMatch(/^\/console\/api-keys\?notice=/);
+    const carried = created.headers.get('set-cookie')!.split(';')[0]!;
+    expect(carried).toMatch(/^sb_console_once=/);
+    // Sealed: the key is not in the cookie, nor in the URL.
+    const next = { ...session, cookie: `${session.cookie}; ${carried}` };
+    const shown = await get(base, created.headers.get('location')!.replace('/console', ''), next);
+    const page = await shown.text();
+    expect(page).toMatch(/<code class="secret">sbk_/);
+    expect(shown.headers.get('set-cookie')).toMatch(/^sb_console_once=; .*Max-Age=0/);
+    // Another session's cookie, or none, shows nothing.
+    const other = await signIn(base, { api_key: ADMIN_KEY });
+    const elsewhere = await get(base, '/api-keys', { ...other, cookie: `${other.cookie}; ${carried}` });
+    expect(await elsewhere.text()).not.toContain('class="secret"');
+  });
+
+  it('refuses to revoke the key the session is signed in with, saying why (409), on its page and its post', async () => {
+    const keys = await consoles[0]!.switchboard.oauth!.admin.listApiKeys();
+    const own = keys.find((k) => k.prefix && ADMIN_KEY.startsWith(k.prefix))!;
+    for (const response of [
+      await get(base, `/api-keys/${own.id}/revoke`, session),
+      await post(base, `/api-keys/${own.id}/revoke`, session),
+    ]) {
+      expect(response.status).toBe(409);
+      expect(await response.text()).toContain('the key this console session is signed in with');
+    }
+    expect((await get(base, '/api-keys', session)).status).toBe(200);
+  });
+
   it("charges a signed-in page to the operator's read budget, and a form to the write budget", async () => {
     const page = await get(base, '/webhooks', session);
     expect(page.headers.get('ratelimit-policy')).toMatch(/^"read";q=\d+;w=\d+$/);
@@ -90,8 +141,9 @@ describe('console routes', () => {
       method: 'POST',
       headers: { cookie: session.cookie, origin: new URL(base).origin },
       body: new URLSearchParams({ _csrf: session.csrf, name: 'budgeted', scopes: 'admin.oauth.write' }),
+      redirect: 'manual',
     });
-    expect(form.status).toBe(200);
+    expect(form.status).toBe(303);
     expect(form.headers.get('ratelimit-policy')).toMatch(/^"write";/);
   });
 
