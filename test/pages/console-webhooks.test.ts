@@ -126,12 +126,18 @@ describe('the console webhook pages, as an operator acts on a failing receiver',
     await page.getByLabel('Receiver URL').fill(`${receiver.url}/hooks`);
     await page.getByLabel('Description').fill('Order sync');
     await page.getByRole('checkbox', { name: '*', exact: true }).uncheck();
+    // With no event type ticked, the form comes back with the error beside the event types, values kept.
+    await page.getByRole('button', { name: 'Create endpoint' }).click();
+    await page.locator('#eventTypes-error').waitFor();
+    expect(await page.getByLabel('Receiver URL').inputValue()).toBe(`${receiver.url}/hooks`);
     await page.getByRole('checkbox', { name: 'order.*', exact: true }).check();
     await page.getByRole('button', { name: 'Create endpoint' }).click();
-    await page.getByRole('heading', { name: 'Endpoint created' }).waitFor();
-    const secret = (await page.locator('code.secret').textContent())!;
-    await page.getByRole('link', { name: /Open the endpoint/ }).click();
+    // See Other to the endpoint, its secret shown there once.
     await page.getByRole('heading', { name: /^Endpoint / }).waitFor();
+    const secret = (await page.locator('code.secret').textContent())!;
+    expect(secret).toMatch(/^whsec_/);
+    await page.reload();
+    expect(await page.locator('code.secret').count()).toBe(0);
     const endpointUrl = page.url().split('?')[0]!;
     const endpointId = decodeURIComponent(endpointUrl.split('/').at(-1)!);
     // The delivery log leads the page.
@@ -268,6 +274,20 @@ describe('the console webhook pages, as an operator acts on a failing receiver',
     expect(await page.locator('.notice').textContent()).toContain('Event types saved');
     const saved = await (await api(`/webhook-endpoints/${endpointId}`)).json();
     expect(saved.eventTypes).toEqual(['order.*', 'client.created']);
+
+    // A time that is none is refused beside its field.
+    await page.getByLabel('Replay every failed delivery since (UTC)').fill('yesterday');
+    await page.getByRole('button', { name: 'Replay failed' }).click();
+    expect(await page.locator('#since-error').textContent()).toContain('2026-01-31 14:05');
+    // Rotating the secret asks first (no script needed), then shows the new one once.
+    await page.getByRole('link', { name: /^Rotate the secret/ }).click();
+    await page.getByRole('heading', { name: /^Rotate the secret of / }).waitFor();
+    pages.set('confirm', page.url());
+    await page.getByRole('button', { name: 'Rotate the secret' }).click();
+    await page.getByRole('heading', { name: /^Endpoint / }).waitFor();
+    const rotated = (await page.locator('code.secret').textContent())!;
+    expect(rotated).toMatch(/^whsec_/);
+    expect(rotated).not.toBe(secret);
     expect(outside).toEqual([]);
   }, 120_000);
 
@@ -294,7 +314,14 @@ describe('the console webhook pages, as an operator acts on a failing receiver',
 
   it('every webhook page passes axe-core and fits 1280 and 390 px, photographed at both', async () => {
     pages.set('event-types', `${demo.base}/console/event-types`);
-    expect([...pages.keys()].sort()).toEqual(['delivery', 'endpoint', 'event-types', 'find', 'webhooks']);
+    expect([...pages.keys()].sort()).toEqual([
+      'confirm',
+      'delivery',
+      'endpoint',
+      'event-types',
+      'find',
+      'webhooks',
+    ]);
     for (const width of WIDTHS) {
       const { page, outside } = await open(width);
       await signIn(page);

@@ -8,7 +8,9 @@ import type { WebhookDeliveryFilter } from '../../core/storage/index.js';
 import { type Html, html } from '../../internal/html.js';
 import type { WebhookAdmin } from '../../webhooks/admin-service.js';
 import { WEBHOOK_READ_SCOPE as READ, WEBHOOK_WRITE_SCOPE as WRITE } from '../../webhooks/scopes.js';
-import { button, csrfField, shownOnce, table, time } from '../html.js';
+import { confirmed, confirmLink } from '../confirm.js';
+import { type FormRefusal, formValue, formValues, refuse, statusOf } from '../forms.js';
+import { button, csrfField, table, time } from '../html.js';
 import { type ConsoleRoute, field, fields, noticeOf, type PageContext } from '../route.js';
 import { eventTypePicker, hourlyChart, percent, UTC_HINT, utcInput } from './webhook-parts.js';
 
@@ -27,93 +29,86 @@ export function deliveryPath(ctx: PageContext, endpointId: string, deliveryId: s
 
 export function endpointRoutes(admin: WebhookAdmin): ConsoleRoute[] {
   const section = 'webhooks';
-  return [
-    {
-      method: 'GET',
-      path: '/webhooks/{id}',
-      scope: READ,
-      section,
-      async handle(ctx) {
-        const id = ctx.params.id!;
-        const endpoint = await admin.getEndpoint(id);
-        const query = ctx.url.searchParams;
-        const search = (query.get('q') ?? '').trim();
-        // A delivery id opens that delivery; anything else is an event id.
-        if (search) {
-          const found = await admin.getDelivery(search).catch(() => null);
-          if (found?.endpointId === id)
-            return ctx.redirect(
-              `/webhooks/${encodeURIComponent(id)}/deliveries/${encodeURIComponent(found.id)}`,
-            );
-        }
-        const health = await admin.endpointHealth(id);
-        const pageNumber = Math.max(1, Number.parseInt(query.get('page') ?? '1', 10) || 1);
-        const problems: string[] = [];
-        const timeFilter = (name: 'from' | 'to', label: string): number | undefined => {
-          const value = query.get(name);
-          if (!value) return undefined;
-          const iso = utcInput(value);
-          if (iso === null)
-            problems.push(`${label} "${value}" is not a time such as 2026-01-31 14:05 (UTC).`);
-          return iso === null ? undefined : Date.parse(iso);
-        };
-        const status = query.get('status');
-        const createdFrom = timeFilter('from', 'From');
-        const createdBefore = timeFilter('to', 'Before');
-        const filter: WebhookDeliveryFilter = {
-          endpointId: id,
-          ...(query.get('event_type') ? { eventType: query.get('event_type')! } : {}),
-          ...(STATUSES.includes(status as 'dead') ? { status: status as 'dead' } : {}),
-          ...(createdFrom !== undefined ? { createdFrom } : {}),
-          ...(createdBefore !== undefined ? { createdBefore } : {}),
-          ...(search ? { eventId: search } : {}),
-        };
-        const deliveries = await admin.listDeliveries(filter, {
-          offset: (pageNumber - 1) * PAGE_SIZE,
-          limit: PAGE_SIZE,
-        });
-        const base = endpointPath(ctx, id);
-        const delivery = (deliveryId: string) => deliveryPath(ctx, id, deliveryId);
-        const rows = deliveries.items.map((d) => [
-          html`<a href="${delivery(d.id)}">${d.eventType}</a>`,
-          html`<span class="status-${d.status}">${d.status}</span>`,
-          d.attempts,
-          d.lastStatusCode ?? '—',
-          time(d.createdAt),
-          d.status === 'pending' ? time(d.nextAttemptAt) : '—',
-          button(`${delivery(d.id)}/retry`, `Retry now`, ctx.csrf),
-        ]);
-        const keep = new URLSearchParams(query);
-        const pageLink = (n: number, label: string): Html => {
-          keep.set('page', String(n));
-          return html`<a href="${base}?${keep.toString()}#log">${label}</a>`;
-        };
-        const pages = Math.max(1, Math.ceil(deliveries.total / PAGE_SIZE));
-        const pager = html`<p class="pager">${pageNumber > 1 && pageLink(pageNumber - 1, 'Newer')}
+  /** The endpoint's page; a refused form of it (event types, replay) comes back with its errors. */
+  async function endpointPage(ctx: PageContext, refusal?: FormRefusal): Promise<Response> {
+    const id = ctx.params.id!;
+    const endpoint = await admin.getEndpoint(id);
+    const query = ctx.url.searchParams;
+    const search = (query.get('q') ?? '').trim();
+    // A delivery id opens that delivery; anything else is an event id.
+    if (search) {
+      const found = await admin.getDelivery(search).catch(() => null);
+      if (found?.endpointId === id)
+        return ctx.redirect(`/webhooks/${encodeURIComponent(id)}/deliveries/${encodeURIComponent(found.id)}`);
+    }
+    const health = await admin.endpointHealth(id);
+    const pageNumber = Math.max(1, Number.parseInt(query.get('page') ?? '1', 10) || 1);
+    const problems: string[] = [];
+    const timeFilter = (name: 'from' | 'to', label: string): number | undefined => {
+      const value = query.get(name);
+      if (!value) return undefined;
+      const iso = utcInput(value);
+      if (iso === null) problems.push(`${label} "${value}" is not a time such as 2026-01-31 14:05 (UTC).`);
+      return iso === null ? undefined : Date.parse(iso);
+    };
+    const status = query.get('status');
+    const createdFrom = timeFilter('from', 'From');
+    const createdBefore = timeFilter('to', 'Before');
+    const filter: WebhookDeliveryFilter = {
+      endpointId: id,
+      ...(query.get('event_type') ? { eventType: query.get('event_type')! } : {}),
+      ...(STATUSES.includes(status as 'dead') ? { status: status as 'dead' } : {}),
+      ...(createdFrom !== undefined ? { createdFrom } : {}),
+      ...(createdBefore !== undefined ? { createdBefore } : {}),
+      ...(search ? { eventId: search } : {}),
+    };
+    const deliveries = await admin.listDeliveries(filter, {
+      offset: (pageNumber - 1) * PAGE_SIZE,
+      limit: PAGE_SIZE,
+    });
+    const base = endpointPath(ctx, id);
+    const delivery = (deliveryId: string) => deliveryPath(ctx, id, deliveryId);
+    const rows = deliveries.items.map((d) => [
+      html`<a href="${delivery(d.id)}">${d.eventType}</a>`,
+      html`<span class="status-${d.status}">${d.status}</span>`,
+      d.attempts,
+      d.lastStatusCode ?? '—',
+      time(d.createdAt),
+      d.status === 'pending' ? time(d.nextAttemptAt) : '—',
+      button(`${delivery(d.id)}/retry`, `Retry now`, ctx.csrf),
+    ]);
+    const keep = new URLSearchParams(query);
+    const pageLink = (n: number, label: string): Html => {
+      keep.set('page', String(n));
+      return html`<a href="${base}?${keep.toString()}#log">${label}</a>`;
+    };
+    const pages = Math.max(1, Math.ceil(deliveries.total / PAGE_SIZE));
+    const pager = html`<p class="pager">${pageNumber > 1 && pageLink(pageNumber - 1, 'Newer')}
 <span>Page ${pageNumber} of ${pages} (${deliveries.total} deliveries)</span>${pageNumber < pages && pageLink(pageNumber + 1, 'Older')}</p>`;
-        const select = (name: string, label: string, values: readonly string[]) =>
-          html`<div><label for="${name}">${label}</label><br><select id="${name}" name="${name}"><option value="">any</option>${values.map(
-            (v) => html`<option${query.get(name) === v && html` selected`}>${v}</option>`,
-          )}</select></div>`;
-        const input = (name: string, label: string, hint: string, type = 'text') =>
-          html`<div><label for="${name}">${label}</label><br><input id="${name}" name="${name}" type="${type}" value="${query.get(name) ?? ''}" aria-describedby="${name}-hint" size="22"><br><small id="${name}-hint">${hint}</small></div>`;
-        const failures = health.lastFailures.map((f) => [
-          html`<a href="${delivery(f.deliveryId)}">${f.eventType}</a>`,
-          time(f.startedAt),
-          f.statusCode ?? '—',
-          f.error ?? f.responseExcerpt ?? '',
-        ]);
-        const secrets = endpoint.secrets.map(
-          (s, i) =>
-            html`${i > 0 && html`<br>`}made ${time(s.createdAt)}${s.expiresAt && html`, ends ${time(s.expiresAt)}`}`,
-        );
-        const replayed = query.get('replayed');
-        const since = utcInput(query.get('since') ?? '');
-        const replayNotice =
-          replayed === '0' &&
-          html`<p class="info" role="status">No failed deliveries since ${since ? time(since) : 'then'}: nothing was sent again.</p>`;
-        const last = health.lastAttempt;
-        const body = html`${replayNotice}${problems.map((p) => html`<p class="error" role="alert">${p}</p>`)}
+    const select = (name: string, label: string, values: readonly string[]) =>
+      html`<div><label for="${name}">${label}</label><br><select id="${name}" name="${name}"><option value="">any</option>${values.map(
+        (v) => html`<option${query.get(name) === v && html` selected`}>${v}</option>`,
+      )}</select></div>`;
+    const input = (name: string, label: string, hint: string, type = 'text') =>
+      html`<div><label for="${name}">${label}</label><br><input id="${name}" name="${name}" type="${type}" value="${query.get(name) ?? ''}" aria-describedby="${name}-hint" size="22"><br><small id="${name}-hint">${hint}</small></div>`;
+    const failures = health.lastFailures.map((f) => [
+      html`<a href="${delivery(f.deliveryId)}">${f.eventType}</a>`,
+      time(f.startedAt),
+      f.statusCode ?? '—',
+      f.error ?? f.responseExcerpt ?? '',
+    ]);
+    const secrets = endpoint.secrets.map(
+      (s, i) =>
+        html`${i > 0 && html`<br>`}made ${time(s.createdAt)}${s.expiresAt && html`, ends ${time(s.expiresAt)}`}`,
+    );
+    const replayed = query.get('replayed');
+    const since = utcInput(query.get('since') ?? '');
+    const replayNotice =
+      replayed === '0' &&
+      html`<p class="info" role="status">No failed deliveries since ${since ? time(since) : 'then'}: nothing was sent again.</p>`;
+    const last = health.lastAttempt;
+    const sinceError = refusal?.errors.since;
+    const body = html`${replayNotice}${problems.map((p) => html`<p class="error" role="alert">${p}</p>`)}
 <p>${endpoint.enabled ? 'Enabled' : html`<span class="status-dead">Disabled (${endpoint.disabledReason})</span>`} · receives ${endpoint.eventTypes.join(', ')} · success rate ${percent(health.successRate)} in 24 h · <a href="#health">health</a> · <a href="#actions">actions</a> · <a href="#details">details</a></p>
 <h2 id="log">Delivery log</h2>
 <form method="get" action="${base}#log" class="filters">
@@ -145,10 +140,10 @@ ${table('Last failures', ['Event', 'When', 'Status', 'Error'], failures)}
     )}</select></div>
   <button type="submit">Send a test event</button>
 </form>
-<p>${button(`${base}/${endpoint.enabled ? 'disable' : 'enable'}`, endpoint.enabled ? 'Disable' : 'Enable', ctx.csrf)}
-${button(`${base}/rotate-secret`, 'Rotate the secret (old one signs for 24 h more)', ctx.csrf)}</p>
+<p>${endpoint.enabled ? confirmLink(`${base}/disable`, 'Disable', { what: endpoint.url }) : button(`${base}/enable`, 'Enable', ctx.csrf)}
+${confirmLink(`${base}/rotate-secret`, 'Rotate the secret', { danger: false, what: endpoint.url })}</p>
 <form method="post" action="${base}/replay-failed" class="filters">${csrfField(ctx.csrf)}
-  <div><label for="since">Replay every failed delivery since (UTC)</label><br><input id="since" name="since" required size="22" aria-describedby="since-hint"><br><small id="since-hint">Dead ones, and those waiting for a retry after a failure. ${UTC_HINT}</small></div>
+  <div${sinceError && html` class="has-error"`}><label for="since">Replay every failed delivery since (UTC)</label><br>${sinceError && html`<p class="field-error" id="since-error">${sinceError}</p>`}<input id="since" name="since" required size="22" value="${formValue(refusal, 'since')}" aria-describedby="${sinceError ? 'since-error ' : ''}since-hint"${sinceError && html` aria-invalid="true"`}><br><small id="since-hint">Dead ones, and those waiting for a retry after a failure. ${UTC_HINT}</small></div>
   <button type="submit">Replay failed</button>
 </form>
 <h2 id="details">Details</h2>
@@ -162,39 +157,68 @@ ${button(`${base}/rotate-secret`, 'Rotate the secret (old one signs for 24 h mor
   <dt>Created</dt><dd>${time(endpoint.createdAt)}</dd>
 </dl>
 <form method="post" action="${base}/event-types">${csrfField(ctx.csrf)}
-  ${eventTypePicker('Event types it receives', admin.eventTypes(), endpoint.eventTypes)}
+  ${eventTypePicker('Event types it receives', admin.eventTypes(), formValues(refusal, 'eventTypes', endpoint.eventTypes), refusal?.errors.eventTypes)}
   <button type="submit">Save event types</button>
 </form>
-<form method="post" action="${base}/delete" data-confirm="Delete this endpoint and its delivery log?">${csrfField(ctx.csrf)}<button type="submit" class="danger">Delete endpoint</button></form>`;
-        return ctx.render(`Endpoint ${endpoint.url}`, body, noticeOf(ctx));
-      },
+<p>${confirmLink(`${base}/delete`, 'Delete endpoint', { what: endpoint.url })}</p>`;
+    return ctx.render(`Endpoint ${endpoint.url}`, body, { ...noticeOf(ctx), ...statusOf(refusal) });
+  }
+
+  return [
+    {
+      method: 'GET',
+      path: '/webhooks/{id}',
+      scope: READ,
+      section,
+      handle: (ctx) => endpointPage(ctx),
     },
     action('test-event', async (id, ctx) => {
       const eventType = field(ctx, 'eventType');
       const sent = await admin.sendTestEvent(id, eventType ? { eventType } : {});
       return `A test ${sent.eventType} event is on its way; it appears in the log.`;
     }),
-    action('disable', async (id) => {
-      await admin.updateEndpoint(id, { enabled: false });
-      return 'The endpoint is disabled: nothing is sent to it until it is enabled.';
-    }),
+    ...confirmed(
+      action('disable', async (id) => {
+        await admin.updateEndpoint(id, { enabled: false });
+        return 'The endpoint is disabled: nothing is sent to it until it is enabled.';
+      }),
+      async (ctx) => {
+        const endpoint = await admin.getEndpoint(ctx.params.id!);
+        return {
+          title: `Disable ${endpoint.url}?`,
+          text: 'Nothing is sent to it until it is enabled again: deliveries due meanwhile are given up (dead), and can be replayed once it is back.',
+          label: 'Disable',
+          back: `/webhooks/${encodeURIComponent(endpoint.id)}`,
+        };
+      },
+    ),
     action('enable', async (id) => {
       await admin.updateEndpoint(id, { enabled: true });
       return 'The endpoint is enabled.';
     }),
-    action('event-types', async (id, ctx) => {
-      await admin.updateEndpoint(id, { eventTypes: fields(ctx, 'eventTypes') });
-      return 'Event types saved.';
-    }),
+    {
+      ...action('event-types', async (id, ctx) => {
+        await admin.updateEndpoint(id, { eventTypes: fields(ctx, 'eventTypes') });
+        return 'Event types saved.';
+      }),
+      refused: {
+        fields: { eventTypes: { field: 'eventTypes', label: 'Event types it receives' } },
+        show: endpointPage,
+      },
+    },
     {
       method: 'POST',
       path: '/webhooks/{id}/replay-failed',
       scope: WRITE,
       section,
+      refused: {
+        fields: { from: { field: 'since', label: 'Since' }, since: { field: 'since', label: 'Since' } },
+        show: endpointPage,
+      },
       async handle(ctx) {
         const id = ctx.params.id!;
-        const typed = field(ctx, 'since');
-        const from = utcInput(typed) ?? typed;
+        const from = utcInput(field(ctx, 'since'));
+        if (from === null) throw refuse({ since: `Type a time such as 2026-01-31 14:05 (UTC).` });
         const { requeued } = await admin.resendDeliveries({
           endpointId: id,
           from,
@@ -210,30 +234,53 @@ ${button(`${base}/rotate-secret`, 'Rotate the secret (old one signs for 24 h mor
         );
       },
     },
-    {
-      method: 'POST',
-      path: '/webhooks/{id}/rotate-secret',
-      scope: WRITE,
-      section,
-      async handle(ctx) {
-        const rotated = await admin.rotateSecret(ctx.params.id!, { overlapSeconds: 86_400 });
-        return ctx.render(
-          'Secret rotated',
-          html`${shownOnce('New signing secret', rotated.secret)}
-<p>The previous secret keeps signing beside it for 24 hours. <a href="${endpointPath(ctx, rotated.endpoint.id)}">Back to the endpoint</a></p>`,
-        );
+    ...confirmed(
+      {
+        method: 'POST',
+        path: '/webhooks/{id}/rotate-secret',
+        scope: WRITE,
+        section,
+        async handle(ctx) {
+          const rotated = await admin.rotateSecret(ctx.params.id!, { overlapSeconds: 86_400 });
+          return ctx.redirectShowing(
+            `/webhooks/${encodeURIComponent(rotated.endpoint.id)}`,
+            { label: 'New signing secret', value: rotated.secret },
+            'The secret is rotated: the previous one keeps signing beside it for 24 hours.',
+          );
+        },
       },
-    },
-    {
-      method: 'POST',
-      path: '/webhooks/{id}/delete',
-      scope: WRITE,
-      section,
-      async handle(ctx) {
-        await admin.deleteEndpoint(ctx.params.id!);
-        return ctx.redirect('/webhooks', 'The endpoint is deleted.');
+      async (ctx) => {
+        const endpoint = await admin.getEndpoint(ctx.params.id!);
+        return {
+          title: `Rotate the secret of ${endpoint.url}?`,
+          text: 'A new secret is made and shown once. The current one keeps signing beside it for 24 hours, so the receiver can switch without missing a delivery.',
+          label: 'Rotate the secret',
+          back: `/webhooks/${encodeURIComponent(endpoint.id)}`,
+          danger: false,
+        };
       },
-    },
+    ),
+    ...confirmed(
+      {
+        method: 'POST',
+        path: '/webhooks/{id}/delete',
+        scope: WRITE,
+        section,
+        async handle(ctx) {
+          await admin.deleteEndpoint(ctx.params.id!);
+          return ctx.redirect('/webhooks', 'The endpoint is deleted.');
+        },
+      },
+      async (ctx) => {
+        const endpoint = await admin.getEndpoint(ctx.params.id!);
+        return {
+          title: `Delete ${endpoint.url}?`,
+          text: 'Its delivery log goes with it, and nothing is sent to it again. This cannot be undone.',
+          label: 'Delete endpoint',
+          back: `/webhooks/${encodeURIComponent(endpoint.id)}`,
+        };
+      },
+    ),
   ];
 
   /** A change of one endpoint that answers with a notice on the endpoint's page. */

@@ -18,20 +18,24 @@ export function eventPatterns(catalogue: readonly string[], current: readonly st
   return [...known, ...current.filter((pattern) => !listed.has(pattern))];
 }
 
-/** The event-type picker: every pattern a checkbox, those it holds ticked, grouped by kind. */
+/**
+ * The event-type picker: every pattern a checkbox, those it holds ticked, grouped by kind; `error`
+ * (a refused form's) beside it.
+ */
 export function eventTypePicker(
   legend: string,
   catalogue: readonly string[],
-  ticked: readonly string[],
+  ticked: Iterable<string>,
+  error?: string,
 ): Html {
   const held = new Set(ticked);
-  const patterns = eventPatterns(catalogue, ticked);
+  const patterns = eventPatterns(catalogue, [...held]);
   const box = (value: string, i: number) =>
     html`<label class="check"><input type="checkbox" name="eventTypes" value="${value}" id="eventTypes-${i}"${held.has(value) && html` checked`}> ${value}</label>`;
   const wild = patterns.filter((p) => p === '*' || p.endsWith('.*'));
   const single = patterns.filter((p) => !(p === '*' || p.endsWith('.*')));
-  return html`<fieldset><legend>${legend}</legend>
-<p class="hint"><code>*</code> is every event; <code>order.*</code> every event of orders, kinds added later included.</p>
+  return html`<fieldset${error && html` class="has-error" aria-describedby="eventTypes-error"`}><legend>${legend}</legend>
+${error && html`<p class="field-error" id="eventTypes-error">${error}</p>`}<p class="hint"><code>*</code> is every event; <code>order.*</code> every event of orders, kinds added later included.</p>
 <div>${wild.map((p) => box(p, patterns.indexOf(p)))}</div>
 <div>${single.map((p) => box(p, patterns.indexOf(p)))}</div>
 </fieldset>`;

@@ -6,7 +6,8 @@
 import { html } from '../../internal/html.js';
 import type { WebhookAdmin } from '../../webhooks/admin-service.js';
 import { WEBHOOK_READ_SCOPE as READ, WEBHOOK_WRITE_SCOPE as WRITE } from '../../webhooks/scopes.js';
-import { csrfField, shownOnce, table, time } from '../html.js';
+import { type FormRefusal, formValue, formValues, statusOf, textField } from '../forms.js';
+import { csrfField, table, time } from '../html.js';
 import { type ConsoleRoute, field, fields, noticeOf, type PageContext } from '../route.js';
 import { deliveryRoutes } from './webhook-delivery.js';
 import { deliveryPath, endpointPath, endpointRoutes } from './webhook-endpoint.js';
@@ -15,13 +16,33 @@ import { eventTypePicker, healthCell } from './webhook-parts.js';
 export function webhookRoutes(admin: WebhookAdmin): ConsoleRoute[] {
   const section = 'webhooks';
   const at = endpointPath;
-  const endpointForm = (ctx: PageContext) => html`<h2>New endpoint</h2>
+  const endpointForm = (ctx: PageContext, refusal?: FormRefusal) => html`<h2 id="new">New endpoint</h2>
 <form method="post" action="${ctx.base}/webhooks">${csrfField(ctx.csrf)}
-  <div class="field"><label for="url">Receiver URL</label><input id="url" name="url" type="url" required size="60" placeholder="https://bot.example.com/hooks"></div>
-  <div class="field"><label for="description">Description</label><input id="description" name="description" size="60"></div>
-  ${eventTypePicker('Event types', admin.eventTypes(), ['*'])}
+  ${textField({ name: 'url', label: 'Receiver URL', value: formValue(refusal, 'url'), hint: 'https://bot.example.com/hooks', required: true, size: 60 }, refusal)}
+  ${textField({ name: 'description', label: 'Description', value: formValue(refusal, 'description'), size: 60 }, refusal)}
+  ${eventTypePicker('Event types', admin.eventTypes(), formValues(refusal, 'eventTypes', ['*']), refusal?.errors.eventTypes)}
   <button type="submit">Create endpoint</button>
 </form>`;
+
+  /** The endpoints with their health, the search, and the form that creates one (kept when refused). */
+  async function listPage(ctx: PageContext, refusal?: FormRefusal): Promise<Response> {
+    const { items } = await admin.listEndpoints({ offset: 0, limit: 100 });
+    const summaries = new Map(
+      (await admin.endpointSummaries(items.map((e) => e.id))).map((s) => [s.endpointId, s]),
+    );
+    const rows = items.map((e) => [
+      html`<a href="${at(ctx, e.id)}">${e.url}</a>`,
+      e.eventTypes.join(', '),
+      e.enabled ? 'enabled' : html`<span class="status-dead">disabled (${e.disabledReason})</span>`,
+      healthCell(summaries.get(e.id)),
+      time(e.createdAt),
+    ]);
+    return ctx.render(
+      'Webhook endpoints',
+      html`${table('Endpoints', ['Receiver', 'Event types', 'State', 'Health', 'Created'], rows)}${findForm(ctx)}${endpointForm(ctx, refusal)}`,
+      { ...noticeOf(ctx), ...statusOf(refusal) },
+    );
+  }
 
   const findForm = (
     ctx: PageContext,
@@ -68,30 +89,21 @@ export function webhookRoutes(admin: WebhookAdmin): ConsoleRoute[] {
       path: '/webhooks',
       scope: READ,
       section,
-      async handle(ctx) {
-        const { items } = await admin.listEndpoints({ offset: 0, limit: 100 });
-        const summaries = new Map(
-          (await admin.endpointSummaries(items.map((e) => e.id))).map((s) => [s.endpointId, s]),
-        );
-        const rows = items.map((e) => [
-          html`<a href="${at(ctx, e.id)}">${e.url}</a>`,
-          e.eventTypes.join(', '),
-          e.enabled ? 'enabled' : html`<span class="status-dead">disabled (${e.disabledReason})</span>`,
-          healthCell(summaries.get(e.id)),
-          time(e.createdAt),
-        ]);
-        return ctx.render(
-          'Webhook endpoints',
-          html`${table('Endpoints', ['Receiver', 'Event types', 'State', 'Health', 'Created'], rows)}${findForm(ctx)}${endpointForm(ctx)}`,
-          noticeOf(ctx),
-        );
-      },
+      handle: (ctx) => listPage(ctx),
     },
     {
       method: 'POST',
       path: '/webhooks',
       scope: WRITE,
       section,
+      refused: {
+        fields: {
+          url: { field: 'url', label: 'Receiver URL' },
+          description: { field: 'description', label: 'Description' },
+          eventTypes: { field: 'eventTypes', label: 'Event types' },
+        },
+        show: listPage,
+      },
       async handle(ctx) {
         const description = field(ctx, 'description');
         const created = await admin.createEndpoint({
@@ -99,11 +111,11 @@ export function webhookRoutes(admin: WebhookAdmin): ConsoleRoute[] {
           eventTypes: fields(ctx, 'eventTypes'),
           ...(description ? { description } : {}),
         });
-        return ctx.render(
-          'Endpoint created',
-          html`${shownOnce('Signing secret', created.secret)}
-<p><a href="${at(ctx, created.endpoint.id)}">Open the endpoint ${created.endpoint.url}</a></p>`,
-          { notice: 'The endpoint is created and enabled.' },
+        // See Other to the new endpoint, the secret shown there once: a reload creates nothing.
+        return ctx.redirectShowing(
+          `/webhooks/${encodeURIComponent(created.endpoint.id)}`,
+          { label: 'Signing secret', value: created.secret },
+          'The endpoint is created and enabled.',
         );
       },
     },
