@@ -247,6 +247,8 @@ describe('the console’s access pages in a browser', () => {
     expect(text).not.toContain(demo.ada.id);
     expect(text).toContain('crm.clients.read crm.orders.read');
     await check(page, 'grants-1280');
+    await page.setViewportSize({ width: 390, height: 900 });
+    await check(page, 'grants-390');
 
     await page.getByRole('link', { name: 'Revoke Support bot' }).click();
     await page
