@@ -1,6 +1,6 @@
 /**
  * The console's files besides its pages and the one look's style sheet: its own few style rules and a
- * small script (the live activity feed, confirmations; times stay in UTC). Served from the console's own
+ * small script (the live activity feed; times stay in UTC). Served from the console's own
  * path with content-hashed names, so the CSP can be `'self'` and caches can keep them forever.
  */
 import { asset } from '../internal/look/asset.js';
@@ -39,9 +39,6 @@ const JS = `
   // window it shows (the filters read UTC too).
   function utc(iso) { return iso.replace('T', ' ').replace(/[.][0-9]+Z$|Z$/, ' UTC'); }
   document.addEventListener('DOMContentLoaded', function () {
-    document.querySelectorAll('form[data-confirm]').forEach(function (f) {
-      f.addEventListener('submit', function (e) { if (!confirm(f.getAttribute('data-confirm'))) e.preventDefault(); });
-    });
     var list = document.getElementById('events');
     if (list && window.EventSource) {
       var source = new EventSource(list.getAttribute('data-stream'));

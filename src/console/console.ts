@@ -1,7 +1,7 @@
 /**
  * The operator console: server-rendered pages over the same admin services as the REST and GraphQL
  * admin operations (webhooks, API keys, OAuth clients, grants), behind a sign-in with an admin API key.
- * Forms post and redirect; a little script shows times in the operator's zone and streams live events.
+ * Forms post and redirect; times are shown in UTC; a little script streams live events.
  */
 import { encodeHexLowerCase } from '@oslojs/encoding';
 import { type Authenticate, anonymousPrincipal, type Principal } from '../core/auth.js';

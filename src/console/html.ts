@@ -5,7 +5,7 @@
 import { type Html, html } from '../internal/html.js';
 import { type Branding, siteHeader, stylesheetLink } from '../internal/look/page.js';
 
-/** A time: UTC in the HTML, rewritten into the operator's time zone by the page's script. */
+/** A time, in UTC and marked so (`2026-01-31 14:05:09 UTC`), as the console's time filters read it. */
 export function time(iso: string | null | undefined): Html | string {
   if (!iso) return '—';
   return html`<time datetime="${iso}">${iso.replace('T', ' ').replace(/\.\d+Z$|Z$/, ' UTC')}</time>`;
