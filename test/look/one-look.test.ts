@@ -4,7 +4,9 @@
  * answers with a CSP that allows no inline style; the host's name, logo and accent reach every page.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRuntime, createSwitchboard } from '../../src/index.js';
+import { createDomain, createRuntime, createSwitchboard, trustEveryone } from '../../src/index.js';
+import { createAuthorizationServer } from '../../src/oauth/index.js';
+import { createRestHandler } from '../../src/rest/index.js';
 import { createMemoryStorage } from '../../src/storage/memory/index.js';
 import { signIn } from '../console/support.js';
 import {
@@ -134,5 +136,28 @@ describe('the look option', () => {
     const switchboard = createSwitchboard({ look: { logoUrl: 'https://cdn.example.com/acme/logo.svg' } });
     const page = await switchboard.fetch(new Request('http://localhost/problems/not_found'));
     expect(page.headers.get('content-security-policy')).toContain("img-src 'self' https://cdn.example.com;");
+  });
+
+  it('a block used alone takes the look from its runtime and serves the style sheet itself', async () => {
+    const runtime = createRuntime({
+      storage: createMemoryStorage(),
+      look: { name: 'Acme support', accent: '#7b2cbf' },
+    });
+    const rest = createRestHandler(runtime, { domain: createDomain(runtime), authenticate: trustEveryone });
+    const oauth = createAuthorizationServer(runtime, {});
+    const served: string[] = [];
+    for (const [handler, url] of [
+      [rest, 'http://localhost/api/v1/docs'],
+      [oauth.fetch, `http://localhost/oauth/authorize?client_id=oac_nobody`],
+    ] as const) {
+      const html = await (await handler(new Request(url))).text();
+      expect(html).toContain('Acme support');
+      const href = STYLESHEET.exec(html)![1]!;
+      const sheet = await handler(new Request(new URL(href, url)));
+      expect(sheet.status, href).toBe(200);
+      served.push(await sheet.text());
+    }
+    expect(served[0]).toContain('--accent:#7b2cbf');
+    expect(served[1]).toBe(served[0]);
   });
 });
