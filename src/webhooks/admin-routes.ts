@@ -330,15 +330,10 @@ export function webhookAdminRoutes(admin: WebhookAdmin): AnyRoute[] {
       scope: WRITE,
       params: endpointParams,
       query: z.object({
-        event_type: z
-          .string()
-          .min(1)
-          .max(200)
-          .optional()
-          .meta({
-            description: 'A kind of the event catalogue (default webhook.test)',
-            example: 'order.paid',
-          }),
+        event_type: z.string().min(1).max(200).optional().meta({
+          description: 'A kind of the event catalogue (default webhook.test)',
+          example: 'order.paid',
+        }),
       }),
       responses: {
         202: { description: 'Queued', schema: WebhookDeliverySchema, name: 'WebhookDelivery' },

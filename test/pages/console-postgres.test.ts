@@ -54,9 +54,15 @@ describe('the console on PostgreSQL, two instances', () => {
         url: 'https://hooks.example.com/crm',
         eventTypes: 'client.*',
       }),
+      redirect: 'manual',
     });
-    expect(created.status).toBe(200);
-    expect(await created.text()).toMatch(/<code class="secret">whsec_/);
+    // See Other to the endpoint's page, which shows the secret once (sealed in a cookie of the session).
+    expect(created.status).toBe(303);
+    const shown = created.headers.get('set-cookie')!.split(';')[0]!;
+    const endpointPage = await fetch(new URL(created.headers.get('location')!, b), {
+      headers: { cookie: `${cookie}; ${shown}` },
+    });
+    expect(await endpointPage.text()).toMatch(/<code class="secret">whsec_/);
     const listed = await (await fetch(`${a}/console/webhooks`, { headers: { cookie } })).text();
     expect(listed).toContain('https://hooks.example.com/crm');
   });

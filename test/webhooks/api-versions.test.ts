@@ -262,8 +262,9 @@ describe('the console', () => {
         url: 'https://hooks.example.com/receive',
         eventTypes: 'order.*',
       });
-      expect(created.status).toBe(200);
-      const id = /webhooks\/(whe_[^"]+)"/.exec(await created.text())?.[1];
+      // See Other to the new endpoint's page.
+      expect(created.status).toBe(303);
+      const id = /webhooks\/(whe_[^?]+)/.exec(created.headers.get('location') ?? '')?.[1];
       const endpoint = await switchboard.webhooks!.admin.getEndpoint(id!);
       expect(endpoint.apiVersion).toBe(2);
       const page = await (await get(base, `/webhooks/${id}`, session)).text();
