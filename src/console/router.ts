@@ -22,10 +22,8 @@ import { type FormRefusal, refusalOf } from './forms.js';
 import { type AssetNames, type Frame, page, shownOnce } from './html.js';
 import { signInPage } from './pages/sign-in.js';
 import type { ConsoleRoute, OpenRoute, PageContext, ShownSecret } from './route.js';
-import { cookieOf, type SessionData, type Sessions } from './session.js';
-
-/** The cookie that carries a secret to the one page that shows it, after the redirect. */
-const SHOWN_ONCE_COOKIE = 'sb_console_once';
+import type { SessionData, Sessions } from './session.js';
+import { carriedSecret, carrySecret, dropSecret } from './shown-once.js';
 
 /** A request's signed-in principal and the session it came with. */
 export interface SignedIn {
@@ -149,7 +147,7 @@ export function createConsoleRouter(
         sections: options.sections(principal),
       };
       limits = await charge(context, principal);
-      if (request.method === 'GET') shown = await secretFor(request, session);
+      if (request.method === 'GET') shown = await carriedSecret(options.sessions, session, request);
       const params = decodeParams(raw, request.url);
       const url = new URL(request.url);
       let form: URLSearchParams | undefined;
@@ -194,17 +192,13 @@ export function createConsoleRouter(
               shown ? html`${shownOnce(shown.label, shown.value)}${body}` : body,
             ),
             // Read: the cookie goes, so a reload does not show it again.
-            shown
-              ? { 'set-cookie': options.sessions.cookie('', request, 0, { name: SHOWN_ONCE_COOKIE }) }
-              : {},
+            shown ? { 'set-cookie': dropSecret(options.sessions, request) } : {},
           ),
         redirect: (to, notice) => seeOther(`${base}${withNotice(to, notice)}`),
-        async redirectShowing(to, secret, notice) {
-          const sealed = await options.sessions.sealText(JSON.stringify({ session: session.id, ...secret }));
-          return seeOther(`${base}${withNotice(to, notice)}`, {
-            'set-cookie': options.sessions.cookie(sealed, request, 300, { name: SHOWN_ONCE_COOKIE }),
-          });
-        },
+        redirectShowing: async (to, secret, notice) =>
+          seeOther(`${base}${withNotice(to, notice)}`, {
+            'set-cookie': await carrySecret(options.sessions, session, request, secret),
+          }),
       };
       const response = await handled(route, ctx);
       return limits ? withLimits(response, limits) : response;
@@ -228,21 +222,6 @@ export function createConsoleRouter(
       const shown = await refused.show(ctx, refusal);
       const status = error.status === 409 ? 409 : 422;
       return new Response(shown.body, { status, headers: shown.headers });
-    }
-  }
-
-  /** The secret a redirect sealed for this session's next page, if the request carries one. */
-  async function secretFor(request: Request, session: SessionData): Promise<ShownSecret | undefined> {
-    const sealed = cookieOf(request, SHOWN_ONCE_COOKIE);
-    const text = sealed ? await options.sessions.openText(sealed) : undefined;
-    if (!text) return undefined;
-    try {
-      const data = JSON.parse(text) as { session?: unknown; label?: unknown; value?: unknown };
-      return data.session === session.id && typeof data.label === 'string' && typeof data.value === 'string'
-        ? { label: data.label, value: data.value }
-        : undefined;
-    } catch {
-      return undefined;
     }
   }
 
