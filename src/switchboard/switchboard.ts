@@ -212,11 +212,11 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
     ...(options.ids ? { ids: options.ids } : {}),
     ...(options.logger ? { logger: options.logger } : {}),
     ...(options.fetch ? { fetch: options.fetch } : {}),
-  });
     ...(options.look ? { look: options.look } : {}),
+  });
   const { storage, clock, logger } = runtime;
-  const bus = options.bus ?? createMemoryEventBus({ logger });
   const look = resolveLook(runtime.look);
+  const bus = options.bus ?? createMemoryEventBus({ logger });
   const relay = createOutboxRelay(runtime, { bus });
   const resources = [
     ...(options.builtInResources === false ? [] : BUILT_IN_RESOURCES),
