@@ -5,7 +5,7 @@
  * before it (the key from the banner, the secret and the id from the answers), as the reader copies
  * it. A command ending in `&` runs in the background, as in the reader's terminal, until the end.
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -14,6 +14,7 @@ import {
   readerProject,
   runnableSnippets,
   type SnippetRun,
+  startGroup,
   startSnippet,
   stopGroup,
   waitFor,
@@ -77,28 +78,16 @@ const background: Background[] = [];
 const project = readerProject();
 let snippet: SnippetRun | undefined;
 
-const startGroup = (command: string, args: string[], env: Record<string, string>): Background => {
-  const child = spawn(command, args, {
-    cwd: root,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => {
-    output += chunk;
-  });
-  child.stderr?.on('data', (chunk: Buffer) => {
-    output += chunk;
-  });
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  return { command: args.at(-1)!, process: child, exited, output: () => output };
-};
+/** A command of the tour left running (the server, the receiver, a subscription), named by its text. */
+const inBackground = (command: string, args: string[], env: Record<string, string>): Background => ({
+  command: args.at(-1)!,
+  ...startGroup(command, args, { cwd: root, env }),
+});
 
 beforeAll(async () => {
   const [first] = tourCommands();
   expect(first?.replace(/#.*/, '').trim()).toBe('npm start');
-  server = startGroup('npm', ['start'], { PORT: '0', LOG_LEVEL: 'warn' });
+  server = inBackground('npm', ['start'], { PORT: '0', LOG_LEVEL: 'warn' });
   await waitFor(server.output, /Press Ctrl\+C to stop/, 60_000);
 }, 90_000);
 
@@ -131,7 +120,7 @@ it('runs every command of the README tour, in order, as written', async () => {
     }
     const command = localise(line).replace(/^curl /, 'curl --fail-with-body -sS ');
     if (/&\s*(#.*)?$/.test(command)) {
-      const job = startGroup('bash', ['-c', command.replace(/&\s*(#.*)?$/, '')], env);
+      const job = inBackground('bash', ['-c', command.replace(/&\s*(#.*)?$/, '')], env);
       background.push(job);
       // The receiver says it listens; a subscription's stream opens with a comment line.
       await waitFor(job.output, /\S/, 30_000);

@@ -111,9 +111,21 @@ export function startSnippet(
 ): SnippetRun {
   const file = join(dir, `${name}.ts`);
   writeFileSync(file, code);
-  const child = spawn(process.execPath, ['--import', 'tsx', file], {
+  return startGroup(process.execPath, ['--import', 'tsx', file], {
     cwd: dir,
-    env: { ...process.env, NODE_ENV: 'development', ...env },
+    env: { NODE_ENV: 'development', ...env },
+  });
+}
+
+/** Starts a command in its own process group (for {@link stopGroup}), collecting what it prints. */
+export function startGroup(
+  command: string,
+  args: readonly string[],
+  options: { cwd: string; env?: Record<string, string> },
+): SnippetRun {
+  const child = spawn(command, args, {
+    cwd: options.cwd,
+    env: { ...process.env, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
