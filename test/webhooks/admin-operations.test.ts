@@ -1,6 +1,6 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createRuntime, createSwitchboard, type Switchboard, trustEveryone } from '../../src/index.js';
+import { createRuntime, type Switchboard, trustEveryone } from '../../src/index.js';
 import { createMemoryStorage } from '../../src/storage/memory/index.js';
 import {
   createWebhookAdmin,
@@ -11,7 +11,7 @@ import {
   WebhookEndpointHealthSchema,
   WebhookEventTypesSchema,
 } from '../../src/webhooks/index.js';
-import { harness, listen, orderEvent, scriptedReceiver } from './support.js';
+import { harness, listen, orderEvent, scriptedReceiver, webhookApi } from './support.js';
 
 const HOUR = 3_600_000;
 const started: Switchboard[] = [];
@@ -19,28 +19,7 @@ afterEach(async () => {
   await Promise.all(started.splice(0).map((s) => s.close()));
 });
 
-/** A switchboard over memory storage on loopback, its REST API, with loopback receivers allowed. */
-async function start() {
-  const switchboard = createSwitchboard({
-    authenticate: trustEveryone,
-    webhooks: { outbound: { allowHttp: true, allowPrivateAddresses: true }, pollIntervalMs: 50 },
-  });
-  started.push(switchboard);
-  const server = await listen(switchboard.fetch);
-  const api = (path: string, init: RequestInit = {}) =>
-    fetch(`${server.url}/api/v1${path}`, {
-      ...init,
-      headers: { 'content-type': 'application/json', ...init.headers },
-    });
-  const register = async (url: string, eventTypes: string[]) => {
-    const response = await api('/webhook-endpoints', {
-      method: 'POST',
-      body: JSON.stringify({ url, eventTypes }),
-    });
-    return (await response.json()) as { id: string; secret: string };
-  };
-  return { switchboard, api, register };
-}
+const start = () => webhookApi(started);
 
 /** A verifying receiver on loopback that also keeps each request's headers and raw body. */
 async function verifyingReceiver(answer?: (type: string) => Response | undefined) {

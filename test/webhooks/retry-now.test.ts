@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createSwitchboard, type Switchboard, trustEveryone } from '../../src/index.js';
-import { harness, listen, orderEvent, scriptedReceiver } from './support.js';
+import type { Switchboard } from '../../src/index.js';
+import { harness, listen, orderEvent, scriptedReceiver, webhookApi } from './support.js';
 
 const HOUR = 3_600_000;
 const started: Switchboard[] = [];
@@ -92,23 +92,9 @@ describe('retry now', () => {
       got.push(await request.text());
       return new Response(calls++ === 0 ? 'down' : 'ok', { status: calls === 1 ? 500 : 200 });
     });
-    const switchboard = createSwitchboard({
-      authenticate: trustEveryone,
-      webhooks: { outbound: { allowHttp: true, allowPrivateAddresses: true }, pollIntervalMs: 60_000 },
-    });
-    started.push(switchboard);
-    const server = await listen(switchboard.fetch);
-    const api = (path: string, init: RequestInit = {}) =>
-      fetch(`${server.url}/api/v1${path}`, {
-        ...init,
-        headers: { 'content-type': 'application/json', ...init.headers },
-      });
-    const endpoint = (await (
-      await api('/webhook-endpoints', {
-        method: 'POST',
-        body: JSON.stringify({ url: `${receiver.url}/hooks`, eventTypes: ['webhook.test'] }),
-      })
-    ).json()) as { id: string };
+    // Polled once a minute: only Retry now's wake-up can deliver within the test's seconds.
+    const { switchboard, api, register } = await webhookApi(started, 60_000);
+    const endpoint = await register(`${receiver.url}/hooks`, ['webhook.test']);
     switchboard.start();
     const sent = await api(`/webhook-endpoints/${endpoint.id}/test-events`, { method: 'POST' });
     const delivery = (await sent.json()) as { id: string };

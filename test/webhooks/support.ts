@@ -1,6 +1,13 @@
 import { afterEach } from 'vitest';
 import type { Storage } from '../../src/core/storage/index.js';
-import { createRuntime, type DomainEvent, type RuntimeOptions } from '../../src/index.js';
+import {
+  createRuntime,
+  createSwitchboard,
+  type DomainEvent,
+  type RuntimeOptions,
+  type Switchboard,
+  trustEveryone,
+} from '../../src/index.js';
 import { type NodeServer, serve } from '../../src/node/serve.js';
 import { createMemoryStorage } from '../../src/storage/memory/index.js';
 import {
@@ -115,4 +122,31 @@ export function orderEvent(overrides: Partial<DomainEvent> = {}): DomainEvent {
     data: { id: `ord_${n}`, status: 'shipped', customerEmail: 'zoë@example.com' },
     ...overrides,
   };
+}
+
+/**
+ * A switchboard over memory storage on loopback that trusts every caller and may send to loopback
+ * receivers, with its REST API (`api('/webhook-endpoints')`) and a way to register an endpoint. The
+ * caller closes the switchboard (pushed to `started`).
+ */
+export async function webhookApi(started: Switchboard[], pollIntervalMs = 50) {
+  const switchboard = createSwitchboard({
+    authenticate: trustEveryone,
+    webhooks: { outbound: { allowHttp: true, allowPrivateAddresses: true }, pollIntervalMs },
+  });
+  started.push(switchboard);
+  const server = await listen(switchboard.fetch);
+  const api = (path: string, init: RequestInit = {}) =>
+    fetch(`${server.url}/api/v1${path}`, {
+      ...init,
+      headers: { 'content-type': 'application/json', ...init.headers },
+    });
+  const register = async (url: string, eventTypes: string[]) => {
+    const response = await api('/webhook-endpoints', {
+      method: 'POST',
+      body: JSON.stringify({ url, eventTypes }),
+    });
+    return (await response.json()) as { id: string; secret: string };
+  };
+  return { switchboard, api, register };
 }
