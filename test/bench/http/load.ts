@@ -13,6 +13,8 @@ export interface LoadSettings {
 export interface Round {
   /** Completed requests per second over the whole round. */
   readonly rps: number;
+  /** Answers received in the round, every status. */
+  readonly answers: number;
   readonly latencyP50Ms: number;
   readonly latencyP99Ms: number;
   /** Answers that were not 2xx, by status. */
@@ -43,6 +45,7 @@ export async function runRound(
   }
   return {
     rps: result.requests.total / result.duration,
+    answers: result.requests.total,
     latencyP50Ms: result.latency.p50,
     latencyP99Ms: result.latency.p99,
     unexpected,

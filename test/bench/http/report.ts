@@ -23,7 +23,15 @@ export interface ServerSummary {
   readonly unexpected: Readonly<Record<string, number>>;
   readonly errors: number;
   readonly timeouts: number;
+  /** Answers in the counted rounds, and how many of them were not 2xx. */
+  readonly answers: number;
+  readonly non2xx: number;
+  /** More than {@link VOID_SHARE} of the counted answers were not 2xx: a 429 is not a served request. */
+  readonly voided: boolean;
 }
+
+/** The share of non-2xx answers above which a server's rounds do not count. */
+export const VOID_SHARE = 0.005;
 
 export interface RatioSummary extends Spread {
   /** The peer the reference is divided by. */
@@ -64,10 +72,23 @@ export function formatGroup(group: GroupResult): string[] {
     const cells = [
       `${reference!.name} ${rate(reference!.rps.median)} req/s ${range(reference!.rps, rate)}`,
       ...peers.map((peer) => `${peer.name} ${rate(peer.rps.median)} ${range(peer.rps, rate)}`),
-      ...summary.ratios.map((ratio) => `vs ${ratio.vs} ${factor(ratio.median)}× ${range(ratio, factor)}`),
+      ...summary.ratios.map((ratio) => {
+        const voided = reference!.voided || summary.servers.find((s) => s.name === ratio.vs)?.voided;
+        return voided
+          ? `vs ${ratio.vs} VOID`
+          : `vs ${ratio.vs} ${factor(ratio.median)}× ${range(ratio, factor)}`;
+      }),
     ];
     lines.push(`${summary.label.padEnd(width)}${cells.join(' | ')}`);
+    const answers = summary.servers.map((s) => `${s.name} ${rate(s.answers)}`).join(', ');
+    lines.push(
+      `${''.padEnd(width)}answers checked: every status of ${answers} (counted rounds); each server's body verified before the load`,
+    );
     for (const server of summary.servers) {
+      if (server.voided)
+        lines.push(
+          `${''.padEnd(width)}! VOID ${server.name}: ${server.non2xx} of ${server.answers} answers not 2xx (over ${VOID_SHARE * 100} %): its figures and ratios do not count`,
+        );
       const problems = Object.entries(server.unexpected).map(([status, count]) => `${count} × ${status}`);
       if (server.rps.min === 0) problems.push('a round completed no request');
       if (server.errors) problems.push(`${server.errors} connection errors (${server.timeouts} timeouts)`);
@@ -85,7 +106,15 @@ function serverSummary(server: ServerResult): ServerSummary {
       unexpected[status] = (unexpected[status] ?? 0) + count;
   }
   const rounds = server.rounds.map((round) => round.rps);
+  const answers = server.rounds.reduce((sum, round) => sum + round.answers, 0);
+  const non2xx = server.rounds.reduce(
+    (sum, round) => sum + Object.values(round.unexpected).reduce((a, b) => a + b, 0),
+    0,
+  );
   return {
+    answers,
+    non2xx,
+    voided: answers === 0 || non2xx / answers > VOID_SHARE,
     name: server.name,
     rps: spread(rounds),
     rounds,

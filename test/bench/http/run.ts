@@ -49,19 +49,26 @@ function plans(options: BenchOptions, database: BenchDatabase | undefined): Grou
   const groups: GroupPlan[] = [];
   if (graphql.length) {
     const yoga = { name: 'yoga', script: 'yoga.ts', authenticates: true, listsClients: false };
+    const mercurius = {
+      name: 'mercurius-jit',
+      script: 'mercurius.ts',
+      authenticates: true,
+      listsClients: false,
+    };
     groups.push({
       id: 'graphql',
-      title: 'GraphQL: Switchboard vs graphql-yoga vs raw node:http',
-      servers: [switchboard, yoga, raw, ...(options.floors ? [adapter, adapterJson] : [])],
+      title: 'GraphQL: Switchboard vs graphql-yoga vs Mercurius + graphql-jit vs raw node:http',
+      servers: [switchboard, yoga, mercurius, raw, ...(options.floors ? [adapter, adapterJson] : [])],
       scenarios: graphql,
     });
   }
   if (rest.length) {
     const hono = { name: 'hono', script: 'hono.ts', authenticates: true, listsClients: false };
+    const fastify = { name: 'fastify', script: 'fastify.ts', authenticates: true, listsClients: false };
     groups.push({
       id: 'rest',
-      title: 'REST: Switchboard vs Hono vs raw node:http',
-      servers: [switchboard, hono, raw, ...(options.floors ? [adapter] : [])],
+      title: 'REST: Switchboard vs Hono vs Fastify vs raw node:http',
+      servers: [switchboard, hono, fastify, raw, ...(options.floors ? [adapter] : [])],
       scenarios: rest,
     });
   }
