@@ -4,57 +4,31 @@
  * zod-validated query and body, records in a Map seeded with Switchboard's own clients (BENCH_CLIENTS),
  * JSON with ETag, Cache-Control, Vary, Link and total, 201 + Location, problem+json errors.
  */
-import { createHash, randomUUID } from 'node:crypto';
 import { serve } from '@hono/node-server';
 import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { z } from 'zod';
 import { textTag } from '../../../src/http/conditional.js';
 import { linkHeader } from '../../../src/http/pagination.js';
-import type { Client } from '../../../src/index.js';
-import { announce, BENCH_KEY } from './fixture.js';
-
-const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
-const keys = new Map([[sha256(BENCH_KEY), new Set(['crm.clients.read', 'crm.clients.write'])]]);
-
-const clients = new Map<string, Client>();
-const ordered: Client[] = [];
-const emails = new Set<string>();
-for (const client of JSON.parse(process.env.BENCH_CLIENTS ?? '[]') as Client[]) keep(client);
-
-function keep(client: Client): void {
-  clients.set(client.id, client);
-  ordered.push(client);
-  emails.add(client.email);
-}
-
-// Mirrors the client declaration's create input (src/core/resources/built-ins/clients.ts).
-const text = (max: number) => z.string().trim().min(1).max(max);
-const createInput = z.strictObject({
-  name: text(200),
-  email: z.string().trim().toLowerCase().max(254).check(z.email()),
-  phone: z
-    .string()
-    .trim()
-    .regex(/^\+?[0-9][0-9 ()\-.]{3,30}$/)
-    .nullable()
-    .optional(),
-  city: text(100).nullable().optional(),
-});
-const pageQuery = z.object({
-  page: z.coerce.number<string>().int().min(1).max(1_000_000).default(1),
-  limit: z.coerce.number<string>().int().min(1).max(100).default(20),
-});
+import { announce } from './fixture.js';
+import {
+  clients,
+  createClient,
+  createInput,
+  emails,
+  FRESH,
+  ordered,
+  pageQuery,
+  problemBody,
+  scopesOf,
+} from './rest-peer.js';
 
 type Env = { Variables: { scopes: ReadonlySet<string> } };
-const FRESH = { 'cache-control': 'private, no-cache', vary: 'Authorization' };
 
 type ProblemStatus = 400 | 401 | 403 | 404 | 409 | 415 | 422;
 
 /** RFC 9457 problem details, shaped like Switchboard's. */
 function problem(c: Context, status: ProblemStatus, code: string, detail: string): Response {
-  const body = JSON.stringify({ type: `https://bench.example/problems/${code}`, status, detail, code });
-  return c.body(body, status, { 'content-type': 'application/problem+json' });
+  return c.body(problemBody(status, code, detail), status, { 'content-type': 'application/problem+json' });
 }
 
 /** A 403 problem unless the caller's key holds `scope`. */
@@ -65,8 +39,7 @@ function missingScope(c: Context<Env>, scope: string): Response | undefined {
 const app = new Hono<Env>().basePath('/api/v1');
 
 app.use(async (c, next) => {
-  const header = c.req.header('authorization') ?? '';
-  const scopes = header.startsWith('Bearer ') ? keys.get(sha256(header.slice(7))) : undefined;
+  const scopes = scopesOf(c.req.header('authorization'));
   if (!scopes) {
     c.header('www-authenticate', 'Bearer realm="bench"');
     return problem(c, 401, 'unauthorized', 'The API key is unknown.');
@@ -108,18 +81,7 @@ app.post('/clients', bodyLimit({ maxSize: 1024 * 1024 }), async (c) => {
   const input = createInput.safeParse(await c.req.json().catch(() => undefined));
   if (!input.success) return problem(c, 422, 'validation_failed', 'The input is not valid.');
   if (emails.has(input.data.email)) return problem(c, 409, 'conflict', 'The e-mail is already used.');
-  const now = new Date().toISOString();
-  const client: Client = {
-    id: `cli_${randomUUID().replaceAll('-', '')}`,
-    name: input.data.name,
-    email: input.data.email,
-    phone: input.data.phone ?? null,
-    city: input.data.city ?? null,
-    createdAt: now,
-    updatedAt: now,
-    version: 1,
-  };
-  keep(client);
+  const client = createClient(input.data);
   return c.json(client, 201, { etag: '"1"', location: `/api/v1/clients/${client.id}` });
 });
 

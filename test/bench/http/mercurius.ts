@@ -4,29 +4,12 @@
  * seeded like the Switchboard server, as yoga.ts sets graphql-yoga up. The same credential work as
  * Switchboard's guard before the operation: SHA-256 of the bearer key, looked up among stored hashes.
  */
-import { createHash } from 'node:crypto';
 import Fastify from 'fastify';
 import mercurius from 'mercurius';
-import { createContext } from '../../../src/graphql/context.js';
-import { createSchema, DEFAULT_LIMITS } from '../../../src/graphql/index.js';
-import {
-  createDomain,
-  createMemoryEventBus,
-  createRuntime,
-  type Principal,
-  silentLogger,
-} from '../../../src/index.js';
-import { createMemoryStorage } from '../../../src/storage/memory/index.js';
-import { EVERY_SCOPE } from '../../support/scopes.js';
-import { announce, BENCH_KEY, seedBenchData } from './fixture.js';
-
-const domain = createDomain(createRuntime({ storage: createMemoryStorage() }));
-await seedBenchData(domain);
-const bus = createMemoryEventBus();
-
-const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
-const admin: Principal = { kind: 'service', subject: 'key_admin', scopes: EVERY_SCOPE };
-const keys = new Map([[sha256(BENCH_KEY), admin]]);
+import { createSchema } from '../../../src/graphql/index.js';
+import type { Principal } from '../../../src/index.js';
+import { announce } from './fixture.js';
+import { contextFor, principalOf } from './graphql-peer.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -37,8 +20,7 @@ declare module 'fastify' {
 const app = Fastify({ logger: false });
 app.decorateRequest('principal', undefined);
 app.addHook('preHandler', async (request, reply) => {
-  const header = request.headers.authorization ?? '';
-  request.principal = header.startsWith('Bearer ') ? keys.get(sha256(header.slice(7))) : undefined;
+  request.principal = principalOf(request.headers.authorization);
   if (!request.principal) {
     return reply
       .code(401)
@@ -52,14 +34,8 @@ await app.register(mercurius, {
   schema: createSchema(),
   jit: 1,
   graphiql: false,
-  context: (request) =>
-    createContext({
-      principal: request.principal!,
-      domain,
-      bus,
-      limits: DEFAULT_LIMITS,
-      logger: silentLogger,
-    }),
+  // The key was looked up once, before the operation.
+  context: (request) => contextFor(request.principal!),
 });
 
 const address = await app.listen({ port: 0, host: '127.0.0.1' });
