@@ -10,7 +10,7 @@ import type { Resource } from '../core/resources/define.js';
 import type { ResourceService } from '../core/resources/service.js';
 import type { ResourceRecord } from '../core/storage/index.js';
 import { JSON_RPC, JsonRpcError } from './json-rpc.js';
-import { agentView } from './tools.js';
+import { agentPresenter } from './tools.js';
 
 const SCHEME = 'switchboard://';
 /** MCP's error code for a resource that does not exist (or that the caller may not see). */
@@ -32,7 +32,7 @@ export type MayRead = (resource: Resource) => boolean;
 export function recordResources(services: readonly ResourceService[], apiVersion: number): RecordResources {
   const served = services
     .filter((s) => s.resource.mcp.served)
-    .map((service) => ({ service, view: agentView(service.resource, apiVersion) }));
+    .map((service) => ({ service, present: agentPresenter(service.resource, apiVersion) }));
   const byPlural = new Map(served.map((s) => [s.service.resource.plural, s]));
   const notFound = (uri: string) =>
     new JsonRpcError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, { uri });
@@ -63,7 +63,7 @@ export function recordResources(services: readonly ResourceService[], apiVersion
         throw error;
       }
       return {
-        contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(entry.view.present(record)) }],
+        contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(entry.present(record)) }],
       };
     },
   };

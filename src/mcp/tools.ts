@@ -71,16 +71,13 @@ const ifVersion = z.int().min(1).optional().meta({
  * A record as agents see it in an API version: that version's wire shape without the fields the
  * declaration hides from MCP. Tools answer it, and `resources/read` too.
  */
-export function agentView(
+export function agentPresenter(
   resource: Resource,
   apiVersion: number,
-): { schema: Record<string, unknown>; present: (record: ResourceRecord) => Record<string, unknown> } {
+): (record: ResourceRecord) => Record<string, unknown> {
   const wire = wireOf(resource, apiVersion);
   const hidden = resource.mcp.hidden;
-  return {
-    schema: jsonSchema(withoutHidden(wire.recordSchema, hidden), 'output'),
-    present: (record) => omit(wire.present(record), hidden),
-  };
+  return (record) => omit(wire.present(record), hidden);
 }
 
 /** The tools of one resource, in a stable order. */
@@ -91,7 +88,9 @@ export function resourceTools(service: ResourceService, options: McpToolOptions)
   if (!resource.mcp.served) return [];
   const wire = wireOf(resource, options.apiVersion);
   const hidden = resource.mcp.hidden;
-  const { schema: record, present: shown } = agentView(resource, options.apiVersion);
+  // The record's JSON Schema (tools' outputSchema) is made here only: resources/read needs none.
+  const record = jsonSchema(withoutHidden(wire.recordSchema, hidden), 'output');
+  const shown = agentPresenter(resource, options.apiVersion);
   const describe = (what: string) => `${what} ${resource.description}`;
   const read = resource.scopes.read;
   const write = resource.scopes.write;
