@@ -5,6 +5,7 @@ import type {
   Storage,
   Stores,
   WebhookAttemptOutcome,
+  WebhookAttemptRecord,
   WebhookDeliveryRecord,
   WebhookEndpointRecord,
   WebhookFinish,
@@ -32,7 +33,7 @@ export type Outcome =
 
 /** Options of {@link createOutcomeWriter}. */
 export interface OutcomeWriterOptions {
-  readonly storage: Pick<Storage, 'transaction'>;
+  readonly storage: Pick<Storage, 'transaction' | 'webhooks'>;
   readonly clock: Clock;
   readonly ids: IdGenerator;
   readonly logger: Logger;
@@ -65,8 +66,9 @@ type Attempted = Queued & { readonly outcome: Extract<Outcome, { kind: 'attempte
 
 /**
  * The one way a delivery's outcome is written, whatever it is. Outcomes that arrive while a batch is
- * being written go into the next one, which costs one transaction with a statement per kind of row
- * (deliveries, attempts, each endpoint's state) instead of a transaction per attempt. Should a batch
+ * being written go into the next one, which costs one write instead of one per attempt: without a
+ * failed attempt, `finishSucceeded` (one statement on PostgreSQL); with one, a transaction with a
+ * statement per kind of row (deliveries, attempts, each endpoint's state). Should a batch
  * fail, its outcomes are written again one by one, so one that cannot be written fails alone (its lease
  * then expires and it is sent again, at least once). An endpoint it disables is announced with a
  * `webhook_endpoint.disabled` event in the same transaction, in the trace of the attempt that did it.
@@ -83,28 +85,32 @@ export function createOutcomeWriter(options: OutcomeWriterOptions): OutcomeWrite
     return { id: delivery.id, lease, outcome: { ...stateAfter(outcome), at: now } };
   }
 
+  function attemptOf({
+    outcome: { delivery, endpoint, result, startedAt },
+  }: Attempted): WebhookAttemptRecord {
+    return {
+      id: ids('wha'),
+      deliveryId: delivery.id,
+      endpointId: endpoint.id,
+      number: delivery.attempts + 1,
+      startedAt,
+      durationMs: result.durationMs,
+      statusCode: result.statusCode,
+      responseExcerpt: result.responseExcerpt,
+      error: result.error,
+      succeeded: result.ok,
+      requestHeaders: result.requestHeaders,
+      responseHeaders: result.responseHeaders,
+    };
+  }
+
   /** Writes a batch in `tx`; returns the ids recorded and whether it disabled an endpoint. */
   async function writeBatch(tx: Stores, batch: readonly Queued[]) {
     const recorded = new Set(await tx.webhooks.deliveries.finishMany(batch.map(finishOf)));
     const attempted = batch.filter(
       (q): q is Attempted => q.outcome.kind === 'attempted' && recorded.has(q.outcome.delivery.id),
     );
-    await tx.webhooks.attempts.insertMany(
-      attempted.map(({ outcome: { delivery, endpoint, result, startedAt } }) => ({
-        id: ids('wha'),
-        deliveryId: delivery.id,
-        endpointId: endpoint.id,
-        number: delivery.attempts + 1,
-        startedAt,
-        durationMs: result.durationMs,
-        statusCode: result.statusCode,
-        responseExcerpt: result.responseExcerpt,
-        error: result.error,
-        succeeded: result.ok,
-        requestHeaders: result.requestHeaders,
-        responseHeaders: result.responseHeaders,
-      })),
-    );
+    await tx.webhooks.attempts.insertMany(attempted.map(attemptOf));
     let disabled = false;
     for (const outcomes of byEndpoint(attempted)) {
       if (await recordEndpointState(tx, outcomes)) disabled = true;
@@ -147,6 +153,14 @@ export function createOutcomeWriter(options: OutcomeWriterOptions): OutcomeWrite
   }
 
   async function commit(batch: readonly Queued[]): Promise<void> {
+    if (batch.every((q) => q.outcome.kind !== 'attempted' || q.outcome.result.ok)) {
+      // Only a failure can disable an endpoint (and announce it): without one, a single atomic write.
+      const attempts = batch.filter((q): q is Attempted => q.outcome.kind === 'attempted').map(attemptOf);
+      const written = await storage.webhooks.deliveries.finishSucceeded(batch.map(finishOf), attempts);
+      const recorded = new Set(written);
+      for (const q of batch) q.resolve({ recorded: recorded.has(q.outcome.delivery.id) });
+      return;
+    }
     const { recorded, disabled } = await storage.transaction((tx) => writeBatch(tx, batch));
     if (disabled) options.onCommit?.();
     for (const q of batch) q.resolve({ recorded: recorded.has(q.outcome.delivery.id) });

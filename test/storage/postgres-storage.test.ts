@@ -158,7 +158,7 @@ describe('PostgreSQL migrations', () => {
       await sql(`INSERT INTO switchboard_webhook_attempts (id, delivery_id, endpoint_id, number, started_at,
                    duration_ms, succeeded) VALUES ('wha_1', 'whd_1', 'whe_1', 1, $1, 5, false)`);
 
-      expect((await runMigrations(old.pool)).applied).toEqual([17, 18, 19, 20, 21, 22, 23, 24]);
+      expect((await runMigrations(old.pool)).applied).toEqual([17, 18, 19, 20, 21, 22, 23, 24, 25]);
       const migrated = createPostgresStorage({ pool: old.pool });
       expect(await migrated.apiKeys.get('key_1')).toMatchObject({
         createdAt: ms,
@@ -196,6 +196,26 @@ describe('PostgreSQL migrations', () => {
 });
 
 describe('PostgreSQL storage', () => {
+  it('prepares a hot statement once per connection, or never with preparedStatements false', async () => {
+    const preparedOn = async (options: { preparedStatements?: boolean }): Promise<string[]> => {
+      // One connection, so the view below sees the statements of the connection that ran the reads.
+      const one = createPostgresStorage({ connectionString: db.url, maxConnections: 1, ...options });
+      try {
+        expect(await one.resources.get('client', 'cli_none')).toBeNull();
+        expect(await one.resources.get('client', 'cli_none_either')).toBeNull();
+        const { rows } = await one.pool.query<{ statement: string }>(
+          'SELECT statement FROM pg_prepared_statements',
+        );
+        return rows.map((r) => r.statement);
+      } finally {
+        await one.close();
+      }
+    };
+    const byId = /FROM switchboard_resources WHERE resource = \$1 AND id = \$2/;
+    expect((await preparedOn({})).filter((s) => byId.test(s))).toHaveLength(1);
+    expect(await preparedOn({ preparedStatements: false })).toEqual([]);
+  });
+
   it('reports a duplicate e-mail exactly as the memory adapter does', async () => {
     const input = { name: 'Ada', email: 'ada.twice@example.com' };
     const failures = await Promise.all(

@@ -181,6 +181,17 @@ export interface WebhookDeliveryStore {
    * whose lease was still held, which are the ones written.
    */
   finishMany(finishes: readonly WebhookFinish[]): Promise<string[]>;
+  /**
+   * The outcomes of a moment in which no attempt failed, as one atomic write (on SQL one statement, no
+   * transaction): `finishMany(finishes)`, then the `attempts` of the deliveries it wrote inserted in the
+   * order given (the others' left out), then each of their endpoints' failing run ended, as
+   * `recordOutcome` with `ok` does. Returns the ids written. A failed attempt in `attempts` is refused
+   * with an Error and nothing is written: a failure may disable its endpoint, which takes a transaction.
+   */
+  finishSucceeded(
+    finishes: readonly WebhookFinish[],
+    attempts: readonly WebhookAttemptRecord[],
+  ): Promise<string[]>;
   /** Ends a lease without an attempt (a worker shutting down); the delivery is due again at once. */
   release(id: string, workerId: string): Promise<boolean>;
   /**

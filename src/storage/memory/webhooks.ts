@@ -54,12 +54,24 @@ export function memoryWebhookStores(state: WebhookState, journal: Journal): Webh
   };
 }
 
+function saveEndpoint(state: WebhookState, journal: Journal, endpoint: WebhookEndpointRecord) {
+  const frozen = Object.freeze({ ...endpoint });
+  put(journal, state.endpoints, endpoint.id, frozen);
+  return frozen;
+}
+
+function insertAttempt(state: WebhookState, journal: Journal, attempt: WebhookAttemptRecord): void {
+  const list = state.attempts.get(attempt.deliveryId) ?? [];
+  const headers = attempt.requestHeaders && Object.freeze({ ...attempt.requestHeaders });
+  const answered = attempt.responseHeaders && Object.freeze({ ...attempt.responseHeaders });
+  const record = Object.freeze({ ...attempt, requestHeaders: headers, responseHeaders: answered });
+  state.attemptOrder.of.set(record, ++state.attemptOrder.last);
+  put(journal, state.attempts, attempt.deliveryId, [...list, record]);
+}
+
 function endpointStore(state: WebhookState, journal: Journal): WebhookEndpointStore {
-  const save = (endpoint: WebhookEndpointRecord): WebhookEndpointRecord => {
-    const frozen = Object.freeze({ ...endpoint });
-    put(journal, state.endpoints, endpoint.id, frozen);
-    return frozen;
-  };
+  const save = (endpoint: WebhookEndpointRecord): WebhookEndpointRecord =>
+    saveEndpoint(state, journal, endpoint);
   return {
     async get(id) {
       return state.endpoints.get(id) ?? null;
@@ -204,6 +216,24 @@ function deliveryStore(state: WebhookState, journal: Journal): WebhookDeliverySt
     async finishMany(finishes) {
       return finishes.filter((f) => finish(f.id, f.lease, f.outcome)).map((f) => f.id);
     },
+    async finishSucceeded(finishes, attempts) {
+      if (attempts.some((a) => !a.succeeded))
+        throw new Error('finishSucceeded takes succeeded attempts only; write failures in a transaction.');
+      // No await in between: atomic on the event loop.
+      const written = new Set(finishes.filter((f) => finish(f.id, f.lease, f.outcome)).map((f) => f.id));
+      const healed = new Set<string>();
+      for (const attempt of attempts) {
+        if (!written.has(attempt.deliveryId)) continue;
+        insertAttempt(state, journal, attempt);
+        healed.add(attempt.endpointId);
+      }
+      for (const id of healed) {
+        const endpoint = state.endpoints.get(id);
+        if (endpoint && endpoint.failingSince !== null)
+          saveEndpoint(state, journal, { ...endpoint, failingSince: null });
+      }
+      return [...written];
+    },
     async release(id, workerId) {
       const current = state.deliveries.get(id);
       if (!current || current.leasedBy !== workerId) return false;
@@ -256,14 +286,7 @@ function deliveryStore(state: WebhookState, journal: Journal): WebhookDeliverySt
 }
 
 function attemptStore(state: WebhookState, journal: Journal): WebhookAttemptStore {
-  const insert = (attempt: WebhookAttemptRecord): void => {
-    const list = state.attempts.get(attempt.deliveryId) ?? [];
-    const headers = attempt.requestHeaders && Object.freeze({ ...attempt.requestHeaders });
-    const answered = attempt.responseHeaders && Object.freeze({ ...attempt.responseHeaders });
-    const record = Object.freeze({ ...attempt, requestHeaders: headers, responseHeaders: answered });
-    state.attemptOrder.of.set(record, ++state.attemptOrder.last);
-    put(journal, state.attempts, attempt.deliveryId, [...list, record]);
-  };
+  const insert = (attempt: WebhookAttemptRecord): void => insertAttempt(state, journal, attempt);
   const order = (a: WebhookAttemptRecord): number => state.attemptOrder.of.get(a) ?? 0;
   return {
     async insert(attempt) {

@@ -1,6 +1,6 @@
 import { SwitchboardError } from '../../core/errors.js';
 import type { ApiKeyRecord, ApiKeyStore } from '../../core/storage/index.js';
-import { type Database, ms, msOrNull } from './database.js';
+import { type Database, ms, msOrNull, prepared } from './database.js';
 
 interface ApiKeyRow {
   id: string;
@@ -14,6 +14,9 @@ interface ApiKeyRow {
 }
 
 const COLUMNS = 'id, prefix, hash, name, scopes, created_at, revoked_at, last_used_at';
+// Every request signed with an API key runs these two.
+const FIND_BY_HASH = prepared(`SELECT ${COLUMNS} FROM switchboard_api_keys WHERE hash = $1`);
+const TOUCH = prepared('UPDATE switchboard_api_keys SET last_used_at = $2 WHERE id = $1');
 
 function toKey(row: ApiKeyRow): ApiKeyRecord {
   return {
@@ -45,9 +48,7 @@ export function postgresApiKeyStore(db: Database): ApiKeyStore {
       return row ? toKey(row) : null;
     },
     async findByHash(hash) {
-      const row = await db.row<ApiKeyRow>(`SELECT ${COLUMNS} FROM switchboard_api_keys WHERE hash = $1`, [
-        hash,
-      ]);
+      const row = await db.row<ApiKeyRow>(FIND_BY_HASH, [hash]);
       return row ? toKey(row) : null;
     },
     async list() {
@@ -64,7 +65,7 @@ export function postgresApiKeyStore(db: Database): ApiKeyStore {
       return row !== undefined;
     },
     async touch(id, at) {
-      await db.rows('UPDATE switchboard_api_keys SET last_used_at = $2 WHERE id = $1', [id, at]);
+      await db.rows(TOUCH, [id, at]);
     },
     async setScopes(id, scopes) {
       const row = await db.row('UPDATE switchboard_api_keys SET scopes = $2 WHERE id = $1 RETURNING id', [

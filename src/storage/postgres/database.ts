@@ -1,17 +1,38 @@
-import type { Pool, PoolClient, QueryResultRow } from 'pg';
+import { createHash } from 'node:crypto';
+import type { Pool, PoolClient, QueryConfig, QueryResultRow } from 'pg';
 import { SwitchboardError } from '../../core/errors.js';
 
 /** What a store needs to run SQL: the pool outside a transaction, the transaction's client inside one. */
 export interface Queryable {
   query<R extends QueryResultRow>(text: string, values?: readonly unknown[]): Promise<{ rows: R[] }>;
+  query<R extends QueryResultRow>(config: QueryConfig): Promise<{ rows: R[] }>;
+}
+
+/**
+ * A statement of fixed text that each connection parses and plans once, then runs by name: a hot read
+ * or write pays for neither again. Only for text that never varies with the call (a varying text would
+ * leave a prepared statement per variant on every connection), and for statements whose plan does not
+ * hinge on the values (PostgreSQL may switch a prepared statement to one generic plan after 5 runs).
+ */
+export interface Prepared {
+  readonly name: string;
+  readonly text: string;
+}
+
+/** Names `text` by its hash, so two stores preparing the same text share one statement per connection. */
+export function prepared(text: string): Prepared {
+  return { name: `switchboard_${createHash('sha1').update(text).digest('base64url').slice(0, 20)}`, text };
 }
 
 /** The SQL runner every store uses: errors come out as SwitchboardErrors where the caller can act on them. */
 export interface Database {
   /** Runs one statement and returns its rows. */
-  rows<R extends QueryResultRow>(text: string, values?: readonly unknown[]): Promise<R[]>;
+  rows<R extends QueryResultRow>(statement: string | Prepared, values?: readonly unknown[]): Promise<R[]>;
   /** Runs one statement and returns its first row, if any. */
-  row<R extends QueryResultRow>(text: string, values?: readonly unknown[]): Promise<R | undefined>;
+  row<R extends QueryResultRow>(
+    statement: string | Prepared,
+    values?: readonly unknown[],
+  ): Promise<R | undefined>;
   /** True inside `storage.transaction`: a failed statement there aborts the whole transaction. */
   readonly inTransaction: boolean;
   /**
@@ -27,21 +48,35 @@ export type TransactionRunner = <T>(work: (db: Database) => Promise<T>) => Promi
 export interface DatabaseOptions {
   /** How to run `atomic` work; absent inside a transaction, where the work joins it. */
   readonly begin?: TransactionRunner;
+  /** False sends {@link Prepared} statements as plain text (for a pooler that cannot keep them). */
+  readonly prepare?: boolean;
 }
 
 export function database(target: Pool | PoolClient | Queryable, options: DatabaseOptions = {}): Database {
   const db = target as Queryable;
-  const rows = async <R extends QueryResultRow>(text: string, values?: readonly unknown[]): Promise<R[]> => {
+  const prepare = options.prepare ?? true;
+  const rows = async <R extends QueryResultRow>(
+    statement: string | Prepared,
+    values?: readonly unknown[],
+  ): Promise<R[]> => {
     try {
-      return (await db.query<R>(text, values as unknown[])).rows;
+      if (typeof statement === 'string') return (await db.query<R>(statement, values)).rows;
+      const { name, text } = statement;
+      const config = prepare
+        ? { name, text, values: values as unknown[] }
+        : { text, values: values as unknown[] };
+      return (await db.query<R>(config)).rows;
     } catch (error) {
       throw translate(error);
     }
   };
   const self: Database = {
     rows,
-    async row<R extends QueryResultRow>(text: string, values?: readonly unknown[]): Promise<R | undefined> {
-      return (await rows<R>(text, values))[0];
+    async row<R extends QueryResultRow>(
+      statement: string | Prepared,
+      values?: readonly unknown[],
+    ): Promise<R | undefined> {
+      return (await rows<R>(statement, values))[0];
     },
     inTransaction: options.begin === undefined,
     atomic: (work) => (options.begin ? options.begin(work) : work(self)),

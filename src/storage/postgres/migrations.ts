@@ -443,6 +443,92 @@ export const MIGRATIONS: readonly Migration[] = [
     // for every code before (they live a minute at most): their tokens get the grant's resources.
     sql: 'ALTER TABLE switchboard_oauth_codes ADD COLUMN resources text[];',
   },
+  {
+    version: 25,
+    name: 'webhook delivery claim in one call',
+    // The claim's steps (webhook-deliveries.ts says why each) in one round trip instead of five (BEGIN,
+    // head, lock, take, COMMIT). VOLATILE: each statement sees what committed before it began, so the
+    // take sees every lease committed before the endpoint locks were granted. Arguments: now, the
+    // default cap, the limit, per-endpoint cap ids and caps, the worker, the lease's end.
+    sql: `CREATE FUNCTION switchboard_claim_webhook_deliveries(
+            bigint, integer, integer, text[], integer[], text, bigint)
+          RETURNS SETOF switchboard_webhook_deliveries LANGUAGE plpgsql VOLATILE AS $claim$
+          DECLARE
+            first_look record;
+            endpoint_ids text[];
+          BEGIN
+            -- At most $3 endpoints, those whose oldest claimable delivery is oldest, below their cap:
+            -- first from the 256 oldest claimable rows of all endpoints.
+            WITH caps AS (SELECT * FROM unnest($4, $5) AS c(id, cap)),
+            leased AS (
+              SELECT endpoint_id, count(*) AS n FROM switchboard_webhook_deliveries
+              WHERE status = 'pending' AND lease_until IS NOT NULL AND lease_until > $1 GROUP BY endpoint_id),
+            head AS (
+              SELECT d.endpoint_id, d.next_attempt_at FROM switchboard_webhook_deliveries d
+              WHERE d.status = 'pending' AND d.next_attempt_at <= $1 AND (d.lease_until IS NULL OR d.lease_until <= $1)
+              ORDER BY d.next_attempt_at LIMIT 256),
+            picked AS (
+              SELECT h.endpoint_id AS id, min(h.next_attempt_at) AS first FROM head h
+              LEFT JOIN leased l ON l.endpoint_id = h.endpoint_id
+              LEFT JOIN caps c ON c.id = h.endpoint_id
+              WHERE COALESCE(l.n, 0) < COALESCE(c.cap, $2)
+              GROUP BY h.endpoint_id ORDER BY first, h.endpoint_id LIMIT $3)
+            SELECT (SELECT count(*) FROM head)::int AS scanned,
+              (SELECT count(DISTINCT endpoint_id) FROM head)::int AS seen,
+              (SELECT count(*) FROM switchboard_webhook_endpoints)::int AS endpoints,
+              COALESCE((SELECT array_agg(id ORDER BY first, id) FROM picked), '{}') AS ids
+            INTO first_look;
+            endpoint_ids := first_look.ids;
+            IF cardinality(endpoint_ids) < $3 AND first_look.scanned >= 256
+               AND first_look.seen < first_look.endpoints THEN
+              -- A few endpoints' backlogs fill the head: probe each endpoint's own oldest claimable row.
+              WITH caps AS (SELECT * FROM unnest($4, $5) AS c(id, cap)),
+              leased AS (
+                SELECT endpoint_id, count(*) AS n FROM switchboard_webhook_deliveries
+                WHERE status = 'pending' AND lease_until IS NOT NULL AND lease_until > $1 GROUP BY endpoint_id),
+              probed AS (
+                SELECT e.id, first.next_attempt_at FROM switchboard_webhook_endpoints e
+                LEFT JOIN leased l ON l.endpoint_id = e.id
+                LEFT JOIN caps c ON c.id = e.id
+                CROSS JOIN LATERAL (
+                  SELECT d.next_attempt_at FROM switchboard_webhook_deliveries d
+                  WHERE d.endpoint_id = e.id AND d.status = 'pending' AND d.next_attempt_at <= $1
+                    AND (d.lease_until IS NULL OR d.lease_until <= $1)
+                  ORDER BY d.next_attempt_at, d.id LIMIT 1
+                ) first
+                WHERE COALESCE(l.n, 0) < COALESCE(c.cap, $2)
+                ORDER BY first.next_attempt_at, e.id LIMIT $3)
+              SELECT COALESCE(array_agg(id ORDER BY next_attempt_at, id), '{}') FROM probed INTO endpoint_ids;
+            END IF;
+            IF cardinality(endpoint_ids) = 0 THEN
+              RETURN;
+            END IF;
+            -- Locked in id order, so claimers never deadlock.
+            PERFORM 1 FROM switchboard_webhook_endpoints WHERE id = ANY(endpoint_ids) ORDER BY id FOR UPDATE;
+            RETURN QUERY
+            WITH caps AS (SELECT * FROM unnest($4, $5) AS c(id, cap)),
+            leased AS (
+              SELECT endpoint_id, count(*) AS n FROM switchboard_webhook_deliveries
+              WHERE status = 'pending' AND lease_until IS NOT NULL AND lease_until > $1 GROUP BY endpoint_id),
+            picked AS (
+              SELECT p.id, p.next_attempt_at FROM unnest(endpoint_ids) AS e(id)
+              LEFT JOIN leased l ON l.endpoint_id = e.id
+              LEFT JOIN caps c ON c.id = e.id
+              CROSS JOIN LATERAL (
+                SELECT d.id, d.next_attempt_at FROM switchboard_webhook_deliveries d
+                WHERE d.endpoint_id = e.id AND d.status = 'pending' AND d.next_attempt_at <= $1
+                  AND (d.lease_until IS NULL OR d.lease_until <= $1)
+                ORDER BY d.next_attempt_at, d.id
+                LIMIT GREATEST(0, LEAST($3, COALESCE(c.cap, $2) - COALESCE(l.n, 0)))
+                FOR UPDATE OF d SKIP LOCKED
+              ) p),
+            chosen AS (SELECT id FROM picked ORDER BY next_attempt_at, id LIMIT $3)
+            UPDATE switchboard_webhook_deliveries d SET leased_by = $6, lease_until = $7
+            FROM chosen WHERE d.id = chosen.id
+            RETURNING d.*;
+          END
+          $claim$;`,
+  },
 ];
 
 /** SQL turning a `timestamptz` column into epoch milliseconds (null stays null). */

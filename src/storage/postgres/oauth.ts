@@ -9,7 +9,7 @@ import type {
   RefreshTokenRecord,
 } from '../../core/storage/index.js';
 import { GRANT_LIST_LIMIT } from '../../core/storage/oauth.js';
-import { type Database, ms, msOrNull } from './database.js';
+import { type Database, ms, msOrNull, prepared } from './database.js';
 
 interface ClientRow {
   id: string;
@@ -142,6 +142,12 @@ const GRANT_COLUMNS = 'id, client_id, user_id, scopes, created_at, expires_at, r
 const REFRESH_COLUMNS = 'token_hash, grant_id, created_at, expires_at, used_at';
 const ACCESS_COLUMNS = 'token_hash, grant_id, client_id, user_id, scopes, created_at, expires_at, audience';
 
+// A request signed with an access token reads both.
+const GET_ACCESS_TOKEN = prepared(
+  `SELECT ${ACCESS_COLUMNS} FROM switchboard_oauth_access_tokens WHERE token_hash = $1`,
+);
+const GET_GRANT = prepared(`SELECT ${GRANT_COLUMNS} FROM switchboard_oauth_grants WHERE id = $1`);
+
 /**
  * OAuth records. Codes are consumed and refresh tokens used by one conditional
  * `UPDATE … WHERE consumed_at IS NULL`: concurrent callers queue on the row lock and only the first
@@ -263,10 +269,7 @@ export function postgresOAuthStores(db: Database): OAuthStores {
         if (!inserted) throw new SwitchboardError('conflict', `A grant with id "${g.id}" already exists.`);
       },
       async get(id) {
-        const row = await db.row<GrantRow>(
-          `SELECT ${GRANT_COLUMNS} FROM switchboard_oauth_grants WHERE id = $1`,
-          [id],
-        );
+        const row = await db.row<GrantRow>(GET_GRANT, [id]);
         return row ? toGrant(row) : null;
       },
       async list({ userId, clientId, live }) {
@@ -364,10 +367,7 @@ export function postgresOAuthStores(db: Database): OAuthStores {
         );
       },
       async get(tokenHash) {
-        const row = await db.row<AccessRow>(
-          `SELECT ${ACCESS_COLUMNS} FROM switchboard_oauth_access_tokens WHERE token_hash = $1`,
-          [tokenHash],
-        );
+        const row = await db.row<AccessRow>(GET_ACCESS_TOKEN, [tokenHash]);
         return row ? toAccess(row) : null;
       },
       async delete(tokenHash) {

@@ -1,6 +1,6 @@
 import type { DomainEvent } from '../../core/events.js';
 import type { OutboxStore } from '../../core/storage/index.js';
-import type { Database } from './database.js';
+import { type Database, prepared } from './database.js';
 
 interface EventRow {
   id: string;
@@ -25,6 +25,21 @@ export function toEvent(row: EventRow): DomainEvent {
   return event;
 }
 
+// Every write appends, and the relay claims and deletes: prepared once per connection.
+const APPEND = prepared(
+  `INSERT INTO switchboard_outbox (id, type, occurred_at, data, traceparent, owner, via)
+   VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+);
+const CLAIM = prepared(
+  `WITH free AS (
+     SELECT seq FROM switchboard_outbox WHERE lease_until <= $1
+     ORDER BY seq LIMIT $2 FOR UPDATE SKIP LOCKED
+   )
+   UPDATE switchboard_outbox o SET lease_until = $3 FROM free WHERE o.seq = free.seq
+   RETURNING o.seq, o.id, o.type, o.occurred_at, o.data, o.traceparent, o.owner, o.via`,
+);
+const MARK_RELAYED = prepared('DELETE FROM switchboard_outbox WHERE id = ANY($1::text[])');
+
 /**
  * The outbox on PostgreSQL. `claim` locks the oldest free rows with `FOR UPDATE SKIP LOCKED`, so relays
  * in many processes take disjoint batches without waiting on each other, and stamps a lease: a relay
@@ -34,31 +49,19 @@ export function postgresOutboxStore(db: Database): OutboxStore {
   return {
     async append(event) {
       // `json`, not `jsonb`: the data comes back with its keys in the order they were written.
-      await db.rows(
-        `INSERT INTO switchboard_outbox (id, type, occurred_at, data, traceparent, owner, via)
-         VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-        [
-          event.id,
-          event.type,
-          event.occurredAt,
-          JSON.stringify(event.data),
-          event.traceparent ?? null,
-          event.owner ?? null,
-          event.via ?? null,
-        ],
-      );
+      await db.rows(APPEND, [
+        event.id,
+        event.type,
+        event.occurredAt,
+        JSON.stringify(event.data),
+        event.traceparent ?? null,
+        event.owner ?? null,
+        event.via ?? null,
+      ]);
     },
 
     async claim({ now, limit, leaseMs }) {
-      const rows = await db.rows<EventRow & { seq: string }>(
-        `WITH free AS (
-           SELECT seq FROM switchboard_outbox WHERE lease_until <= $1
-           ORDER BY seq LIMIT $2 FOR UPDATE SKIP LOCKED
-         )
-         UPDATE switchboard_outbox o SET lease_until = $3 FROM free WHERE o.seq = free.seq
-         RETURNING o.seq, o.id, o.type, o.occurred_at, o.data, o.traceparent, o.owner, o.via`,
-        [now, limit, now + leaseMs],
-      );
+      const rows = await db.rows<EventRow & { seq: string }>(CLAIM, [now, limit, now + leaseMs]);
       // UPDATE … RETURNING does not keep the CTE's order.
       return rows.sort((a, b) => Number(a.seq) - Number(b.seq)).map(toEvent);
     },
@@ -70,7 +73,7 @@ export function postgresOutboxStore(db: Database): OutboxStore {
 
     async markRelayed(ids) {
       if (ids.length === 0) return;
-      await db.rows('DELETE FROM switchboard_outbox WHERE id = ANY($1::text[])', [[...ids]]);
+      await db.rows(MARK_RELAYED, [[...ids]]);
     },
   };
 }

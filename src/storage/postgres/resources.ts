@@ -5,7 +5,7 @@ import type {
   ResourceRecord,
   ResourceStore,
 } from '../../core/storage/index.js';
-import { type Database, iso } from './database.js';
+import { type Database, iso, prepared } from './database.js';
 
 interface ResourceRow {
   id: string;
@@ -19,6 +19,20 @@ interface ResourceRow {
 /** Columns every record has; the declared fields live in `data` (jsonb). */
 const COLUMNS = 'id, version, created_at, updated_at, data';
 const OWN: Readonly<Record<string, string>> = { id: 'id', createdAt: 'created_at', updatedAt: 'updated_at' };
+
+// The statements of every single-record call, prepared once per connection (lists vary with their filters).
+const INSERT = prepared(
+  `INSERT INTO switchboard_resources (resource, ${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6)
+   ON CONFLICT DO NOTHING RETURNING id`,
+);
+const GET = prepared(`SELECT ${COLUMNS} FROM switchboard_resources WHERE resource = $1 AND id = $2`);
+const UPDATE = prepared(
+  `UPDATE switchboard_resources SET version = $4, updated_at = $5, data = $6
+   WHERE resource = $1 AND id = $2 AND version = $3 RETURNING id`,
+);
+const DELETE = prepared(
+  'DELETE FROM switchboard_resources WHERE resource = $1 AND id = $2 AND version = $3 RETURNING id',
+);
 
 function toRecord(row: ResourceRow): ResourceRecord {
   return {
@@ -68,34 +82,34 @@ function checked(field: string): string {
 export function postgresResourceStore(db: Database): ResourceStore {
   return {
     async insert(resource, record) {
-      const inserted = await db.row(
-        `INSERT INTO switchboard_resources (resource, ${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6)
-         ON CONFLICT DO NOTHING RETURNING id`,
-        [resource, record.id, record.version, record.createdAt, record.updatedAt, dataOf(record)],
-      );
+      const inserted = await db.row(INSERT, [
+        resource,
+        record.id,
+        record.version,
+        record.createdAt,
+        record.updatedAt,
+        dataOf(record),
+      ]);
       if (!inserted)
         throw new SwitchboardError('conflict', `A ${resource} with id ${record.id} exists already.`);
     },
     async get(resource, id) {
-      const row = await db.row<ResourceRow>(
-        `SELECT ${COLUMNS} FROM switchboard_resources WHERE resource = $1 AND id = $2`,
-        [resource, id],
-      );
+      const row = await db.row<ResourceRow>(GET, [resource, id]);
       return row ? toRecord(row) : null;
     },
     async update(resource, record, expectedVersion) {
-      const row = await db.row(
-        `UPDATE switchboard_resources SET version = $4, updated_at = $5, data = $6
-         WHERE resource = $1 AND id = $2 AND version = $3 RETURNING id`,
-        [resource, record.id, expectedVersion, record.version, record.updatedAt, dataOf(record)],
-      );
+      const row = await db.row(UPDATE, [
+        resource,
+        record.id,
+        expectedVersion,
+        record.version,
+        record.updatedAt,
+        dataOf(record),
+      ]);
       return row !== undefined;
     },
     async delete(resource, id, expectedVersion) {
-      const row = await db.row(
-        'DELETE FROM switchboard_resources WHERE resource = $1 AND id = $2 AND version = $3 RETURNING id',
-        [resource, id, expectedVersion],
-      );
+      const row = await db.row(DELETE, [resource, id, expectedVersion]);
       return row !== undefined;
     },
     async lock(resource) {

@@ -28,6 +28,12 @@ export type PostgresStorageOptions = PostgresConnectionOptions & {
    */
   readonly backgroundConnections?: number;
   readonly backgroundPool?: Pool;
+  /**
+   * Hot statements (a record by id, an API key, the queues' claims and outcomes) are prepared once per
+   * connection and then run by name (default true). Set false behind a pooler that cannot keep named
+   * statements: PgBouncer in transaction mode before 1.21, or without `max_prepared_statements`.
+   */
+  readonly preparedStatements?: boolean;
 };
 
 /** The PostgreSQL adapter: the storage contract plus schema migrations and housekeeping. */
@@ -88,6 +94,7 @@ function view(
   schedule: SweepSchedule,
   options: PostgresStorageOptions,
 ): Omit<PostgresStorage, 'migrate' | 'close' | 'background'> {
+  const prepare = options.preparedStatements ?? true;
   const stores = (db: Database): Stores => ({
     outbox: postgresOutboxStore(db),
     idempotency: postgresIdempotencyStore(db, schedule),
@@ -108,7 +115,7 @@ function view(
     client.on('error', onError);
     try {
       await client.query('BEGIN');
-      const result = await work(database(client));
+      const result = await work(database(client, { prepare }));
       await client.query('COMMIT');
       return result;
     } catch (error) {
@@ -121,7 +128,7 @@ function view(
       client.release(broken);
     }
   }
-  const outer = database(pool, { begin: inTransaction });
+  const outer = database(pool, { begin: inTransaction, prepare });
   return {
     ...refusingUnstorableText(stores(outer)),
     pool,

@@ -4,8 +4,10 @@ import type {
   WebhookDeliveryRecord,
   WebhookDeliveryStatus,
   WebhookDeliveryStore,
+  WebhookFinish,
 } from '../../core/storage/index.js';
-import { type Database, ms, msOrNull } from './database.js';
+import { type Database, ms, msOrNull, prepared } from './database.js';
+import { ATTEMPT_COLUMNS, attemptColumns, unnestAttempts } from './webhook-attempts.js';
 
 interface DeliveryRow {
   id: string;
@@ -64,16 +66,72 @@ const filterValues = (f: WebhookDeliveryFilter & { readonly ids?: readonly strin
   f.eventId ?? null,
 ];
 
-/** A delivery a claim may take: pending, due, and not leased (or its lease has ended). `$1` is now. */
-const CLAIMABLE = `d.status = 'pending' AND d.next_attempt_at <= $1 AND (d.lease_until IS NULL OR d.lease_until <= $1)`;
-/** Live leases per endpoint, from the small index of leased rows. `$1` is now. */
-const LEASED = `leased AS (
-  SELECT endpoint_id, count(*) AS n FROM ${TABLE}
-  WHERE status = 'pending' AND lease_until IS NOT NULL AND lease_until > $1 GROUP BY endpoint_id)`;
-/** How many of the oldest claimable rows a claim reads first to find endpoints to claim from. */
-const HEAD_ROWS = 256;
-/** Per-endpoint caps replacing the default (`$4` ids, `$5` caps). */
-const CAPS = `caps AS (SELECT * FROM unnest($4::text[], $5::int[]) AS c(id, cap))`;
+// The queue's statements, prepared once per connection: a claim, a batch of outcomes and a fan-out each
+// run one of them, many times a second under load.
+const GET = prepared(`SELECT ${COLUMNS} FROM ${TABLE} WHERE id = $1`);
+const INSERT_MANY = prepared(
+  `INSERT INTO ${TABLE} (${COLUMNS})
+   SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
+     $7::int[], $8::bigint[], $9::text[], $10::bigint[], $11::int[], $12::text[],
+     $13::bigint[], $14::bigint[], $15::text[])
+   ON CONFLICT DO NOTHING RETURNING id`,
+);
+/**
+ * The claim: migration 25's function, one round trip for what `claimDue` describes. `$1` now, `$2` the
+ * default cap, `$3` the limit, `$4`/`$5` per-endpoint caps, `$6` the worker, `$7` the lease's end.
+ */
+const CLAIM = prepared(
+  `SELECT ${COLUMNS} FROM switchboard_claim_webhook_deliveries(
+     $1::bigint, $2::int, $3::int, $4::text[], $5::int[], $6::text, $7::bigint)`,
+);
+const FINISH_MANY = prepared(
+  `UPDATE ${TABLE} d SET status = f.status, attempts = f.attempts, next_attempt_at = f.next_attempt_at,
+     last_status_code = f.last_status_code, last_error = f.last_error, leased_by = NULL,
+     lease_until = NULL, updated_at = f.at
+   FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::int[], $6::bigint[], $7::int[],
+     $8::text[], $9::bigint[])
+     AS f(id, worker_id, lease_attempts, status, attempts, next_attempt_at, last_status_code, last_error, at)
+   WHERE d.id = f.id AND d.leased_by = f.worker_id AND d.attempts = f.lease_attempts
+   RETURNING d.id`,
+);
+/**
+ * `finishSucceeded` in one statement: FINISH_MANY's update (`$1`…`$9`), the attempts of the deliveries
+ * it wrote (`$10`… in the order given: WITH ORDINALITY keeps it for the sequence column), and the end of
+ * their endpoints' failing runs. Every part sees one snapshot and commits together.
+ */
+const FINISH_SUCCEEDED = prepared(
+  `WITH finished AS (${FINISH_MANY.text}),
+   attempted AS (
+     INSERT INTO switchboard_webhook_attempts (${ATTEMPT_COLUMNS})
+     SELECT ${ATTEMPT_COLUMNS} FROM ${unnestAttempts(10)} WITH ORDINALITY
+       AS a(${ATTEMPT_COLUMNS}, position)
+     WHERE a.delivery_id IN (SELECT id FROM finished) ORDER BY a.position
+     RETURNING endpoint_id
+   ),
+   healed AS (
+     UPDATE switchboard_webhook_endpoints SET failing_since = NULL
+     WHERE id IN (SELECT endpoint_id FROM attempted) AND failing_since IS NOT NULL
+   )
+   SELECT id FROM finished`,
+);
+const RELEASE = prepared(
+  `UPDATE ${TABLE} SET leased_by = NULL, lease_until = NULL WHERE id = $1 AND leased_by = $2 RETURNING id`,
+);
+
+/** The finishes as one array per column, in FINISH_MANY's `unnest` order. */
+function finishColumns(finishes: readonly WebhookFinish[]): unknown[][] {
+  return [
+    finishes.map((f) => f.id),
+    finishes.map((f) => f.lease.workerId),
+    finishes.map((f) => f.lease.attempts),
+    finishes.map((f) => f.outcome.status),
+    finishes.map((f) => f.outcome.attempts),
+    finishes.map((f) => f.outcome.nextAttemptAt),
+    finishes.map((f) => f.outcome.lastStatusCode),
+    finishes.map((f) => f.outcome.lastError),
+    finishes.map((f) => f.outcome.at),
+  ];
+}
 
 const byDue = (a: WebhookDeliveryRecord, b: WebhookDeliveryRecord): number =>
   a.nextAttemptAt === b.nextAttemptAt
@@ -83,14 +141,15 @@ const byDue = (a: WebhookDeliveryRecord, b: WebhookDeliveryRecord): number =>
     : (a.nextAttemptAt ?? 0) - (b.nextAttemptAt ?? 0);
 
 /**
- * The delivery queue. `claimDue` runs as one short transaction: it picks the endpoints with the oldest
- * claimable deliveries that are below their cap (one probe of the partial due index each), locks those
- * endpoint rows in id order (so claimers never deadlock), then, in a fresh snapshot that sees every lease
- * committed before it, counts each endpoint's live leases and leases the oldest due deliveries up to its
- * cap, skipping rows another transaction holds (`SKIP LOCKED`). Claimers of different endpoints never
- * wait for each other; claimers of one endpoint wait a few milliseconds. Finished deliveries are outside
- * the partial indexes, so the size of the history costs a claim nothing. A worker that dies holds its
- * deliveries only until `lease_until`.
+ * The delivery queue. `claimDue` is one call of a function (migration 25), so one short transaction in
+ * one round trip: it picks the endpoints with the oldest claimable deliveries that are below their cap
+ * (from the 256 oldest claimable rows, or by one probe of the partial due index per endpoint when a
+ * few backlogs fill those), locks those endpoint rows in id order (so claimers never deadlock), then, in
+ * a fresh snapshot that sees every lease committed before it, counts each endpoint's live leases and
+ * leases the oldest due deliveries up to its cap, skipping rows another transaction holds (`SKIP
+ * LOCKED`). Claimers of different endpoints never wait for each other; claimers of one endpoint wait a
+ * few milliseconds. Finished deliveries are outside the partial indexes, so the size of the history
+ * costs a claim nothing. A worker that dies holds its deliveries only until `lease_until`.
  */
 export function postgresWebhookDeliveryStore(db: Database): WebhookDeliveryStore {
   return {
@@ -138,30 +197,23 @@ export function postgresWebhookDeliveryStore(db: Database): WebhookDeliveryStore
       const column = <K extends keyof WebhookDeliveryRecord>(key: K) => deliveries.map((d) => d[key]);
       // A transaction, so a refused batch leaves nothing behind.
       return db.atomic(async (tx) => {
-        const inserted = await tx.rows<{ id: string }>(
-          `INSERT INTO ${TABLE} (${COLUMNS})
-           SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
-             $7::int[], $8::bigint[], $9::text[], $10::bigint[], $11::int[], $12::text[],
-             $13::bigint[], $14::bigint[], $15::text[])
-           ON CONFLICT DO NOTHING RETURNING id`,
-          [
-            column('id'),
-            column('endpointId'),
-            column('eventId'),
-            column('eventType'),
-            column('payload'),
-            column('status'),
-            column('attempts'),
-            column('nextAttemptAt'),
-            column('leasedBy'),
-            column('leaseUntil'),
-            column('lastStatusCode'),
-            column('lastError'),
-            column('createdAt'),
-            column('updatedAt'),
-            deliveries.map((d) => d.traceparent ?? null),
-          ],
-        );
+        const inserted = await tx.rows<{ id: string }>(INSERT_MANY, [
+          column('id'),
+          column('endpointId'),
+          column('eventId'),
+          column('eventType'),
+          column('payload'),
+          column('status'),
+          column('attempts'),
+          column('nextAttemptAt'),
+          column('leasedBy'),
+          column('leaseUntil'),
+          column('lastStatusCode'),
+          column('lastError'),
+          column('createdAt'),
+          column('updatedAt'),
+          deliveries.map((d) => d.traceparent ?? null),
+        ]);
         if (inserted.length === deliveries.length) return inserted.length;
         // Some were skipped: each must be a delivery that exists already, not an id taken by another.
         const done = new Set(inserted.map((r) => r.id));
@@ -179,7 +231,7 @@ export function postgresWebhookDeliveryStore(db: Database): WebhookDeliveryStore
     },
 
     async get(id) {
-      const row = await db.row<DeliveryRow>(`SELECT ${COLUMNS} FROM ${TABLE} WHERE id = $1`, [id]);
+      const row = await db.row<DeliveryRow>(GET, [id]);
       return row ? toDelivery(row) : null;
     },
 
@@ -196,82 +248,16 @@ export function postgresWebhookDeliveryStore(db: Database): WebhookDeliveryStore
     },
 
     async claimDue({ now, limit, leaseMs, workerId, maxPerEndpoint, endpointLimits }) {
-      const caps = [[...(endpointLimits?.keys() ?? [])], [...(endpointLimits?.values() ?? [])]];
-      return db.atomic(async (tx) => {
-        const params = [now, maxPerEndpoint, limit, ...caps];
-        // At most `limit` endpoints, those whose oldest claimable delivery is oldest, skipping those at
-        // their cap. First from the head of the queue (the oldest claimable rows of all endpoints): that
-        // answers exactly when it finds enough endpoints, when the head holds every claimable row, or
-        // when every endpoint shows up in it.
-        const head = await tx.row<{ scanned: number; seen: number; endpoints: number; ids: string[] }>(
-          `WITH ${CAPS}, ${LEASED},
-           head AS (
-             SELECT d.endpoint_id, d.next_attempt_at FROM ${TABLE} d WHERE ${CLAIMABLE}
-             ORDER BY d.next_attempt_at LIMIT ${HEAD_ROWS}
-           ),
-           picked AS (
-             SELECT h.endpoint_id AS id, min(h.next_attempt_at) AS first FROM head h
-             LEFT JOIN leased l ON l.endpoint_id = h.endpoint_id
-             LEFT JOIN caps c ON c.id = h.endpoint_id
-             WHERE COALESCE(l.n, 0) < COALESCE(c.cap, $2)
-             GROUP BY h.endpoint_id ORDER BY first, h.endpoint_id LIMIT $3
-           )
-           SELECT (SELECT count(*) FROM head)::int AS scanned,
-             (SELECT count(DISTINCT endpoint_id) FROM head)::int AS seen,
-             (SELECT count(*) FROM switchboard_webhook_endpoints)::int AS endpoints,
-             COALESCE((SELECT array_agg(id ORDER BY first, id) FROM picked), '{}') AS ids`,
-          params,
-        );
-        let endpoints = (head?.ids ?? []).map((id) => ({ id }));
-        if (head && endpoints.length < limit && head.scanned >= HEAD_ROWS && head.seen < head.endpoints) {
-          // A few endpoints' backlogs fill the head and others may have work behind them: probe each
-          // endpoint's own oldest claimable row.
-          endpoints = await tx.rows<{ id: string }>(
-            `WITH ${CAPS}, ${LEASED}
-             SELECT e.id FROM switchboard_webhook_endpoints e
-             LEFT JOIN leased l ON l.endpoint_id = e.id
-             LEFT JOIN caps c ON c.id = e.id
-             CROSS JOIN LATERAL (
-               SELECT d.next_attempt_at FROM ${TABLE} d
-               WHERE d.endpoint_id = e.id AND ${CLAIMABLE}
-               ORDER BY d.next_attempt_at, d.id LIMIT 1
-             ) first
-             WHERE COALESCE(l.n, 0) < COALESCE(c.cap, $2)
-             ORDER BY first.next_attempt_at, e.id LIMIT $3`,
-            params,
-          );
-        }
-        if (endpoints.length === 0) return [];
-        // Locked in id order, so claimers never deadlock; the next statement sees every lease
-        // committed before the lock was granted.
-        await tx.rows(
-          `SELECT id FROM switchboard_webhook_endpoints WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE`,
-          [endpoints.map((e) => e.id)],
-        );
-        const rows = await tx.rows<DeliveryRow>(
-          `WITH ${CAPS}, ${LEASED},
-           picked AS (
-             SELECT p.id, p.next_attempt_at FROM unnest($6::text[]) AS e(id)
-             LEFT JOIN leased l ON l.endpoint_id = e.id
-             LEFT JOIN caps c ON c.id = e.id
-             CROSS JOIN LATERAL (
-               SELECT d.id, d.next_attempt_at FROM ${TABLE} d
-               WHERE d.endpoint_id = e.id AND ${CLAIMABLE}
-               ORDER BY d.next_attempt_at, d.id
-               LIMIT GREATEST(0, LEAST($3, COALESCE(c.cap, $2) - COALESCE(l.n, 0)))
-               FOR UPDATE OF d SKIP LOCKED
-             ) p
-           ),
-           chosen AS (SELECT id FROM picked ORDER BY next_attempt_at, id LIMIT $3)
-           UPDATE ${TABLE} d SET leased_by = $7, lease_until = $8
-           FROM chosen WHERE d.id = chosen.id
-           RETURNING ${COLUMNS.split(', ')
-             .map((c) => `d.${c}`)
-             .join(', ')}`,
-          [now, maxPerEndpoint, limit, ...caps, endpoints.map((e) => e.id), workerId, now + leaseMs],
-        );
-        return rows.map(toDelivery).sort(byDue);
-      });
+      const rows = await db.rows<DeliveryRow>(CLAIM, [
+        now,
+        maxPerEndpoint,
+        limit,
+        [...(endpointLimits?.keys() ?? [])],
+        [...(endpointLimits?.values() ?? [])],
+        workerId,
+        now + leaseMs,
+      ]);
+      return rows.map(toDelivery).sort(byDue);
     },
 
     async finish(id, lease, o) {
@@ -296,36 +282,25 @@ export function postgresWebhookDeliveryStore(db: Database): WebhookDeliveryStore
 
     async finishMany(finishes) {
       if (finishes.length === 0) return [];
-      const rows = await db.rows<{ id: string }>(
-        `UPDATE ${TABLE} d SET status = f.status, attempts = f.attempts, next_attempt_at = f.next_attempt_at,
-           last_status_code = f.last_status_code, last_error = f.last_error, leased_by = NULL,
-           lease_until = NULL, updated_at = f.at
-         FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::int[], $6::bigint[], $7::int[],
-           $8::text[], $9::bigint[])
-           AS f(id, worker_id, lease_attempts, status, attempts, next_attempt_at, last_status_code, last_error, at)
-         WHERE d.id = f.id AND d.leased_by = f.worker_id AND d.attempts = f.lease_attempts
-         RETURNING d.id`,
-        [
-          finishes.map((f) => f.id),
-          finishes.map((f) => f.lease.workerId),
-          finishes.map((f) => f.lease.attempts),
-          finishes.map((f) => f.outcome.status),
-          finishes.map((f) => f.outcome.attempts),
-          finishes.map((f) => f.outcome.nextAttemptAt),
-          finishes.map((f) => f.outcome.lastStatusCode),
-          finishes.map((f) => f.outcome.lastError),
-          finishes.map((f) => f.outcome.at),
-        ],
-      );
+      const rows = await db.rows<{ id: string }>(FINISH_MANY, finishColumns(finishes));
+      const written = new Set(rows.map((r) => r.id));
+      return finishes.filter((f) => written.has(f.id)).map((f) => f.id);
+    },
+
+    async finishSucceeded(finishes, attempts) {
+      if (attempts.some((a) => !a.succeeded))
+        throw new Error('finishSucceeded takes succeeded attempts only; write failures in a transaction.');
+      if (finishes.length === 0) return [];
+      const rows = await db.rows<{ id: string }>(FINISH_SUCCEEDED, [
+        ...finishColumns(finishes),
+        ...attemptColumns(attempts),
+      ]);
       const written = new Set(rows.map((r) => r.id));
       return finishes.filter((f) => written.has(f.id)).map((f) => f.id);
     },
 
     async release(id, workerId) {
-      const row = await db.row(
-        `UPDATE ${TABLE} SET leased_by = NULL, lease_until = NULL WHERE id = $1 AND leased_by = $2 RETURNING id`,
-        [id, workerId],
-      );
+      const row = await db.row(RELEASE, [id, workerId]);
       return row !== undefined;
     },
 

@@ -5,7 +5,7 @@ import type {
   WebhookEndpointStore,
   WebhookSecretRecord,
 } from '../../core/storage/index.js';
-import { type Database, ms, msOrNull } from './database.js';
+import { type Database, ms, msOrNull, prepared } from './database.js';
 
 interface EndpointRow {
   id: string;
@@ -59,13 +59,31 @@ const values = (e: WebhookEndpointRecord): unknown[] => [
   e.apiVersion,
 ];
 
+// What the dispatcher runs for every claim and every batch of outcomes.
+const GET = prepared(`SELECT ${COLUMNS} FROM switchboard_webhook_endpoints WHERE id = $1`);
+/** Writes only when failing_since changes; otherwise reads the row as it is. */
+const RECORD_OUTCOME = prepared(
+  `WITH changed AS (
+     UPDATE switchboard_webhook_endpoints
+     SET failing_since = CASE WHEN $2 THEN NULL ELSE COALESCE(failing_since, $3) END
+     WHERE id = $1 AND failing_since IS DISTINCT FROM (CASE WHEN $2 THEN NULL ELSE COALESCE(failing_since, $3) END)
+     RETURNING ${COLUMNS}
+   )
+   SELECT * FROM changed
+   UNION ALL
+   SELECT ${COLUMNS} FROM switchboard_webhook_endpoints
+   WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM changed)`,
+);
+const DISABLE = prepared(
+  `UPDATE switchboard_webhook_endpoints
+   SET enabled = false, disabled_reason = $2, updated_at = $3, version = version + 1
+   WHERE id = $1 AND enabled RETURNING id`,
+);
+
 export function postgresWebhookEndpointStore(db: Database): WebhookEndpointStore {
   return {
     async get(id) {
-      const row = await db.row<EndpointRow>(
-        `SELECT ${COLUMNS} FROM switchboard_webhook_endpoints WHERE id = $1`,
-        [id],
-      );
+      const row = await db.row<EndpointRow>(GET, [id]);
       return row ? toEndpoint(row) : null;
     },
     async list(range) {
@@ -116,29 +134,11 @@ export function postgresWebhookEndpointStore(db: Database): WebhookEndpointStore
       return Number(row?.n ?? 0) === 1;
     },
     async recordOutcome(id, { ok, at }) {
-      // Writes only when failing_since changes; otherwise reads the row as it is.
-      const row = await db.row<EndpointRow>(
-        `WITH changed AS (
-           UPDATE switchboard_webhook_endpoints
-           SET failing_since = CASE WHEN $2 THEN NULL ELSE COALESCE(failing_since, $3) END
-           WHERE id = $1 AND failing_since IS DISTINCT FROM (CASE WHEN $2 THEN NULL ELSE COALESCE(failing_since, $3) END)
-           RETURNING ${COLUMNS}
-         )
-         SELECT * FROM changed
-         UNION ALL
-         SELECT ${COLUMNS} FROM switchboard_webhook_endpoints
-         WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM changed)`,
-        [id, ok, at],
-      );
+      const row = await db.row<EndpointRow>(RECORD_OUTCOME, [id, ok, at]);
       return row ? toEndpoint(row) : null;
     },
     async disable(id, reason, at) {
-      const row = await db.row(
-        `UPDATE switchboard_webhook_endpoints
-         SET enabled = false, disabled_reason = $2, updated_at = $3, version = version + 1
-         WHERE id = $1 AND enabled RETURNING id`,
-        [id, reason, at],
-      );
+      const row = await db.row(DISABLE, [id, reason, at]);
       return row !== undefined;
     },
   };

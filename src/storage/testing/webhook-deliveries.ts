@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
 import type { Storage, WebhookClaimOptions } from '../../core/storage/index.js';
 import { ms } from './fixtures.js';
-import { aDelivery, anEndpoint } from './webhook-fixtures.js';
+import { aDelivery, anAttempt, anEndpoint } from './webhook-fixtures.js';
 
 const NOW = Date.UTC(2026, 0, 1);
 const claim = (o: Partial<WebhookClaimOptions> = {}): WebhookClaimOptions => ({
@@ -393,6 +393,57 @@ export function webhookDeliveryContract(storage: () => Storage): void {
     });
     expect(await s.webhooks.deliveries.get(claimed[2]!.id)).toMatchObject({ status: 'succeeded' });
     expect(await s.webhooks.deliveries.get(lost!.id)).toMatchObject({ leasedBy: 'b', attempts: 0 });
+  });
+
+  it('finishes succeeded deliveries with their attempts and ends their endpoint’s failing run in one write', async () => {
+    const s = storage();
+    const endpointId = await withEndpoint(s);
+    await s.webhooks.endpoints.recordOutcome(endpointId, { ok: false, at: ms(1) });
+    for (let i = 0; i < 3; i++) await s.webhooks.deliveries.createIfAbsent(aDelivery(endpointId));
+    const claimed = await s.webhooks.deliveries.claimDue(claim({ leaseMs: 1_000 }));
+    const [lost] = await s.webhooks.deliveries.claimDue(claim({ now: NOW + 1_000, workerId: 'b', limit: 1 }));
+    const outcome = { status: 'succeeded' as const, attempts: 1, nextAttemptAt: null, lastStatusCode: 200 };
+    const finishes = claimed.map((d) => ({
+      id: d.id,
+      lease: { workerId: 'worker-a', attempts: 0 },
+      outcome: { ...outcome, lastError: null, at: ms(2) },
+    }));
+    const succeeded = { succeeded: true, statusCode: 200, responseExcerpt: 'ok', responseHeaders: null };
+    const attempts = claimed.map((d) => anAttempt(d, { ...succeeded, startedAt: ms(2) }));
+    const written = await s.webhooks.deliveries.finishSucceeded(finishes, attempts);
+    const kept = claimed.filter((d) => d.id !== lost!.id);
+    expect(written).toEqual(kept.map((d) => d.id));
+    for (const d of kept) {
+      expect(await s.webhooks.deliveries.get(d.id)).toMatchObject({ status: 'succeeded', leasedBy: null });
+      expect(await s.webhooks.attempts.listByDelivery(d.id)).toEqual([
+        attempts.find((a) => a.deliveryId === d.id),
+      ]);
+    }
+    // The lease was lost: its outcome and attempt belong to the worker holding it now.
+    expect(await s.webhooks.attempts.listByDelivery(lost!.id)).toEqual([]);
+    expect(await s.webhooks.deliveries.get(lost!.id)).toMatchObject({ leasedBy: 'b', attempts: 0 });
+    expect(await s.webhooks.endpoints.get(endpointId)).toMatchObject({ failingSince: null });
+    expect(await s.webhooks.deliveries.finishSucceeded([], [])).toEqual([]);
+  });
+
+  it('refuses a failed attempt in finishSucceeded and writes nothing', async () => {
+    const s = storage();
+    const endpointId = await withEndpoint(s);
+    await s.webhooks.deliveries.createIfAbsent(aDelivery(endpointId));
+    const [d] = await s.webhooks.deliveries.claimDue(claim());
+    const finish = {
+      id: d!.id,
+      lease: { workerId: 'worker-a', attempts: 0 },
+      outcome: { status: 'pending' as const, attempts: 1, nextAttemptAt: ms(300), lastStatusCode: 503 },
+    };
+    await expect(
+      s.webhooks.deliveries.finishSucceeded(
+        [{ ...finish, outcome: { ...finish.outcome, lastError: 'HTTP 503', at: ms(2) } }],
+        [anAttempt(d!)],
+      ),
+    ).rejects.toThrow(/succeeded attempts only/);
+    expect(await s.webhooks.deliveries.get(d!.id)).toMatchObject({ leasedBy: 'worker-a', attempts: 0 });
+    expect(await s.webhooks.attempts.listByDelivery(d!.id)).toEqual([]);
   });
 }
 
