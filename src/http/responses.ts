@@ -71,7 +71,7 @@ export function versionTag(version: number): string {
 
 /** Whether a route answered with an {@link Answer} rather than a `Response` of its own. */
 export function isAnswer(answer: Answer | Response): answer is Answer {
-  // Not `instanceof`: a proxied fetch's Response need not be of the global class (@hono/node-server
+  // Not `instanceof`: a proxied fetch's Response need not be of the global class (the Node adapter
   // replaces it on Node).
   return typeof (answer as Partial<Response>).arrayBuffer !== 'function';
 }

@@ -22,13 +22,24 @@ import { bodyWasRead, consumedBody } from './consumed-body.js';
  * });
  */
 export function toWebRequest(req: IncomingMessage, res: ServerResponse, origin: string): Request {
+  return webRequestOf(req, res, origin);
+}
+
+/** {@link toWebRequest} with the header fields a view of the request already holds (and may have changed). */
+export function webRequestOf(
+  req: IncomingMessage,
+  res: ServerResponse,
+  origin: string,
+  fields?: Headers,
+): Request {
   const controller = new AbortController();
   res.once('close', () => {
     if (!res.writableFinished) controller.abort();
   });
-  const headers = new Headers();
-  for (let i = 0; i < req.rawHeaders.length; i += 2)
-    headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
+  const headers = fields ?? new Headers();
+  if (!fields)
+    for (let i = 0; i < req.rawHeaders.length; i += 2)
+      headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
   const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
   const init: RequestInit & { duplex?: 'half' } = {
     method: req.method,
@@ -45,7 +56,9 @@ export function toWebRequest(req: IncomingMessage, res: ServerResponse, origin: 
 }
 
 /**
- * Writes a Web `Response` to node:http, streaming the body with back-pressure.
+ * Writes a Web `Response` to node:http, streaming the body with back-pressure. A body that is all there
+ * at once (a text or bytes answer) goes out in one piece with its `content-length`; a stream (an event
+ * stream) as it comes, and its reader is cancelled when the client goes away.
  *
  * @example
  * await writeWebResponse(await switchboard.fetch(toWebRequest(req, res, 'http://localhost')), res);
@@ -57,22 +70,53 @@ export async function writeWebResponse(response: Response, res: ServerResponse):
   });
   const cookies = response.headers.getSetCookie();
   if (cookies.length) headers['set-cookie'] = cookies;
-  res.writeHead(response.status, response.statusText || undefined, headers);
   if (!response.body) {
+    res.writeHead(response.status, response.statusText || undefined, headers);
     res.end();
     return;
   }
   const reader = response.body.getReader();
+  const stop = (): void => void reader.cancel().catch(() => {});
+  res.once('close', stop);
   try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      if (res.destroyed) break;
+    // What is there already, up to 64 KiB: the whole body, unless it is a stream still being written.
+    const start: Uint8Array[] = [];
+    let size = 0;
+    let next: Promise<ReadableStreamReadResult<Uint8Array>> | undefined = reader.read();
+    while (size <= AT_ONCE_BYTES) {
+      const chunk = await readyOrNot(next);
+      if (chunk === NOT_YET) break;
+      next = undefined;
+      if (chunk.done) {
+        headers['content-length'] ??= String(size);
+        break;
+      }
+      start.push(chunk.value);
+      size += chunk.value.byteLength;
+      next = reader.read();
+    }
+    res.writeHead(response.status, response.statusText || undefined, headers);
+    for (const bytes of start) res.write(bytes);
+    // The rest as it comes, with back-pressure.
+    while (next && !res.destroyed) {
+      const { done, value } = await next;
+      if (done || res.destroyed) break;
       if (!res.write(value))
         await new Promise<void>((resolve) => res.once('drain', resolve).once('close', resolve));
+      next = reader.read();
     }
   } finally {
-    reader.cancel().catch(() => {});
+    res.off('close', stop);
+    stop();
     res.end();
   }
+}
+
+const NOT_YET = Symbol('not yet');
+/** How much of a body at hand is gathered to send with its length; past it, the rest is streamed. */
+const AT_ONCE_BYTES = 64 * 1024;
+
+/** The read's result if the stream has it at hand (a few microtasks), else NOT_YET; the read stays pending. */
+function readyOrNot<T>(read: Promise<T>): Promise<T | typeof NOT_YET> {
+  return Promise.race([read, Promise.resolve().then(() => Promise.resolve(NOT_YET))]);
 }

@@ -50,26 +50,32 @@ export async function serve(options: ServeOptions): Promise<NodeServer> {
   const logger = options.logger ?? silentLogger;
   const host = options.host ?? '127.0.0.1';
   let origin = `http://${host}`;
-  // Responses not finished yet: shutdown waits for them, and cuts the event streams among them.
-  const inFlight = new Set<ServerResponse>();
-  const eventStreams = new WeakSet<ServerResponse>();
+  // Requests not served yet, counted when the listener's promise settles (after the last byte is
+  // written): no listener per request. Shutdown waits for them, and cuts the event streams among them.
+  let inFlight = 0;
+  const eventStreams = new Set<ServerResponse>();
   let closing: Promise<void> | null = null;
   const idle = new Set<() => void>();
+  const served = (res: ServerResponse): void => {
+    inFlight--;
+    eventStreams.delete(res);
+    if (inFlight === 0) for (const resolve of idle) resolve();
+  };
 
   // Made once the port is known: a request without a Host header (HTTP/1.0) is taken to be for us.
   let listener: RequestListener = async () => {};
   const server = createServer((req, res) => {
-    inFlight.add(res);
+    inFlight++;
     if (req.headers.accept?.includes('text/event-stream')) eventStreams.add(res);
     if (closing) res.setHeader('connection', 'close');
-    res.once('close', () => {
-      inFlight.delete(res);
-      if (inFlight.size === 0) for (const resolve of idle) resolve();
-    });
-    listener(req, res).catch((error) => {
-      logger.log('error', 'failed to write response', { error: String(error) });
-      res.destroy();
-    });
+    listener(req, res).then(
+      () => served(res),
+      (error: unknown) => {
+        logger.log('error', 'failed to write response', { error: String(error) });
+        res.destroy();
+        served(res);
+      },
+    );
   });
 
   const sockets = attachWebSockets(server, options.websockets ?? [], {
@@ -97,8 +103,8 @@ export async function serve(options: ServeOptions): Promise<NodeServer> {
     server.closeIdleConnections();
     sockets.close();
     // An event stream (GraphQL over SSE) never ends by itself: cut it now, its client reconnects.
-    for (const res of inFlight) if (eventStreams.has(res)) res.socket?.destroy();
-    if (inFlight.size > 0) {
+    for (const res of eventStreams) res.socket?.destroy();
+    if (inFlight > 0) {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, options.drainTimeoutMs ?? 10_000);
         idle.add(() => {
