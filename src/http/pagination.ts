@@ -75,12 +75,9 @@ export function paginated<T>(
   query: { page: number; limit: number },
   url: URL,
   present: (item: T) => unknown = (item) => item,
-  stringify: (presented: never) => string = JSON.stringify,
 ): Answer {
-  const items = page.items.map((item) => stringify(present(item) as never)).join(',');
-  // The page's own fields are numbers: the text is written around the items' (JSON.stringify's order).
-  const text = `{"items":[${items}],"page":${query.page},"limit":${query.limit},"total":${page.total}}`;
-  return json(text, { headers: { link: linkHeader(url, query, page.total) }, stringify: (t: string) => t });
+  const body = { items: page.items.map(present), page: query.page, limit: query.limit, total: page.total };
+  return json(body, { headers: { link: linkHeader(url, query, page.total) } });
 }
 
 /** RFC 8288 `Link` value for a page of `total` items: first, prev (if any), next (if any), last. */

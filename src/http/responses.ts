@@ -29,8 +29,6 @@ export interface JsonOptions {
    * get an ETag hashed from the body.
    */
   readonly version?: number;
-  /** Writes the body's JSON text (a compiled stringifier of its shape); `JSON.stringify` by default. */
-  readonly stringify?: (body: never) => string;
 }
 
 /**
@@ -45,7 +43,7 @@ export function json(body: unknown, options: JsonOptions = {}): Answer {
   return {
     status: options.status ?? 200,
     headers: options.headers === undefined ? headers : headerRecord(options.headers, headers),
-    body: options.stringify ? options.stringify(body as never) : JSON.stringify(body),
+    body: JSON.stringify(body),
   };
 }
 

@@ -6,7 +6,6 @@
 import type { z } from 'zod';
 import type { ResourceRecord } from '../storage/index.js';
 import type { Resource } from './define.js';
-import { recordStringifier } from './wire-json.js';
 
 /** How one API version writes and reads a resource. */
 export interface ResourceWire {
@@ -15,8 +14,6 @@ export interface ResourceWire {
   readonly recordSchema: z.ZodObject;
   readonly createInput: z.ZodType<Record<string, unknown>>;
   readonly present: (record: ResourceRecord) => Record<string, unknown>;
-  /** The JSON text of a presented record, written from `recordSchema` (see {@link recordStringifier}). */
-  readonly stringify: (presented: Record<string, unknown>) => string;
   readonly accept: (body: Record<string, unknown>) => Record<string, unknown>;
 }
 
@@ -36,7 +33,6 @@ export function wireOf(resource: Resource, apiVersion: number): ResourceWire {
       recordSchema: resource.recordSchema,
       createInput: resource.createInput,
       present: (r) => r,
-      stringify: recordStringifier(resource.recordSchema),
       accept: (body) => body,
     };
   return {
@@ -44,7 +40,6 @@ export function wireOf(resource: Resource, apiVersion: number): ResourceWire {
     recordSchema: changed.recordSchema,
     createInput: changed.createInput,
     present: (r) => changed.present(r),
-    stringify: recordStringifier(changed.recordSchema),
     accept: changed.accept,
   };
 }

@@ -46,9 +46,7 @@ export function declaredRoutes(service: ResourceService, options: ResourceRouteO
   // Every call goes through the service acting for the caller: it alone decides what they may reach.
   const currentVersion = (principal: Principal, id: string) => async () =>
     (await service.for(principal).find(id))?.version ?? null;
-  // The answer's fields: its ETag (a versioned record's) and the compiled stringifier of the version's shape.
-  const tagOf = (r: ResourceRecord) =>
-    resource.versioned ? { version: r.version, stringify: wire.stringify } : { stringify: wire.stringify };
+  const tagOf = (r: ResourceRecord) => (resource.versioned ? { version: r.version } : {});
 
   const list = async (principal: Principal, query: z.output<typeof listQuery>, url: URL, fixed = {}) => {
     const page = await service.for(principal).list({
@@ -56,7 +54,7 @@ export function declaredRoutes(service: ResourceService, options: ResourceRouteO
       sort: sortOf(resource, query.sort),
       range: rangeOf(query),
     });
-    return paginated(page, query, url, wire.present, wire.stringify);
+    return paginated(page, query, url, wire.present);
   };
   const create = async (
     body: Record<string, unknown>,
