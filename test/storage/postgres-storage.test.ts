@@ -216,6 +216,27 @@ describe('PostgreSQL storage', () => {
     expect(await preparedOn({ preparedStatements: false })).toEqual([]);
   });
 
+  it('prepares the lists a caller repeats, up to 200 texts, then sends the others as text', async () => {
+    const one = createPostgresStorage({ connectionString: db.url, maxConnections: 1 });
+    try {
+      const list = (field: string) =>
+        one.resources.list('client', {
+          where: { [field]: 'x' },
+          sort: { field: 'createdAt', descending: false },
+          range: { offset: 0, limit: 20 },
+        });
+      // Each field its own text; the first is asked for twice and prepared once.
+      for (let i = 0; i < 210; i++) expect((await list(`field${i}`)).items).toEqual([]);
+      expect((await list('field0')).total).toBe(0);
+      const { rows } = await one.pool.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM pg_prepared_statements WHERE statement LIKE '%count(*) OVER ()%'",
+      );
+      expect(rows[0]!.n).toBe(200);
+    } finally {
+      await one.close();
+    }
+  });
+
   it('reports a duplicate e-mail exactly as the memory adapter does', async () => {
     const input = { name: 'Ada', email: 'ada.twice@example.com' };
     const failures = await Promise.all(

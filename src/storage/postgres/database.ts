@@ -24,6 +24,20 @@ export function prepared(text: string): Prepared {
   return { name: `switchboard_${createHash('sha1').update(text).digest('base64url').slice(0, 20)}`, text };
 }
 
+/**
+ * Statements whose text is built per call but repeats (a list's filters and order), prepared as they
+ * come up to `limit` distinct texts, then sent as text: a caller's choice of filters cannot grow the
+ * statements every connection keeps without bound. One per storage, shared by its transactions.
+ */
+export interface StatementCache {
+  readonly byText: Map<string, Prepared>;
+  readonly limit: number;
+}
+
+export function statementCache(limit = 200): StatementCache {
+  return { byText: new Map(), limit };
+}
+
 /** The SQL runner every store uses: errors come out as SwitchboardErrors where the caller can act on them. */
 export interface Database {
   /** Runs one statement and returns its rows. */
@@ -33,6 +47,8 @@ export interface Database {
     statement: string | Prepared,
     values?: readonly unknown[],
   ): Promise<R | undefined>;
+  /** `text` {@link prepared} through the storage's {@link StatementCache} while it has room, else as is. */
+  reusable(text: string): string | Prepared;
   /** True inside `storage.transaction`: a failed statement there aborts the whole transaction. */
   readonly inTransaction: boolean;
   /**
@@ -50,6 +66,8 @@ export interface DatabaseOptions {
   readonly begin?: TransactionRunner;
   /** False sends {@link Prepared} statements as plain text (for a pooler that cannot keep them). */
   readonly prepare?: boolean;
+  /** Where `reusable` statements are kept; without one they are sent as text. */
+  readonly cache?: StatementCache;
 }
 
 export function database(target: Pool | PoolClient | Queryable, options: DatabaseOptions = {}): Database {
@@ -70,8 +88,18 @@ export function database(target: Pool | PoolClient | Queryable, options: Databas
       throw translate(error);
     }
   };
+  const cache = options.cache;
   const self: Database = {
     rows,
+    reusable(text) {
+      if (!cache) return text;
+      const known = cache.byText.get(text);
+      if (known) return known;
+      if (cache.byText.size >= cache.limit) return text;
+      const made = prepared(text);
+      cache.byText.set(text, made);
+      return made;
+    },
     async row<R extends QueryResultRow>(
       statement: string | Prepared,
       values?: readonly unknown[],

@@ -122,11 +122,14 @@ export function postgresResourceStore(db: Database): ResourceStore {
       for (const [field, match] of Object.entries(where)) conditions.push(condition(field, match, values));
       const order = OWN[sort.field] ?? json(sort.field);
       values.push(range.limit, range.offset);
+      // A list's text repeats for each combination of filters and order a caller uses: prepared as such.
       const rows = await db.rows<ResourceRow>(
-        `SELECT ${COLUMNS}, count(*) OVER () AS total FROM switchboard_resources
-         WHERE ${conditions.join(' AND ')}
-         ORDER BY ${order} ${sort.descending ? 'DESC NULLS LAST' : 'ASC NULLS LAST'}, id
-         LIMIT $${values.length - 1} OFFSET $${values.length}`,
+        db.reusable(
+          `SELECT ${COLUMNS}, count(*) OVER () AS total FROM switchboard_resources
+           WHERE ${conditions.join(' AND ')}
+           ORDER BY ${order} ${sort.descending ? 'DESC NULLS LAST' : 'ASC NULLS LAST'}, id
+           LIMIT $${values.length - 1} OFFSET $${values.length}`,
+        ),
         values,
       );
       const total =

@@ -6,7 +6,7 @@ import { DEFAULT_DELIVERY_RETENTION_MS } from '../../core/storage/webhooks.js';
 import { postgresApiKeyStore } from './api-keys.js';
 import { type Connection, connect, type PostgresConnectionOptions } from './connection.js';
 import { postgresConsoleSessionStore } from './console-sessions.js';
-import { type Database, database, translate } from './database.js';
+import { type Database, database, statementCache, translate } from './database.js';
 import { postgresIdempotencyStore, type SweepSchedule } from './idempotency.js';
 import { type MigrationResult, runMigrations } from './migrate.js';
 import { postgresOAuthStores } from './oauth.js';
@@ -95,6 +95,7 @@ function view(
   options: PostgresStorageOptions,
 ): Omit<PostgresStorage, 'migrate' | 'close' | 'background'> {
   const prepare = options.preparedStatements ?? true;
+  const cache = statementCache();
   const stores = (db: Database): Stores => ({
     outbox: postgresOutboxStore(db),
     idempotency: postgresIdempotencyStore(db, schedule),
@@ -115,7 +116,7 @@ function view(
     client.on('error', onError);
     try {
       await client.query('BEGIN');
-      const result = await work(database(client, { prepare }));
+      const result = await work(database(client, { prepare, cache }));
       await client.query('COMMIT');
       return result;
     } catch (error) {
@@ -128,7 +129,7 @@ function view(
       client.release(broken);
     }
   }
-  const outer = database(pool, { begin: inTransaction, prepare });
+  const outer = database(pool, { begin: inTransaction, prepare, cache });
   return {
     ...refusingUnstorableText(stores(outer)),
     pool,
