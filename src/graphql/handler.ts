@@ -15,7 +15,7 @@ import {
   type GraphQLSharedConfig,
 } from './engine.js';
 import { createGraphiQL } from './graphiql/page.js';
-import { type MediaType, namesExplicitly, negotiate } from './http/accept.js';
+import { createNegotiator, type MediaType, namesExplicitly, negotiate } from './http/accept.js';
 import { createEventStreams } from './http/event-stream.js';
 import { readMultipart } from './http/multipart.js';
 import { type GraphQLParams, paramsFromBody, paramsFromUrl } from './http/params.js';
@@ -54,6 +54,7 @@ export function createGraphQLHandler(
       : undefined;
   const uploads = options.uploads ?? true;
   const streams = createEventStreams(engine, options);
+  const negotiateJson = createNegotiator(JSON_TYPES);
 
   return async (request, info) => {
     const context = requestContext(request, info);
@@ -64,7 +65,7 @@ export function createGraphQLHandler(
         return errorResponse(engine, error, 'application/json', context);
       }
     }
-    const media = negotiate(request.headers.get('accept'), JSON_TYPES);
+    const media = negotiateJson(request.headers.get('accept'));
     try {
       if (request.method === 'GET' && graphiql) {
         const asset = await graphiql.asset(request);
@@ -117,7 +118,11 @@ interface RequestParams {
 
 async function readParams(request: Request, engine: Engine, uploads: boolean): Promise<RequestParams> {
   if (request.method === 'GET') return { params: paramsFromUrl(new URL(request.url)) };
-  const [type, ...parameters] = (request.headers.get('content-type') ?? '').toLowerCase().split(';');
+  const contentType = request.headers.get('content-type');
+  // What nearly every client sends, taken without splitting it.
+  if (contentType === 'application/json' || contentType === 'application/json; charset=utf-8')
+    return { params: paramsFromBody(await readJson(request, engine.limits.maxBodyBytes)) };
+  const [type, ...parameters] = (contentType ?? '').toLowerCase().split(';');
   const charset = parameters.map((p) => p.trim()).find((p) => p.startsWith('charset='));
   if (type?.trim() === 'application/json') {
     if (charset && charset !== 'charset=utf-8')

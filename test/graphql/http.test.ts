@@ -60,6 +60,20 @@ describe('GraphQL over HTTP', () => {
     expect(both.headers.get('content-type')).toContain('application/graphql-response+json');
   });
 
+  it('answers each request by its own Accept, whatever the request before it asked', async () => {
+    const accepts = ['*/*', 'application/graphql-response+json', 'text/csv', '*/*', ''];
+    const answers = [];
+    for (const accept of accepts) answers.push(await post({ query: '{ __typename }' }, { accept }));
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 406, 200, 200]);
+    expect(answers.map((a) => a.headers.get('content-type')?.split(';')[0])).toEqual([
+      'application/json',
+      'application/graphql-response+json',
+      'application/json',
+      'application/json',
+      'application/json',
+    ]);
+  });
+
   it('refuses an Accept it cannot satisfy with 406', async () => {
     expect((await post({ query: '{ __typename }' }, { accept: 'text/csv' })).status).toBe(406);
   });

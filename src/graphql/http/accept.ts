@@ -36,6 +36,22 @@ export function negotiate(accept: string | null, offers: readonly MediaType[]): 
   return best?.offer ?? null;
 }
 
+/**
+ * {@link negotiate} for one list of offers, remembering the last header it read: a client sends the
+ * same `Accept` on every request, so the header is parsed once per client run, not per request.
+ */
+export function createNegotiator(offers: readonly MediaType[]): (accept: string | null) => MediaType | null {
+  let lastAccept: string | null | undefined;
+  let lastMedia: MediaType | null = null;
+  return (accept) => {
+    if (accept !== lastAccept) {
+      lastMedia = negotiate(accept, offers);
+      lastAccept = accept;
+    }
+    return lastMedia;
+  };
+}
+
 /** Whether the header names `mediaType` itself (not through a wildcard) with a weight above zero. */
 export function namesExplicitly(accept: string | null, mediaType: MediaType): boolean {
   const match = bestMatch(
