@@ -40,6 +40,7 @@ export {
   type EventBus,
   type EventListener,
   type SubscribeOptions,
+  type TopicListener,
 } from './core/event-bus.js';
 export { type DomainEvent, matchesEventType } from './core/events.js';
 export {

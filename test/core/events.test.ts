@@ -56,6 +56,38 @@ describe('memory event bus', () => {
     expect(seen).toEqual(['evt_1']);
     expect(logged).toEqual(['error: event listener failed']);
   });
+
+  it("sends a topic's messages to its listeners only, each listening on its own, until it ends", async () => {
+    const logged: string[] = [];
+    const bus = createMemoryEventBus({
+      logger: { log: (level, message) => void logged.push(`${level}: ${message}`) },
+    });
+    const heard: string[] = [];
+    const listener = (message: string | null) => void heard.push(`credentials ${message}`);
+    const stop = bus.receive!('credentials', listener);
+    const stopTwin = bus.receive!('credentials', listener);
+    bus.receive!('other', (message) => void heard.push(`other ${message}`));
+    bus.receive!('credentials', () => {
+      throw new Error('broken listener');
+    });
+    await bus.send!('credentials', '{"grant":"grt_1"}');
+    stop();
+    await bus.send!('credentials', '{"grant":"grt_2"}');
+    stopTwin();
+    await bus.send!('credentials', '{"grant":"grt_3"}');
+    expect(heard).toEqual([
+      'credentials {"grant":"grt_1"}',
+      'credentials {"grant":"grt_1"}',
+      'credentials {"grant":"grt_2"}',
+    ]);
+    expect(logged).toEqual(Array(3).fill('error: topic listener failed'));
+  });
+
+  it('refuses a topic or message no bus could carry', async () => {
+    const bus = createMemoryEventBus();
+    await expect(bus.send!('Credentials:x', 'm')).rejects.toThrow('A topic is lower-case letters');
+    await expect(bus.send!('credentials', 'x'.repeat(2001))).rejects.toThrow('at most 2000 characters');
+  });
 });
 
 describe('outbox relay', () => {

@@ -133,12 +133,58 @@ describe('PostgreSQL event bus', () => {
     expect(await onB.next(2)).toEqual([whileAway, after]);
   });
 
+  it("sends a topic's messages to its listeners on every instance, once each, and no other topic's", async () => {
+    const [a, b] = [await instance(), await instance()];
+    const heard = { a: [] as (string | null)[], b: [] as (string | null)[] };
+    let wake: (() => void) | undefined;
+    a.receive!('credentials', (message) => void heard.a.push(message));
+    b.receive!('credentials', (message) => {
+      heard.b.push(message);
+      wake?.();
+    });
+    b.receive!('other', (message) => void heard.b.push(`other ${message}`));
+    const arrived = (count: number) =>
+      (async () => {
+        while (heard.b.length < count) await new Promise<void>((resolve) => (wake = resolve));
+      })();
+    // Near the size limit, in characters of two bytes each (a NOTIFY payload is counted in bytes).
+    const long = 'é'.repeat(1990);
+    await a.send!('credentials', '{"apiKey":"key_1"}');
+    await a.send!('credentials', long);
+    await arrived(2);
+    expect(heard.a).toEqual(['{"apiKey":"key_1"}', long]);
+    expect(heard.b).toEqual(['{"apiKey":"key_1"}', long]);
+  });
+
+  it('tells topic listeners that messages may have been missed when it loses its connection, and when it is back', async () => {
+    const b = createPostgresEventBus({ connectionString: db.url, reconnectDelayMs: 300 });
+    buses.push(b);
+    await b.ready();
+    const heard: (string | null)[] = [];
+    b.receive!('credentials', (message) => void heard.push(message));
+    await db.pool.query(
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+       WHERE datname = current_database() AND query LIKE 'LISTEN%' AND pid <> pg_backend_pid()`,
+    );
+    while (heard.length < 2) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(heard).toEqual([null, null]);
+    await b.ready();
+    const a = await instance();
+    await a.send!('credentials', '{"grant":"grt_1"}');
+    while (heard.length < 3) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(heard).toEqual([null, null, '{"grant":"grt_1"}']);
+  });
+
   it('still serves its own subscribers when the database is unreachable', async () => {
     const bus = createPostgresEventBus({ connectionString: 'postgres://nobody@127.0.0.1:1/none' });
     const mine = collect(bus);
     const event = anEvent();
     await bus.publish(event);
     expect(mine.events).toEqual([event]);
+    const heard: (string | null)[] = [];
+    bus.receive!('credentials', (message) => void heard.push(message));
+    await bus.send!('credentials', '{"grant":"grt_1"}');
+    expect(heard).toEqual(['{"grant":"grt_1"}']);
     await bus.close();
     await expect(bus.ready()).rejects.toThrow('closed');
   });

@@ -1,5 +1,5 @@
 import type { PoolClient } from 'pg';
-import { createMemoryEventBus, type EventBus } from '../../core/event-bus.js';
+import { checkTopicMessage, createMemoryEventBus, type EventBus } from '../../core/event-bus.js';
 import type { DomainEvent } from '../../core/events.js';
 import { type Clock, type Logger, silentLogger, systemClock } from '../../core/runtime.js';
 import { connect, type PostgresConnectionOptions } from './connection.js';
@@ -8,7 +8,10 @@ import { toEvent } from './outbox.js';
 
 /** Options of {@link createPostgresEventBus}: the connection, the NOTIFY channel, retention, reconnects. */
 export type PostgresEventBusOptions = PostgresConnectionOptions & {
-  /** The NOTIFY channel; instances that share it share events (default `switchboard_events`). */
+  /**
+   * The NOTIFY channel; instances that share it share events (default `switchboard_events`). Topic
+   * messages (`send`) go on a second channel, its first 56 characters and `_topics`.
+   */
   readonly channel?: string;
   readonly logger?: Logger;
   readonly clock?: Clock;
@@ -46,7 +49,9 @@ const REMEMBERED = 10_000;
  * that row in the same statement; other instances read the row when notified. Events of any size
  * pass, while a NOTIFY payload is limited to 8000 bytes. A lost listening connection is reopened with
  * backoff, and the events published meanwhile are read back from the table. Best effort, like every
- * event bus: durable consumers (webhooks) read the outbox instead.
+ * event bus: durable consumers (webhooks) read the outbox instead. Topic messages (`send`) are carried
+ * by the NOTIFY alone, not stored: their listeners get `null` when the connection is lost and again
+ * when it is back, since messages sent in between are not read back.
  *
  * The table comes with the storage's migrations: call `createPostgresStorage(…).migrate()` first.
  *
@@ -62,6 +67,8 @@ export function createPostgresEventBus(options: PostgresEventBusOptions): Postgr
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(channel)) {
     throw new TypeError(`The channel must be a lower-case SQL identifier (got "${channel}").`);
   }
+  // Apart from the events' channel, so an instance of an earlier version ignores what it cannot read.
+  const topicChannel = `${channel.slice(0, 56)}_topics`;
   const logger = options.logger ?? silentLogger;
   const clock = options.clock ?? systemClock;
   const retentionMs = options.retentionMs ?? 600_000;
@@ -70,6 +77,11 @@ export function createPostgresEventBus(options: PostgresEventBusOptions): Postgr
   const { pool } = connection;
   const origin = crypto.randomUUID().replaceAll('-', '');
   const local = createMemoryEventBus({ logger });
+  const topicListeners = new Set<(message: string | null, topic: string | null) => void>();
+  /** Tells every topic's listeners that messages may have been missed. */
+  const gap = (): void => {
+    for (const listener of topicListeners) listener(null, null);
+  };
 
   let closed = false;
   let listener: { readonly client: PoolClient; readonly drop: () => void } | undefined;
@@ -141,19 +153,30 @@ export function createPostgresEventBus(options: PostgresEventBusOptions): Postgr
       listener = undefined;
       if (closed || !established) return;
       logger.log('warn', 'event bus lost its PostgreSQL connection; reconnecting', { error: String(error) });
+      gap();
       scheduleReconnect(firstDelay);
     };
     client.on('error', drop);
     client.on('end', () => drop(new Error('connection ended')));
     client.on('notification', ({ channel: from, payload }) => {
+      if (from === topicChannel && payload) {
+        // origin:topic:message (neither origin nor topic holds a colon).
+        const first = payload.indexOf(':');
+        const second = payload.indexOf(':', first + 1);
+        if (first < 0 || second < 0 || payload.slice(0, first) === origin) return;
+        const topic = payload.slice(first + 1, second);
+        for (const listener of topicListeners) listener(payload.slice(second + 1), topic);
+        return;
+      }
       if (from !== channel || !payload) return;
       const [sender, seq] = payload.split(':');
       if (sender === origin || seq === undefined) return;
       pending.push(Number(seq));
       void drain();
     });
+    let reconnected = false;
     try {
-      await client.query(`LISTEN ${channel}`);
+      await client.query(`LISTEN ${channel}; LISTEN ${topicChannel}`);
       if (highest < 0) {
         const { rows } = await pool.query<{ max: string }>(
           'SELECT COALESCE(max(seq), 0) AS max FROM switchboard_bus_events',
@@ -162,6 +185,7 @@ export function createPostgresEventBus(options: PostgresEventBusOptions): Postgr
       } else {
         // Whatever other instances published while this one was not listening.
         await catchUp();
+        reconnected = true;
       }
     } catch (error) {
       drop(error);
@@ -173,6 +197,7 @@ export function createPostgresEventBus(options: PostgresEventBusOptions): Postgr
     }
     established = true;
     listener = { client, drop };
+    if (reconnected) gap();
     for (const waiter of waiters) waiter.resolve();
     waiters = [];
   }
@@ -251,6 +276,35 @@ export function createPostgresEventBus(options: PostgresEventBusOptions): Postgr
       await Promise.all([local.publish(event), store(event)]);
     },
     subscribe: (listener, subscribeOptions) => local.subscribe(listener, subscribeOptions),
+    async send(topic, message) {
+      checkTopicMessage(topic, message);
+      await local.send?.(topic, message);
+      try {
+        await pool.query('SELECT pg_notify($1, $2)', [topicChannel, `${origin}:${topic}:${message}`]);
+      } catch (error) {
+        // Best effort, like publish: other instances' listeners rely on their own safety nets.
+        logger.log('error', 'could not send a topic message to other instances', {
+          topic,
+          error: String(translate(error)),
+        });
+      }
+    },
+    receive(topic, topicListener) {
+      const stopLocal = local.receive!(topic, topicListener);
+      const remote = (message: string | null, from: string | null): void => {
+        if (from !== null && from !== topic) return;
+        try {
+          topicListener(message);
+        } catch (error) {
+          logger.log('error', 'topic listener failed', { topic, error: String(error) });
+        }
+      };
+      topicListeners.add(remote);
+      return () => {
+        stopLocal();
+        topicListeners.delete(remote);
+      };
+    },
     ready() {
       if (listener) return Promise.resolve();
       if (closed) return Promise.reject(new Error('The event bus is closed.'));
@@ -265,7 +319,7 @@ export function createPostgresEventBus(options: PostgresEventBusOptions): Postgr
       const current = listener;
       listener = undefined;
       if (current) {
-        await current.client.query(`UNLISTEN ${channel}`).catch(() => {});
+        await current.client.query(`UNLISTEN ${channel}; UNLISTEN ${topicChannel}`).catch(() => {});
         current.drop();
       }
       await draining;
