@@ -1,6 +1,6 @@
 import type { ScopeCatalogue } from '../core/auth.js';
 import { SwitchboardError } from '../core/errors.js';
-import { isoAt, isoOrNull } from '../core/runtime.js';
+import { isoAt, isoOrNull, silentLogger } from '../core/runtime.js';
 import type { ApiKeyRecord, GrantRecord, OAuthClientRecord, OAuthGrantType } from '../core/storage/index.js';
 import { validate } from '../core/validation.js';
 import {
@@ -20,6 +20,7 @@ import {
   restrictOAuthClientTools,
 } from './client-controls.js';
 import { registerOAuthClient, rotateOAuthClientSecret, updateOAuthClient } from './clients.js';
+import { announceCredentialChange, type CredentialChange } from './credential-changes.js';
 import type { ServerContext } from './server-options.js';
 
 /** An OAuth client as admins see it: never its secret nor the secret's hash. */
@@ -172,10 +173,14 @@ export interface OAuthAdminOptions {
  * const clients = await admin.listClients();
  */
 export function createOAuthAdmin(
-  ctx: Pick<ServerContext, 'storage' | 'clock' | 'ids' | 'scopes'>,
+  ctx: Pick<ServerContext, 'storage' | 'clock' | 'ids' | 'scopes'> &
+    Partial<Pick<ServerContext, 'bus' | 'logger'>>,
   options: OAuthAdminOptions = {},
 ): OAuthAdmin {
   const { storage, clock, ids, scopes: knownScopes } = ctx;
+  // After the change is committed, so a guard that reads the storage on the message sees it.
+  const announce = (change: CredentialChange): Promise<void> =>
+    announceCredentialChange(ctx.bus, ctx.logger ?? silentLogger, change);
   const { mcpTools } = options;
   const schemas = {
     registration: clientRegistration(knownScopes),
@@ -229,13 +234,16 @@ export function createOAuthAdmin(
         await tx.oauth.grants.revokeByClient(id, clock.now());
         await tx.oauth.clients.delete(id);
       });
+      await announce({ client: id });
       options.changed?.(id);
     },
     async approveClient(id) {
       return changed(await approveOAuthClient(storage, id, { clock }));
     },
     async disableClient(id) {
-      return changed(await disableOAuthClient(storage, id, { clock }));
+      const client = await disableOAuthClient(storage, id, { clock });
+      await announce({ client: id });
+      return changed(client);
     },
     async enableClient(id) {
       return changed(await enableOAuthClient(storage, id));
@@ -258,6 +266,7 @@ export function createOAuthAdmin(
     async revokeApiKey(id) {
       // Idempotent: revoking twice, or a key that is gone, still leaves it revoked.
       await storage.apiKeys.revoke(id, clock.now());
+      await announce({ apiKey: id });
     },
     async listGrants(filter = {}) {
       const { userId, clientId } = validate(GrantFilterFields, filter);
@@ -273,8 +282,10 @@ export function createOAuthAdmin(
     },
     async revokeGrant(id) {
       // Idempotent like revokeApiKey. Every check of a token reads its grant (the guard, refresh,
-      // introspection), so the grant's tokens stop working with this one write.
+      // introspection), so the grant's tokens stop working with this one write and the announcement
+      // that drops the grant from the guards' memory.
       await storage.oauth.grants.revoke(id, clock.now());
+      await announce({ grant: id });
     },
   };
 }

@@ -20,6 +20,7 @@ import {
   updateOAuthClient,
 } from './clients.js';
 import { OAUTH_ASSETS } from './consent-page.js';
+import { announceCredentialChange } from './credential-changes.js';
 import { createCsrf } from './csrf.js';
 import { registrationEndpoint } from './dynamic-registration.js';
 import { createGuard } from './guard.js';
@@ -151,8 +152,10 @@ export function createAuthorizationServer(
           { name: 'admin (host)', scopes: Object.keys(ctx.scopes), key: adminApiKey },
           { clock: ctx.clock, ids: ctx.ids },
         ).then(
-          (record: ApiKeyRecord) => {
+          async (record: ApiKeyRecord) => {
             if (record.revokedAt !== null) ctx.logger.log('warn', 'the configured admin API key is revoked');
+            // Its scopes may have just changed: other instances' guards read it again.
+            await announceCredentialChange(ctx.bus, ctx.logger, { apiKey: record.id });
           },
           (error: unknown) => {
             storing = undefined;
@@ -162,7 +165,7 @@ export function createAuthorizationServer(
         )
       : Promise.resolve());
 
-  const checkCredentials = createGuard(ctx);
+  const checkCredentials = createGuard(ctx, ctx.bus ? { bus: ctx.bus } : {});
   let stored = !adminApiKey;
   const guard: Authenticate = async (request) => {
     if (!stored) {

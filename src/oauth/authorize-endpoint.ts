@@ -15,6 +15,7 @@ import {
   renderConsentPage,
   renderErrorPage,
 } from './consent-page.js';
+import { announceCredentialChange } from './credential-changes.js';
 import { type Csrf, csrfCookieHeader } from './csrf.js';
 import { parseScopes, readForm, single } from './form.js';
 import { oauthError, oauthErrorCodeOf } from './oauth-error.js';
@@ -383,7 +384,7 @@ async function issueCode(
   const code = randomSecret('sbac_');
   const clientId = authorization.client.id;
   const expiresAt = now + ctx.grantTtlMs;
-  await ctx.storage.transaction(async (tx) => {
+  const widenedId = await ctx.storage.transaction(async (tx) => {
     // One grant per user and app: consenting again widens the live one (what the user has granted
     // this app, over every consent), so they see the app once and revoking it ends all its tokens.
     const [live] = await tx.oauth.grants.list({ userId, clientId, live: { now } });
@@ -425,7 +426,10 @@ async function issueCode(
       expiresAt: now + ctx.codeTtlMs,
       consumedAt: null,
     });
+    return widened ? widened.id : null;
   });
+  // Tokens keep their own scopes, but a guard holding the grant's reads it again all the same.
+  if (widenedId !== null) await announceCredentialChange(ctx.bus, ctx.logger, { grant: widenedId });
   return code;
 }
 

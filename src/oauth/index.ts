@@ -63,6 +63,7 @@ export {
   updateOAuthClient,
 } from './clients.js';
 export { type ConsentView, renderConsentPage, type ScopeView } from './consent-page.js';
+export type { CredentialCacheOptions } from './credential-cache.js';
 export { createGuard, type GuardOptions, type GuardRuntime } from './guard.js';
 export type { TokenResponse } from './issue-tokens.js';
 export { OAUTH_PATHS } from './metadata.js';

@@ -1,4 +1,5 @@
 import type { Requester } from '../http/request-context.js';
+import { announceCredentialChange } from './credential-changes.js';
 import { oauthErrorResponse } from './oauth-error.js';
 import type { ServerContext } from './server-options.js';
 import { readTokenRequest } from './token-request.js';
@@ -17,11 +18,18 @@ export function revokeEndpoint(
       const now = ctx.clock.now();
       const access = await ctx.storage.oauth.accessTokens.get(hash);
       if (access) {
-        if (access.clientId === client.id) await ctx.storage.oauth.accessTokens.delete(hash);
+        if (access.clientId === client.id) {
+          await ctx.storage.oauth.accessTokens.delete(hash);
+          // The guards drop the grant's tokens they hold; the others are read again, and still valid.
+          await announceCredentialChange(ctx.bus, ctx.logger, { grant: access.grantId });
+        }
       } else {
         const refresh = await ctx.storage.oauth.refreshTokens.get(hash);
         const grant = refresh ? await ctx.storage.oauth.grants.get(refresh.grantId) : null;
-        if (grant && grant.clientId === client.id) await ctx.storage.oauth.grants.revoke(grant.id, now);
+        if (grant && grant.clientId === client.id) {
+          await ctx.storage.oauth.grants.revoke(grant.id, now);
+          await announceCredentialChange(ctx.bus, ctx.logger, { grant: grant.id });
+        }
       }
       return new Response(null, { status: 200, headers: { 'cache-control': 'no-store', ...limits } });
     } catch (error) {

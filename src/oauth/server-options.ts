@@ -1,5 +1,6 @@
 import type { ScopeCatalogue } from '../core/auth.js';
 import { SwitchboardError } from '../core/errors.js';
+import type { EventBus } from '../core/event-bus.js';
 import { BUILT_IN_SCOPES } from '../core/resources/scopes.js';
 import type { Clock, IdGenerator, Logger, Runtime } from '../core/runtime.js';
 import type { Storage } from '../core/storage/index.js';
@@ -116,6 +117,12 @@ export interface OAuthOptions extends OAuthConfig {
    * admin routes' reads and writes (classes `read`, `write`). Off when omitted.
    */
   readonly rateLimit?: RateLimiter;
+  /**
+   * Where credential changes (revoked keys and grants, disabled clients) are announced to every
+   * instance's guard, which then keeps valid credentials in memory rather than read them on each
+   * request (`createSwitchboard` passes its bus). Without one, the guard reads the storage each time.
+   */
+  readonly bus?: EventBus;
 }
 
 /** Options with every default filled in. */
@@ -124,6 +131,8 @@ export interface ServerContext {
   readonly clock: Clock;
   readonly ids: IdGenerator;
   readonly logger: Logger;
+  /** Where credential changes are announced, once committed (`announceCredentialChange`). */
+  readonly bus: EventBus | undefined;
   /** The host's sign-in, its `verifyPassword` behind the lockout (unless turned off). */
   readonly signIn: SignIn;
   readonly renderConsent: ((view: ConsentView) => string) | undefined;
@@ -176,6 +185,7 @@ export function resolveOptions(runtime: OAuthRuntime, options: OAuthOptions = {}
     clock,
     ids: runtime.ids,
     logger: runtime.logger,
+    bus: options.bus,
     signIn,
     renderConsent: options.renderConsent,
     look: resolveLook(runtime.look),

@@ -5,6 +5,7 @@ import type { RateHeaders } from '../http/rate-limit.js';
 import type { Requester } from '../http/request-context.js';
 import { textEquals } from '../internal/text-equals.js';
 import { authenticateWithinBudget, takeTokenBudget, withRateHeaders } from './budgets.js';
+import { announceCredentialChange } from './credential-changes.js';
 import { parseScopes, readForm, single } from './form.js';
 import { issueTokens, type TokenResponse } from './issue-tokens.js';
 import { oauthError, oauthErrorResponse } from './oauth-error.js';
@@ -80,6 +81,7 @@ async function exchangeCode(
   if (result.state === 'reused') {
     // RFC 6749 §4.1.2: a code used twice revokes everything issued from it.
     await ctx.storage.oauth.grants.revoke(result.code.grantId, now);
+    await announceCredentialChange(ctx.bus, ctx.logger, { grant: result.code.grantId });
     ctx.logger.log('warn', 'authorization code replayed; grant revoked', {
       grantId: result.code.grantId,
       clientId: client.id,
@@ -140,6 +142,7 @@ async function refresh(
   if (result.state === 'used' && now - (result.token.usedAt ?? 0) > ctx.refreshGraceMs) {
     // A rotated-out token came back: it was copied. Revoke the whole family (RFC 9700 §4.14.2).
     await ctx.storage.oauth.grants.revoke(grant.id, now);
+    await announceCredentialChange(ctx.bus, ctx.logger, { grant: grant.id });
     ctx.logger.log('warn', 'refresh token reused; grant revoked', { grantId: grant.id, clientId: client.id });
     throw oauthError('invalid_grant', 'The refresh token has already been used.');
   }

@@ -268,6 +268,8 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
           ...(outbound ? { outbound } : {}),
           // Declared resources' scopes can be granted, shown on the consent page and held by the admin key.
           scopes,
+          // The host's bus reaches every instance: revocations go through it, so the guard keeps credentials.
+          ...(options.bus ? { bus: options.bus } : {}),
           ...(rateLimit ? { rateLimit } : {}),
           ...(hostAuthenticate ? { authenticate: hostAuthenticate } : {}),
           ...(mcpTools ? { mcpTools } : {}),

@@ -2,6 +2,7 @@
 import { createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { createMemoryEventBus } from '../../src/index.js';
 import { until } from '../support/until.js';
 import { ADMIN_KEY, type Demo, startDemo, tokensFor } from './support.js';
 
@@ -127,7 +128,8 @@ describe('scopes on GraphQL and WebSocket', () => {
 describe('credentials that stop being valid while a WebSocket is open', () => {
   let demo: Demo;
   beforeAll(async () => {
-    demo = await startDemo({ graphql: { credentialCheckMs: 50 } });
+    // With the host's bus, so the guard keeps credentials: the checks must still see revocations and expiry.
+    demo = await startDemo({ graphql: { credentialCheckMs: 50 }, bus: createMemoryEventBus() });
   });
   afterAll(() => demo.close());
 
