@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { CloseCode, handleProtocols } from 'graphql-ws';
 import type { WebSocket } from 'ws';
 import type { GraphQLWebSocketExtra, GraphQLWebSocketServer } from '../graphql/websocket/server.js';
@@ -36,46 +37,11 @@ export function graphqlWebSocketRoute(
     path: options.path ?? '/graphql',
     handleProtocols: (protocols) => handleProtocols(protocols),
     onConnection(socket, req) {
-      const close = (code: number, reason: string): void => {
-        if (socket.readyState === socket.OPEN || socket.readyState === socket.CONNECTING)
-          socket.close(code, reason);
-      };
-      // false when the message was not sent: the socket is closed, or closing because it reads too slowly.
-      const writable = (): boolean => {
-        if (socket.readyState !== socket.OPEN) return false;
-        if (socket.bufferedAmount <= maxBufferedBytes) return true;
-        close(SLOW_SUBSCRIBER_CLOSE_CODE, 'Subscriber too slow');
-        return false;
-      };
-      const sendText = (data: string): void => {
-        if (writable()) socket.send(data);
-      };
-      const closed = server.opened(
-        {
-          protocol: socket.protocol,
-          send: (data) =>
-            new Promise<void>((resolve, reject) => {
-              if (!writable()) return resolve();
-              socket.send(data, (error) => (error ? reject(error) : resolve()));
-            }),
-          close,
-          onMessage(callback) {
-            // Not async: a subscribe message's handling lasts as long as the subscription, and an
-            // awaiting listener would hold the message's bytes for all that time.
-            socket.on('message', (data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean) => {
-              const size = Array.isArray(data) ? data.reduce((n, b) => n + b.length, 0) : data.byteLength;
-              if (size > maxMessageBytes) return close(1009, 'Message too big');
-              if (isBinary) return close(CloseCode.BadRequest, 'Binary messages are not supported');
-              callback(String(data)).catch(() =>
-                close(CloseCode.InternalServerError, 'Internal server error'),
-              );
-            });
-          },
-        },
-        new SocketExtra(req, close, sendText),
-      );
+      const transport = new NodeSocket(socket, req, maxMessageBytes, maxBufferedBytes);
+      const closed = server.opened(transport, transport);
       keepAlive?.add(socket);
-      socket.once('close', (code, reason) => {
+      // `on`, not `once`: 'close' comes once anyway, and `once` would keep a wrapper per socket.
+      socket.on('close', (code, reason) => {
         keepAlive?.delete(socket);
         void closed(code, reason.toString());
       });
@@ -84,35 +50,45 @@ export function graphqlWebSocketRoute(
 }
 
 /**
- * One timer pings every socket of the route: a socket that has not answered the previous ping by the
- * next round is cut. A timer per socket would cost memory and timer-list work for each of thousands.
+ * Keep-alive pings: each socket is pinged once per interval and cut if it has not answered the
+ * previous ping by then. One timer for every socket of the route (a timer each would cost memory and
+ * timer-list work for each of thousands), and the sockets are pinged in slices spread over the
+ * interval: pinging 10,000 at once, and reading their 10,000 pongs, would hold up a fan-out under way
+ * by a few hundred milliseconds.
  */
 function createKeepAlive(intervalMs: number): {
   add(socket: WebSocket): void;
   delete(socket: WebSocket): void;
 } {
-  // Whether each socket answered since the last round.
-  const sockets = new Map<WebSocket, boolean>();
+  // For each socket: its slice (which tick of the interval pings it) times 2, plus 1 if it answered
+  // since its last ping. Small integers: nothing allocated per socket beyond the entry.
+  const sockets = new Map<WebSocket, number>();
+  let added = 0;
+  let turn = 0;
   let timer: ReturnType<typeof setInterval> | undefined;
   const onPong = function (this: WebSocket): void {
-    if (sockets.has(this)) sockets.set(this, true);
+    const state = sockets.get(this);
+    if (state !== undefined) sockets.set(this, state | 1);
   };
   const round = (): void => {
-    for (const [socket, answered] of sockets) {
-      if (!answered) {
+    const slice = turn;
+    turn = (turn + 1) % KEEP_ALIVE_SLICES;
+    for (const [socket, state] of sockets) {
+      if (state >> 1 !== slice) continue;
+      if (!(state & 1)) {
         sockets.delete(socket);
         socket.terminate();
       } else {
-        sockets.set(socket, false);
+        sockets.set(socket, state & ~1);
         socket.ping();
       }
     }
   };
   return {
     add(socket) {
-      sockets.set(socket, true);
+      sockets.set(socket, ((added++ % KEEP_ALIVE_SLICES) << 1) | 1);
       socket.on('pong', onPong);
-      timer ??= setInterval(round, intervalMs);
+      timer ??= setInterval(round, intervalMs / KEEP_ALIVE_SLICES);
     },
     delete(socket) {
       sockets.delete(socket);
@@ -124,25 +100,32 @@ function createKeepAlive(intervalMs: number): {
   };
 }
 
+/** How many slices the sockets' keep-alive pings are spread over (see `createKeepAlive`). */
+const KEEP_ALIVE_SLICES = 12;
+
 /**
- * What the server core gets with the socket. The upgrade request, for `authenticate` to fall back on
- * its headers and for operations' context, is built each time it is asked for (at `connection_init`,
- * and per query or mutation): only the headers it carries stay with the socket, as one flat list. A
- * class, so its getter is shared by every socket rather than made for each.
+ * One socket as the server core sees it: graphql-ws's transport (`protocol`, `send`, `close`,
+ * `onMessage`) and the socket's `extra` in one object. The upgrade request, for `authenticate` to fall
+ * back on its headers and for operations' context, is built each time it is asked for (at
+ * `connection_init`, and per query or mutation): only the headers it carries stay with the socket, as
+ * one flat list. A class, so its methods are shared by every socket rather than made for each.
  */
-class SocketExtra implements GraphQLWebSocketExtra {
+class NodeSocket implements GraphQLWebSocketExtra {
   // [name, value, name, value, …]: upgrade-specific headers are not valid on a Web Request and mean
   // nothing to `authenticate`.
   readonly #headers: string[] = [];
   readonly #target: string;
   readonly #host: string;
+  /** The TCP socket under the WebSocket, corked while several frames for it are written. */
+  readonly #stream: Duplex;
   /** The peer's address, for the budgets of callers without credentials. */
   readonly clientAddress: string | undefined;
 
   constructor(
+    readonly socket: WebSocket,
     req: IncomingMessage,
-    readonly close: (code: number, reason: string) => void,
-    readonly sendText: (data: string) => void,
+    readonly maxMessageBytes: number,
+    readonly maxBufferedBytes: number,
   ) {
     const raw = req.rawHeaders;
     for (let i = 0; i < raw.length; i += 2) {
@@ -150,7 +133,12 @@ class SocketExtra implements GraphQLWebSocketExtra {
     }
     this.#target = req.url ?? '/';
     this.#host = req.headers.host ?? 'localhost';
+    this.#stream = req.socket;
     this.clientAddress = req.socket.remoteAddress;
+  }
+
+  get protocol(): string {
+    return this.socket.protocol;
   }
 
   get request(): Request {
@@ -164,5 +152,51 @@ class SocketExtra implements GraphQLWebSocketExtra {
     for (let i = 0; i < this.#headers.length; i += 2)
       headers.append(this.#headers[i]!, this.#headers[i + 1]!);
     return new Request(url, { headers });
+  }
+
+  close(code: number, reason: string): void {
+    const { socket } = this;
+    if (socket.readyState === socket.OPEN || socket.readyState === socket.CONNECTING)
+      socket.close(code, reason);
+  }
+
+  /** graphql-ws's messages (acknowledgements, results of queries): settles once written. */
+  send(data: string): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      if (!this.#writable()) return resolve();
+      this.socket.send(data, (error) => (error ? reject(error) : resolve()));
+    });
+  }
+
+  sendText(data: string): void {
+    if (this.#writable()) this.socket.send(data);
+  }
+
+  cork(): void {
+    this.#stream.cork();
+  }
+
+  uncork(): void {
+    this.#stream.uncork();
+  }
+
+  onMessage(callback: (data: string) => Promise<void>): void {
+    // Not async: a subscribe message's handling lasts as long as the subscription, and an awaiting
+    // listener would hold the message's bytes for all that time.
+    this.socket.on('message', (data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean) => {
+      const size = Array.isArray(data) ? data.reduce((n, b) => n + b.length, 0) : data.byteLength;
+      if (size > this.maxMessageBytes) return this.close(1009, 'Message too big');
+      if (isBinary) return this.close(CloseCode.BadRequest, 'Binary messages are not supported');
+      callback(String(data)).catch(() => this.close(CloseCode.InternalServerError, 'Internal server error'));
+    });
+  }
+
+  /** False when a message cannot be sent: the socket is closed, or closing because it reads too slowly. */
+  #writable(): boolean {
+    const { socket } = this;
+    if (socket.readyState !== socket.OPEN) return false;
+    if (socket.bufferedAmount <= this.maxBufferedBytes) return true;
+    this.close(SLOW_SUBSCRIBER_CLOSE_CODE, 'Subscriber too slow');
+    return false;
   }
 }

@@ -204,6 +204,30 @@ describe('shared executions', () => {
     expect(subscriptions().groups).toBe(before.groups);
   });
 
+  it('sends every event to each of several subscriptions on one socket, in order', async () => {
+    const before = subscriptions();
+    const frames: { id: string; payload: { data: { onNewMessage: { content: string } } } }[] = [];
+    // Two of the same operation (one group) and one of another, all on one socket.
+    const socket = await peer('service', {
+      one: onNewMessage('bot-many'),
+      two: onNewMessage('bot-many'),
+      other: onNewMessage('bot-many-2'),
+    });
+    socket.on('message', (data) => frames.push(JSON.parse(String(data))));
+    await until(() => subscriptions().subscribers === before.subscribers + 3);
+    await message('bot-many', 'first');
+    await message('bot-many-2', 'elsewhere');
+    await message('bot-many', 'second');
+    await until(() => frames.length === 5);
+    const contents = (id: string) =>
+      frames.filter((f) => f.id === id).map((f) => f.payload.data.onNewMessage.content);
+    expect(contents('one')).toEqual(['first', 'second']);
+    expect(contents('two')).toEqual(['first', 'second']);
+    expect(contents('other')).toEqual(['elsewhere']);
+    socket.close();
+    await until(() => subscriptions().subscribers === before.subscribers);
+  });
+
   it('closes with 4409 when a subscription id is already in use on the socket', async () => {
     const before = subscriptions();
     const socket = await peer('service', { same: onNewMessage('bot-dup') });
@@ -317,6 +341,47 @@ describe('a subscriber that does not read', () => {
       });
     }
     expect(await closed).toBe(SLOW_SUBSCRIBER_CLOSE_CODE);
+  });
+});
+
+describe('connection_init', () => {
+  const runtime = createRuntime({ storage: createMemoryStorage() });
+  const server = createGraphQLWebSocketServer(runtime, {
+    domain: createDomain(runtime),
+    bus: createMemoryEventBus(),
+    authenticate: testAuthenticate,
+    connectionInitWaitTimeout: 30,
+  });
+  /** The real server core on a stand-in transport: resolves with the close code, or 0 if still open at `ms`. */
+  function open(init: boolean, ms: number): Promise<number> {
+    return new Promise<number>((resolve) => {
+      let onMessage: (data: string) => Promise<void> = async () => {};
+      const socket = {
+        protocol: 'graphql-transport-ws',
+        send: () => undefined,
+        close: (code?: number) => resolve(code ?? 0),
+        onMessage: (cb: (data: string) => Promise<void>) => {
+          onMessage = cb;
+        },
+      };
+      const closed = server.opened(socket, { close: (code) => resolve(code) });
+      if (init)
+        void onMessage(
+          JSON.stringify({ type: 'connection_init', payload: { Authorization: 'Bearer service' } }),
+        );
+      setTimeout(() => {
+        resolve(0);
+        void closed(1000, '');
+      }, ms);
+    });
+  }
+
+  it('closes a socket that does not send it in time with 4408', async () => {
+    expect(await open(false, 500)).toBe(CloseCode.ConnectionInitialisationTimeout);
+  });
+
+  it('leaves a socket open once it came', async () => {
+    expect(await open(true, 200)).toBe(0);
   });
 });
 

@@ -67,6 +67,8 @@ export interface SubscriptionGroups {
 export interface SubscriptionGroupsOptions {
   /** Masks errors the way every other answer is masked. */
   readonly format: (errors: readonly GraphQLError[]) => GraphQLFormattedError[];
+  /** Called once an event has gone to every subscriber of a group (a transport writes what it held). */
+  readonly afterEvent?: () => void;
 }
 
 /**
@@ -116,13 +118,17 @@ export function createSubscriptionGroups(options: SubscriptionGroupsOptions): Su
         const result = formatted(step.value);
         let json: string | undefined;
         // Nothing here awaits: no subscriber joins or leaves half-way through an event.
-        for (const member of group.members) {
-          const { subscriber } = member;
-          if (!subscriber.send) member.push(result);
-          else {
-            json ??= JSON.stringify(result);
-            subscriber.send(json);
+        try {
+          for (const member of group.members) {
+            const { subscriber } = member;
+            if (!subscriber.send) member.push(result);
+            else {
+              json ??= JSON.stringify(result);
+              subscriber.send(json);
+            }
           }
+        } finally {
+          options.afterEvent?.();
         }
       }
       for (const member of group.members) member.finish();
@@ -188,8 +194,9 @@ interface Group {
  * thousands of subscribers the per-subscriber functions would cost more than its state.
  */
 class Member implements Subscription {
-  // Results not read yet (only subscribers without `send` read through the iterator).
-  readonly #queue: ExecutionResult[] = [];
+  // Results not read yet (only subscribers without `send` read through the iterator, so the others
+  // never get one).
+  #queue: ExecutionResult[] | undefined;
   #waiting:
     | { resolve(step: IteratorResult<ExecutionResult>): void; reject(error: unknown): void }
     | undefined;
@@ -209,13 +216,15 @@ class Member implements Subscription {
 
   push(result: ExecutionResult): void {
     if (this.#done) return;
-    if (this.#queue.length >= this.subscriber.maxQueue) {
+    this.#queue ??= [];
+    const queue = this.#queue;
+    if (queue.length >= this.subscriber.maxQueue) {
       this.fail(new Error('The subscriber fell too far behind and was dropped.'));
       this.leave(this.group, this);
       this.subscriber.onOverflow?.();
       return;
     }
-    this.#queue.push(result);
+    queue.push(result);
     this.#settle();
   }
 
@@ -225,7 +234,10 @@ class Member implements Subscription {
     this.#done = true;
     if (this.subscriber.onEnd) this.subscriber.onEnd(last ? { last } : {});
     else {
-      if (last) this.#queue.push(last);
+      if (last) {
+        this.#queue ??= [];
+        this.#queue.push(last);
+      }
       this.#settle();
     }
   }
@@ -243,7 +255,7 @@ class Member implements Subscription {
       this.subscriber.onEnd({ error });
       return;
     }
-    this.#queue.length = 0;
+    this.#queue = undefined;
     const waiting = this.#waiting;
     if (!waiting) this.#failure = { error };
     else {
@@ -253,7 +265,7 @@ class Member implements Subscription {
   }
 
   next(): Promise<IteratorResult<ExecutionResult>> {
-    const value = this.#queue.shift();
+    const value = this.#queue?.shift();
     if (value) return Promise.resolve({ value, done: false });
     const failure = this.#failure;
     if (failure) {
@@ -269,7 +281,7 @@ class Member implements Subscription {
   return(): Promise<IteratorResult<ExecutionResult>> {
     if (!this.#done) this.leave(this.group, this);
     this.#done = true;
-    this.#queue.length = 0;
+    this.#queue = undefined;
     this.#failure = undefined;
     this.#settle();
     return Promise.resolve({ value: undefined, done: true });
@@ -287,9 +299,9 @@ class Member implements Subscription {
 
   #settle(): void {
     const waiting = this.#waiting;
-    if (!waiting || (!this.#queue.length && !this.#done)) return;
+    if (!waiting || (!this.#queue?.length && !this.#done)) return;
     this.#waiting = undefined;
-    const value = this.#queue.shift();
+    const value = this.#queue?.shift();
     waiting.resolve(value ? { value, done: false } : { value: undefined, done: true });
   }
 }

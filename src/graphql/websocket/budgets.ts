@@ -44,7 +44,8 @@ export class MessageBudget {
 
   constructor(
     readonly bucket: LocalBucket,
-    readonly close: (code: number, reason: string) => unknown,
+    /** The socket, closed once the budget is spent. */
+    readonly socket: { close(code: number, reason: string): unknown },
   ) {}
 
   /** Spends one unit for a message: whether to handle it. */
@@ -52,7 +53,7 @@ export class MessageBudget {
     if (this.#flooded) return false;
     if (this.bucket.take()) return true;
     this.#flooded = true;
-    void this.close(FLOODING_CLOSE_CODE, describeLimit('message', this.bucket.rule));
+    void this.socket.close(FLOODING_CLOSE_CODE, describeLimit('message', this.bucket.rule));
     return false;
   }
 }

@@ -1,5 +1,11 @@
 import { type ExecutionResult, execute, GraphQLError, OperationTypeNode, subscribe } from 'graphql';
-import { CloseCode, type Context, makeServer, type Server } from 'graphql-ws';
+import {
+  CloseCode,
+  type Context,
+  makeServer,
+  type Server,
+  type WebSocket as TransportSocket,
+} from 'graphql-ws';
 import type { Principal } from '../../core/auth.js';
 import { isSwitchboardError } from '../../core/errors.js';
 import { createCredentialWatch, type Watched } from '../../http/credential-watch.js';
@@ -37,6 +43,12 @@ export interface GraphQLWebSocketExtra {
    * serialisation or promise); without it they go through graphql-ws like any other message.
    */
   readonly sendText?: (data: string) => void;
+  /**
+   * With `uncork`: holds what `sendText` sends until `uncork`, to write it at once. An event for several
+   * subscriptions of one socket goes out in one write instead of one per subscription.
+   */
+  readonly cork?: () => void;
+  readonly uncork?: () => void;
 }
 
 /** A graphql-ws server core, independent of any runtime: hook it to `ws`, Deno or Bun sockets. */
@@ -88,7 +100,14 @@ export function createGraphQLWebSocketServer(
 ): GraphQLWebSocketServer {
   // graphql-ws runs every operation itself through graphql-js: nothing here would use a compilation.
   const engine = createEngine(runtime, { ...options, compile: false });
-  const groups = createSubscriptionGroups({ format: (errors) => engine.format(errors) });
+  // The socket whose frames are held (see `SocketSubscriber.send`), written once the event has gone
+  // to every subscriber of its group.
+  let corked: Connection | undefined;
+  const uncork = (): void => {
+    corked?.extra.uncork?.();
+    corked = undefined;
+  };
+  const groups = createSubscriptionGroups({ format: (errors) => engine.format(errors), afterEvent: uncork });
   const credentials = createCredentialWatch({
     authenticate: engine.authenticate,
     intervalMs: options.credentialCheckMs ?? 30_000,
@@ -157,8 +176,10 @@ export function createGraphQLWebSocketServer(
     };
   }
 
+  // Ours, not graphql-ws's: its timer would stay referenced by each socket for the socket's life.
+  const initWaitMs = options.connectionInitWaitTimeout ?? 3_000;
   const server = makeServer<Record<string, unknown> | undefined, GraphQLWebSocketExtra>({
-    connectionInitWaitTimeout: options.connectionInitWaitTimeout ?? 3_000,
+    connectionInitWaitTimeout: 0,
     // Our own graphql functions, so execution uses the same graphql copy that built the schema.
     execute: (args) => execute(args),
     subscribe(args) {
@@ -172,6 +193,7 @@ export function createGraphQLWebSocketServer(
     },
     async onConnect(ctx) {
       const connection = connections.get(ctx.extra);
+      connection?.initReceived();
       const request = credentialsRequest(ctx);
       const principal = await authenticate(engine, request);
       if (!principal || !connection) return false;
@@ -242,7 +264,14 @@ export function createGraphQLWebSocketServer(
     ) {}
 
     send(payload: string): void {
-      this.connection.extra.sendText!(`{"id":${this.quoted},"type":"next","payload":${payload}}`);
+      const { connection } = this;
+      // Several subscriptions on this socket: its frames of this event are written at once.
+      if (corked !== connection && connection.subscriptions.size > 1 && connection.extra.cork) {
+        uncork();
+        connection.extra.cork();
+        corked = connection;
+      }
+      connection.extra.sendText!(`{"id":${this.quoted},"type":"next","payload":${payload}}`);
     }
 
     onOverflow(): void {
@@ -254,15 +283,17 @@ export function createGraphQLWebSocketServer(
       if (connection.subscriptions.get(id) !== this.subscription) return;
       connection.subscriptions.delete(id);
       connection.operations.delete(id);
-      const sendText = connection.extra.sendText!;
+      const { extra } = connection;
       if ('error' in outcome) {
         const reason = outcome.error instanceof Error ? outcome.error.message : String(outcome.error);
         const errors = engine.format([new GraphQLError(reason)]);
-        sendText(`{"id":${quoted},"type":"error","payload":${JSON.stringify(errors)}}`);
+        extra.sendText!(`{"id":${quoted},"type":"error","payload":${JSON.stringify(errors)}}`);
         return;
       }
-      if (outcome.last) this.send(JSON.stringify(outcome.last));
-      sendText(`{"id":${quoted},"type":"complete"}`);
+      // Not through `send`: no event is going out, so nothing would uncork the socket.
+      if (outcome.last)
+        extra.sendText!(`{"id":${quoted},"type":"next","payload":${JSON.stringify(outcome.last)}}`);
+      extra.sendText!(`{"id":${quoted},"type":"complete"}`);
     }
   }
 
@@ -273,12 +304,8 @@ export function createGraphQLWebSocketServer(
    * else (init, ping, queries, mutations, protocol errors) is graphql-ws's. Answers undefined to pass
    * the message on.
    */
-  function intercept(
-    connection: Connection,
-    extra: GraphQLWebSocketExtra,
-    data: string,
-  ): Promise<void> | undefined {
-    const sendText = extra.sendText!;
+  function intercept(connection: Connection, data: string): Promise<void> | undefined {
+    const { extra } = connection;
     let message: { type?: unknown; id?: unknown; payload?: unknown };
     try {
       message = JSON.parse(data);
@@ -307,7 +334,7 @@ export function createGraphQLWebSocketServer(
     const admitted = admit(connection, message.payload);
     if (isRefusal(admitted)) {
       const send = (errors: readonly GraphQLError[]) =>
-        sendText(`{"id":${quoted},"type":"error","payload":${JSON.stringify(engine.format(errors))}}`);
+        extra.sendText!(`{"id":${quoted},"type":"error","payload":${JSON.stringify(engine.format(errors))}}`);
       if (!limiter || !admitted.charge) {
         send(admitted.errors);
         return DONE;
@@ -328,7 +355,9 @@ export function createGraphQLWebSocketServer(
       if (!refusal) return joinGroup(connection, id, quoted, admitted);
       connection.subscriptions.delete(id);
       connection.operations.delete(id);
-      sendText(`{"id":${quoted},"type":"error","payload":${JSON.stringify(engine.format([refusal]))}}`);
+      extra.sendText!(
+        `{"id":${quoted},"type":"error","payload":${JSON.stringify(engine.format([refusal]))}}`,
+      );
     });
   }
 
@@ -344,25 +373,16 @@ export function createGraphQLWebSocketServer(
   return {
     opened(socket, extra) {
       open++;
-      const connection = new Connection(extra);
+      const messages = limiter && new MessageBudget(limiter.local('message'), socket);
+      const connection = new Connection(socket, extra, extra.sendText ? intercept : undefined, messages);
       connections.set(extra, connection);
-      const messages = limiter && new MessageBudget(limiter.local('message'), socket.close.bind(socket));
-      // Every message passes here once: its budget first, then ours or graphql-ws's handling.
-      const handle = (data: string, callback: (data: string) => Promise<void>): Promise<void> => {
-        if (messages && !messages.take()) return DONE;
-        return (extra.sendText && intercept(connection, extra, data)) || callback(data);
-      };
-      const transport =
-        extra.sendText || messages
-          ? {
-              ...socket,
-              onMessage: (callback: (data: string) => Promise<void>) =>
-                socket.onMessage((data) => handle(data, callback)),
-            }
-          : socket;
-      const closed = server.opened(transport, extra);
+      if (initWaitMs > 0 && Number.isFinite(initWaitMs)) connection.awaitInit(initWaitMs);
+      const closed = server.opened(connection, extra);
+      // graphql-ws has asked for the messages (in `opened`): every one passes through `receive` first.
+      socket.onMessage((data) => connection.receive(data));
       return async (code, reason) => {
         open--;
+        connection.initReceived();
         const subscriptions = [...connection.subscriptions.values()];
         connection.subscriptions.clear();
         await Promise.all(
@@ -391,8 +411,14 @@ class Reservation {
   readonly reserved = true;
 }
 
-/** What the server keeps per socket. A class: its credentials are watched through its methods. */
-class Connection implements Watched {
+/** Handles a message beside graphql-ws (see `intercept`), or answers undefined to pass it on. */
+type Intercept = (connection: Connection, data: string) => Promise<void> | undefined;
+
+/**
+ * What the server keeps per socket, and the transport graphql-ws is given: every message reaches
+ * `receive` first. A class: its methods, credential watch included, are shared by every socket.
+ */
+class Connection implements Watched, TransportSocket {
   /** Set once `connection_init` is accepted. */
   principal?: Principal;
   graphqlWs?: Context<Record<string, unknown> | undefined, GraphQLWebSocketExtra>;
@@ -405,7 +431,53 @@ class Connection implements Watched {
   /** Whose budgets its operations take from (with rate limits), found at `connection_init`. */
   caller?: string;
 
-  constructor(readonly extra: GraphQLWebSocketExtra) {}
+  /** graphql-ws's handler of the messages it is passed. */
+  #callback?: (data: string) => Promise<void>;
+  /** Closes the socket if `connection_init` does not come in time; dropped once it does. */
+  #initTimer?: ReturnType<typeof setTimeout>;
+
+  constructor(
+    readonly socket: TransportSocket,
+    readonly extra: GraphQLWebSocketExtra,
+    readonly intercept: Intercept | undefined,
+    readonly messages: MessageBudget | undefined,
+  ) {}
+
+  get protocol(): string {
+    return this.socket.protocol;
+  }
+
+  send(data: string): Promise<void> | void {
+    return this.socket.send(data);
+  }
+
+  close(code?: number, reason?: string): Promise<void> | void {
+    return this.socket.close(code, reason);
+  }
+
+  onMessage(callback: (data: string) => Promise<void>): void {
+    this.#callback = callback;
+  }
+
+  /** Every message passes here once: its budget first, then ours or graphql-ws's handling. */
+  receive(data: string): Promise<void> {
+    if (this.messages && !this.messages.take()) return DONE;
+    return this.intercept?.(this, data) || this.#callback?.(data) || DONE;
+  }
+
+  awaitInit(ms: number): void {
+    this.#initTimer = setTimeout(() => {
+      this.#initTimer = undefined;
+      this.socket.close(CloseCode.ConnectionInitialisationTimeout, 'Connection initialisation timeout');
+    }, ms);
+  }
+
+  /** `connection_init` came (or the socket closed): the timer goes, and nothing holds it. */
+  initReceived(): void {
+    if (this.#initTimer === undefined) return;
+    clearTimeout(this.#initTimer);
+    this.#initTimer = undefined;
+  }
 
   request(): Request {
     return credentialsRequest(this.graphqlWs!);

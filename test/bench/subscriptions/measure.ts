@@ -66,8 +66,11 @@ export async function measure(
   n: number,
   messages: number,
   log: (line: string) => void,
+  cpuProfDir?: string,
 ): Promise<Result> {
-  const server = await startServer(SERVERS[target]);
+  const spec = SERVERS[target];
+  const profile = cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : [];
+  const server = await startServer({ ...spec, nodeFlags: [...(spec.nodeFlags ?? []), ...profile] });
   const deliveries = new Deliveries(n);
   try {
     const before = await memoryOf(server);

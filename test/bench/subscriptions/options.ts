@@ -11,6 +11,8 @@ export interface BenchOptions {
   /** Also measure the floor (floor.ts) after Switchboard, for every WebSocket (mode, N). */
   readonly floor: boolean;
   readonly json: string | undefined;
+  /** Where Switchboard's server writes a V8 CPU profile of each (mode, N) (`node --cpu-prof`). */
+  readonly cpuProf: string | undefined;
 }
 
 /** The default plan: subscribers per mode. */
@@ -30,7 +32,9 @@ export const USAGE = `usage: npm run bench:subscriptions -- [options]
   --floor             also measure each socket and shared size on the floor (floor.ts: a bare ws
                       server, no GraphQL, its own fresh process), printed under Switchboard's line
                       with Switchboard's p50 and p99 as multiples of the floor's
-  --json <path>       write the results as JSON there`;
+  --json <path>       write the results as JSON there
+  --cpu-prof <dir>    start Switchboard's server with node --cpu-prof, its profile of each size
+                      written to <dir> when the server stops (open it in Chrome DevTools)`;
 
 /** A command line that cannot run; its message (empty for --help) is shown above the usage. */
 export class UsageError extends Error {}
@@ -53,6 +57,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     messages: count('--messages', values.messages),
     floor: values.floor,
     json: values.json,
+    cpuProf: values['cpu-prof'],
   };
 }
 
@@ -66,6 +71,7 @@ function parse(argv: readonly string[]) {
       messages: { type: 'string', default: '20' },
       floor: { type: 'boolean', default: false },
       json: { type: 'string' },
+      'cpu-prof': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });

@@ -70,7 +70,7 @@ async function main(options: BenchOptions): Promise<void> {
   try {
     for (const mode of options.modes) {
       for (const n of options.sizes ?? DEFAULT_SIZES[mode]) {
-        const result = await measure('switchboard', mode, n, options.messages, log);
+        const result = await measure('switchboard', mode, n, options.messages, log, options.cpuProf);
         print(formatResult(result));
         if (!options.floor || mode === 'sse') {
           results.push(result);
