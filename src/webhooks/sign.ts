@@ -1,4 +1,4 @@
-import { hmacKey, type SignatureEncoding } from './hmac.js';
+import { type HmacKey, hmacKey, type KeyFormat, type SignatureEncoding } from './hmac.js';
 
 /**
  * Which headers and bytes a signature uses:
@@ -34,8 +34,8 @@ export interface SignOptions {
 }
 
 /**
- * Signs a webhook body and returns the headers to send with it (including `content-type`).
- * Web Crypto only, so it runs on every runtime.
+ * Signs a webhook body and returns the headers to send with it (including `content-type`): node:crypto's
+ * HMAC where the runtime has it, Web Crypto elsewhere, so it runs on every runtime.
  *
  * @example
  * const headers = await signWebhook({ body, secrets: [secret], eventId: 'evt_1', timestamp: 1767225600 });
@@ -43,40 +43,57 @@ export interface SignOptions {
  * //   'x-signature': 'sha256=5d41…' }
  */
 export async function signWebhook(options: SignOptions): Promise<Record<string, string>> {
-  const { body } = options;
+  const { body, secrets } = options;
+  if (secrets.length === 0) throw new TypeError('signWebhook needs at least one secret.');
   const timestamp = String(Math.floor(options.timestamp));
   if (options.scheme === 'standard') {
-    const parts = [`${options.eventId}.${timestamp}.`, body];
-    const signatures = await signAll(options.secrets, 'whsec', parts, 'base64');
+    const prefix = `${options.eventId}.${timestamp}.`;
+    let signature = '';
+    for (const secret of secrets) {
+      const mac = sign(secret, 'whsec', prefix, body, 'base64');
+      signature += `${signature ? ' ' : ''}v1,${typeof mac === 'string' ? mac : await mac}`;
+    }
     return {
       'content-type': 'application/json',
       'webhook-id': options.eventId,
       'webhook-timestamp': timestamp,
-      'webhook-signature': signatures.map((s) => `v1,${s}`).join(' '),
+      'webhook-signature': signature,
     };
   }
-  const parts = options.content === 'body' ? [body] : [`${timestamp}.`, body];
-  const signatures = await signAll(options.secrets, 'utf8', parts, 'hex');
+  const prefix = options.content === 'body' ? '' : `${timestamp}.`;
+  let signature = '';
+  for (const secret of secrets) {
+    const mac = sign(secret, 'utf8', prefix, body, 'hex');
+    signature += `${signature ? ',' : ''}sha256=${typeof mac === 'string' ? mac : await mac}`;
+  }
   return {
     'content-type': 'application/json',
     'x-event-id': options.eventId,
     'x-timestamp': timestamp,
-    'x-signature': signatures.map((s) => `sha256=${s}`).join(','),
+    'x-signature': signature,
   };
 }
 
-async function signAll(
-  secrets: readonly string[],
-  format: 'utf8' | 'whsec',
-  parts: readonly (string | Uint8Array)[],
+/** One signature; a plain string (nothing to await) where node:crypto signs synchronously. */
+function sign(
+  secret: string,
+  format: KeyFormat,
+  prefix: string,
+  body: string | Uint8Array,
   encoding: SignatureEncoding,
-): Promise<string[]> {
-  if (secrets.length === 0) throw new TypeError('signWebhook needs at least one secret.');
-  const signatures: string[] = [];
-  for (const secret of secrets) {
-    const key = await hmacKey(secret, format);
-    if (!key) throw new TypeError('A webhook secret is empty or not valid for this scheme.');
-    signatures.push(await key.sign(parts, encoding));
-  }
-  return signatures;
+): string | Promise<string> {
+  const key = hmacKey(secret, format);
+  return key instanceof Promise
+    ? key.then((found) => signWith(found, prefix, body, encoding))
+    : signWith(key, prefix, body, encoding);
+}
+
+function signWith(
+  key: HmacKey | null,
+  prefix: string,
+  body: string | Uint8Array,
+  encoding: SignatureEncoding,
+): string | Promise<string> {
+  if (!key) throw new TypeError('A webhook secret is empty or not valid for this scheme.');
+  return key.sign(prefix, body, encoding);
 }

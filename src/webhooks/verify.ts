@@ -1,6 +1,6 @@
 import { type Clock, systemClock } from '../core/runtime.js';
 import { textEquals } from '../internal/text-equals.js';
-import { hmacKey, type KeyFormat } from './hmac.js';
+import { hmacKey, type KeyFormat, type SignatureEncoding } from './hmac.js';
 import type { SignatureScheme, SignedContent } from './sign.js';
 
 /** Why a request failed verification. Safe to show to the sender: none reveals the expected value. */
@@ -48,28 +48,29 @@ const fail = (reason: VerifyFailureReason, message: string): VerifyResult => ({ 
  * if (!result.ok) return new Response(result.message, { status: 401 });
  */
 export async function verifyWebhook(options: VerifyOptions): Promise<VerifyResult> {
-  const header = headerReader(options.headers);
+  const { headers } = options;
   const standard = options.scheme === 'standard';
   const timestampName = standard ? 'webhook-timestamp' : (options.timestampHeader ?? 'x-timestamp');
   const signatureName = standard ? 'webhook-signature' : (options.signatureHeader ?? 'x-signature');
   const idName = standard ? 'webhook-id' : 'x-event-id';
   const timestampRequired = standard || options.content !== 'body';
 
-  const signatureText = header(signatureName);
+  const signatureText = header(headers, signatureName);
   if (!signatureText) return fail('missing_header', `The ${signatureName} header is missing.`);
-  const eventId = header(idName);
+  const eventId = header(headers, idName);
   if (standard && !eventId) return fail('missing_header', 'The webhook-id header is missing.');
-  const timestampText = header(timestampName);
-  if (!timestampText && timestampRequired) {
+  const timestampHeader = header(headers, timestampName);
+  if (!timestampHeader && timestampRequired) {
     return fail('missing_header', `The ${timestampName} header is missing.`);
   }
 
   let timestamp: number | null = null;
-  if (timestampText) {
-    if (!/^\d{1,12}$/.test(timestampText.trim())) {
+  const timestampText = timestampHeader?.trim();
+  if (timestampHeader) {
+    if (!timestampText || !/^\d{1,12}$/.test(timestampText)) {
       return fail('malformed', `The ${timestampName} header must be Unix seconds.`);
     }
-    timestamp = Number(timestampText.trim());
+    timestamp = Number(timestampText);
     const tolerance = options.toleranceSeconds ?? 300;
     const now = Math.floor((options.clock ?? systemClock).now() / 1000);
     if (timestamp < now - tolerance)
@@ -85,33 +86,45 @@ export async function verifyWebhook(options: VerifyOptions): Promise<VerifyResul
     return fail('malformed', `The ${signatureName} header must look like ${shape}.`);
   }
 
-  const { body } = options;
-  const parts = standard
-    ? [`${eventId}.${timestampText?.trim()}.`, body]
+  const prefix = standard
+    ? `${eventId}.${timestampText}.`
     : options.content === 'body'
-      ? [body]
-      : [`${timestampText?.trim()}.`, body];
+      ? ''
+      : `${timestampText}.`;
   const format: KeyFormat = standard ? 'whsec' : 'utf8';
+  const encoding: SignatureEncoding = standard ? 'base64' : 'hex';
   for (const secret of options.secrets) {
-    const key = await hmacKey(secret, format);
+    const found = hmacKey(secret, format);
+    const key = found instanceof Promise ? await found : found;
     if (!key) continue;
     // One HMAC per secret, compared with every signature the header carries.
-    const expected = await key.sign(parts, standard ? 'base64' : 'hex');
-    if (signatures.some((signature) => textEquals(signature, expected))) {
-      return { ok: true, eventId, timestamp };
+    const mac = key.sign(prefix, options.body, encoding);
+    const expected = typeof mac === 'string' ? mac : await mac;
+    for (const signature of signatures) {
+      if (textEquals(signature, expected)) return { ok: true, eventId, timestamp };
     }
   }
   return fail('mismatch', 'The signature does not match the body and timestamp.');
 }
 
-function headerReader(headers: VerifyOptions['headers']): (name: string) => string | null {
-  if (headers instanceof Headers) return (name) => headers.get(name);
-  const lower = new Map(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
-  return (name) => lower.get(name) ?? null;
+/**
+ * A header by its lower-case name. A plain record is searched in place (no copy per request); when it
+ * spells the name in several cases, the last one wins.
+ */
+function header(headers: VerifyOptions['headers'], name: string): string | null {
+  // Any Headers-like object (the Node adapter may hand over a lazy view of the incoming headers).
+  if (typeof headers.get === 'function') return (headers as Headers).get(name);
+  const record = headers as Readonly<Record<string, string>>;
+  let found: string | null = null;
+  for (const key in record) {
+    if (key.length === name.length && key.toLowerCase() === name && Object.hasOwn(record, key)) {
+      found = record[key]!;
+    }
+  }
+  return found;
 }
 
-/** `sha256=<hex>`, possibly several separated by commas (one per secret during a rotation). */
-/** The hex digests of `sha256=<hex>` entries, lower-cased; other entries are skipped. */
+/** The hex digests of `sha256=<hex>` entries (several, comma-separated, during a rotation), lower-cased; other entries are skipped. */
 function parseHex(text: string): string[] {
   const out: string[] = [];
   for (const part of text.split(',')) {
@@ -121,12 +134,18 @@ function parseHex(text: string): string[] {
   return out;
 }
 
-/** The base64 digests of `v1,<base64>` entries (other versions are skipped). */
+/**
+ * The base64 digests of `v1,<base64>` entries, separated by white space (other versions are skipped).
+ * Text after a second comma in an entry is ignored.
+ */
 function parseStandard(text: string): string[] {
   const out: string[] = [];
-  for (const part of text.trim().split(/\s+/)) {
-    const [version, value] = part.split(',', 2);
-    if (version === 'v1' && value && /^[A-Za-z0-9+/]+={0,2}$/.test(value)) out.push(value);
+  const trimmed = text.trim();
+  for (const part of /\s/.test(trimmed) ? trimmed.split(/\s+/) : [trimmed]) {
+    if (!part.startsWith('v1,')) continue;
+    const end = part.indexOf(',', 3);
+    const value = end === -1 ? part.slice(3) : part.slice(3, end);
+    if (value && /^[A-Za-z0-9+/]+={0,2}$/.test(value)) out.push(value);
   }
   return out;
 }
