@@ -216,6 +216,18 @@ describe('PostgreSQL storage', () => {
     expect(await preparedOn({ preparedStatements: false })).toEqual([]);
   });
 
+  it('plans the background queues’ statements generically and leaves requests to PostgreSQL', async () => {
+    const made = createPostgresStorage({ connectionString: db.url });
+    try {
+      const mode = async (s: { pool: PostgresStorage['pool'] }) =>
+        (await s.pool.query<{ plan_cache_mode: string }>('SHOW plan_cache_mode')).rows[0]!.plan_cache_mode;
+      expect(await mode(made)).toBe('auto');
+      expect(await mode(made.background as PostgresStorage)).toBe('force_generic_plan');
+    } finally {
+      await made.close();
+    }
+  });
+
   it('prepares the lists a caller repeats, up to 200 texts, then sends the others as text', async () => {
     const one = createPostgresStorage({ connectionString: db.url, maxConnections: 1 });
     try {

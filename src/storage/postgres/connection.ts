@@ -23,11 +23,24 @@ export interface Connection {
   end(): Promise<void>;
 }
 
-export function connect(options: PostgresConnectionOptions, logger: Logger, defaultMax = 10): Connection {
+/**
+ * Server settings of the connections of a pool made here, e.g. `{ plan_cache_mode: 'force_generic_plan' }`
+ * (a host's own pool is left as it is).
+ */
+export type SessionSettings = Readonly<Record<string, string>>;
+
+export function connect(
+  options: PostgresConnectionOptions,
+  logger: Logger,
+  defaultMax = 10,
+  settings: SessionSettings = {},
+): Connection {
   if ('pool' in options) return { pool: options.pool, end: async () => {} };
+  const startup = Object.entries(settings).map(([name, value]) => `-c ${name}=${value}`);
   const pool = new pg.Pool({
     connectionString: options.connectionString,
     max: options.maxConnections ?? defaultMax,
+    ...(startup.length ? { options: startup.join(' ') } : {}),
     // Notices a silently dropped connection (the event bus listens on one for as long as it runs).
     keepAlive: true,
   });

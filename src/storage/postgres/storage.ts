@@ -85,6 +85,11 @@ function backgroundOf(options: PostgresStorageOptions, logger: Logger): Connecti
   return connect(
     { connectionString: options.connectionString, maxConnections: options.backgroundConnections ?? 4 },
     logger,
+    4,
+    // Every statement of the queues has one shape whatever the values (index walks by key or due
+    // time), but those taking arrays look dearer as generic plans and were planned again on every call
+    // (the claim's take, finishSucceeded: ~0.3 ms of the database's CPU each). Requests keep the default.
+    { plan_cache_mode: 'force_generic_plan' },
   );
 }
 
