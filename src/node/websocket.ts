@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { Duplex } from 'node:stream';
+import type { Socket } from 'node:net';
 import { CloseCode, handleProtocols } from 'graphql-ws';
 import type { WebSocket } from 'ws';
 import type { GraphQLWebSocketExtra, GraphQLWebSocketServer } from '../graphql/websocket/server.js';
@@ -117,9 +117,7 @@ class NodeSocket implements GraphQLWebSocketExtra {
   readonly #target: string;
   readonly #host: string;
   /** The TCP socket under the WebSocket, corked while several frames for it are written. */
-  readonly #stream: Duplex;
-  /** The peer's address, for the budgets of callers without credentials. */
-  readonly clientAddress: string | undefined;
+  readonly #stream: Socket;
 
   constructor(
     readonly socket: WebSocket,
@@ -134,7 +132,11 @@ class NodeSocket implements GraphQLWebSocketExtra {
     this.#target = req.url ?? '/';
     this.#host = req.headers.host ?? 'localhost';
     this.#stream = req.socket;
-    this.clientAddress = req.socket.remoteAddress;
+  }
+
+  /** The peer's address, for the budgets of callers without credentials: read when asked, not kept. */
+  get clientAddress(): string | undefined {
+    return this.#stream.remoteAddress;
   }
 
   get protocol(): string {

@@ -43,5 +43,5 @@ function ms(value: number): string {
 }
 
 function times(ratio: number): string {
-  return Number.isFinite(ratio) ? `${ratio.toFixed(1)}×` : 'n/a';
+  return Number.isFinite(ratio) ? `${ratio.toFixed(2)}×` : 'n/a';
 }
