@@ -118,6 +118,9 @@ function joinedRaw(raw: readonly string[], key: string, first: string): string {
 }
 
 const UNREAD = Symbol('unread');
+// Stateless between whole-buffer decodes, so one serves every request (as undici's `text()`: U+FFFD for
+// malformed bytes, a BOM dropped).
+const utf8 = new TextDecoder();
 
 /** The fields of a `Request` the view answers itself; every other one is undici's, built on first use. */
 class NodeRequest {
@@ -161,7 +164,7 @@ class NodeRequest {
   }
 
   text(): Promise<string> {
-    return this.bytes().then((bytes) => new TextDecoder().decode(bytes));
+    return this.bytes().then((bytes) => utf8.decode(bytes));
   }
 
   json(): Promise<unknown> {
