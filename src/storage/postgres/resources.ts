@@ -5,19 +5,24 @@ import type {
   ResourceRecord,
   ResourceStore,
 } from '../../core/storage/index.js';
-import { type Database, iso, prepared } from './database.js';
+import { type Database, prepared } from './database.js';
 
 interface ResourceRow {
   id: string;
   version: number;
-  created_at: Date;
-  updated_at: Date;
+  created_iso: string;
+  updated_iso: string;
   data: Record<string, unknown>;
   total?: string;
 }
 
 /** Columns every record has; the declared fields live in `data` (jsonb). */
 const COLUMNS = 'id, version, created_at, updated_at, data';
+/** `timestamptz` as the port's ISO-8601 text (UTC, milliseconds), made by the server: no Date per row. */
+const isoOf = (column: string): string =>
+  `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+/** What a read selects; the times under names of their own, so `ORDER BY created_at` stays the column. */
+const SELECTED = `id, version, ${isoOf('created_at')} AS created_iso, ${isoOf('updated_at')} AS updated_iso, data`;
 const OWN: Readonly<Record<string, string>> = { id: 'id', createdAt: 'created_at', updatedAt: 'updated_at' };
 
 // The statements of every single-record call, prepared once per connection (lists vary with their filters).
@@ -25,7 +30,7 @@ const INSERT = prepared(
   `INSERT INTO switchboard_resources (resource, ${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6)
    ON CONFLICT DO NOTHING RETURNING id`,
 );
-const GET = prepared(`SELECT ${COLUMNS} FROM switchboard_resources WHERE resource = $1 AND id = $2`);
+const GET = prepared(`SELECT ${SELECTED} FROM switchboard_resources WHERE resource = $1 AND id = $2`);
 const UPDATE = prepared(
   `UPDATE switchboard_resources SET version = $4, updated_at = $5, data = $6
    WHERE resource = $1 AND id = $2 AND version = $3 RETURNING id`,
@@ -38,8 +43,8 @@ function toRecord(row: ResourceRow): ResourceRecord {
   return {
     ...row.data,
     id: row.id,
-    createdAt: iso(row.created_at),
-    updatedAt: iso(row.updated_at),
+    createdAt: row.created_iso,
+    updatedAt: row.updated_iso,
     version: row.version,
   };
 }
@@ -125,7 +130,7 @@ export function postgresResourceStore(db: Database): ResourceStore {
       // A list's text repeats for each combination of filters and order a caller uses: prepared as such.
       const rows = await db.rows<ResourceRow>(
         db.reusable(
-          `SELECT ${COLUMNS}, count(*) OVER () AS total FROM switchboard_resources
+          `SELECT ${SELECTED}, count(*) OVER () AS total FROM switchboard_resources
            WHERE ${conditions.join(' AND ')}
            ORDER BY ${order} ${sort.descending ? 'DESC NULLS LAST' : 'ASC NULLS LAST'}, id
            LIMIT $${values.length - 1} OFFSET $${values.length}`,
