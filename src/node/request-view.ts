@@ -105,6 +105,9 @@ class HeadersView implements Headers {
   }
 }
 
+// `instanceof Headers` holds, as for undici's (every method above answers it).
+Object.setPrototypeOf(HeadersView.prototype, Headers.prototype);
+
 /** The value of a field node:http kept once, joined as a Web `Headers` would if the client repeated it. */
 function joinedRaw(raw: readonly string[], key: string, first: string): string {
   let values: string[] | undefined;

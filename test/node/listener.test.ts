@@ -104,7 +104,7 @@ describe('createRequestListener', () => {
       createRequestListener(async (request) => {
         const copy = request.clone();
         seen = {
-          isRequest: request instanceof Request,
+          isRequest: request instanceof Request && request.headers instanceof Headers,
           method: request.method,
           url: request.url,
           // A repeated field, as a Web Headers joins it (node:http keeps the first Authorization).
