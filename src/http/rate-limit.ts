@@ -187,29 +187,43 @@ const PRUNE_EVERY = 1024;
  */
 function createLeases(store: RateLimitStore) {
   const held = new Map<string, { units: number; until: number; decision: RateDecision }>();
+  // One batch in flight per key: the requests that find the lease spent meanwhile wait for it, rather
+  // than each taking a batch at once (fifty batches would overrun the window and refuse callers within it).
+  const fetching = new Map<string, Promise<void>>();
   let takes = 0;
   return {
     async take(key: string, rule: RateRule, cost: number, now: number): Promise<RateDecision> {
       if (++takes % PRUNE_EVERY === 0) for (const [k, lease] of held) if (lease.until <= now) held.delete(k);
-      const lease = held.get(key);
-      if (lease && lease.until > now && lease.units >= cost) {
-        lease.units -= cost;
-        return { ...lease.decision, remaining: lease.decision.remaining + lease.units };
+      for (;;) {
+        const lease = held.get(key);
+        if (lease && lease.until > now && lease.units >= cost) {
+          lease.units -= cost;
+          return { ...lease.decision, remaining: lease.decision.remaining + lease.units };
+        }
+        const inFlight = fetching.get(key);
+        if (!inFlight) break;
+        await inFlight;
       }
-      const batch = Math.max(cost, Math.floor(rule.limit / 100));
-      let taken = batch;
-      let decision = await store.take(key, rule, batch, now);
-      if (!decision.allowed && batch > cost) {
-        taken = cost;
-        decision = await store.take(key, rule, cost, now);
+      let done!: () => void;
+      fetching.set(key, new Promise<void>((resolve) => (done = resolve)));
+      try {
+        const batch = Math.max(cost, Math.floor(rule.limit / 100));
+        let taken = batch;
+        let decision = await store.take(key, rule, batch, now);
+        if (!decision.allowed && batch > cost) {
+          taken = cost;
+          decision = await store.take(key, rule, cost, now);
+        }
+        if (!decision.allowed) return decision;
+        const current = held.get(key);
+        const units = taken - cost + (current && current.until > now ? current.units : 0);
+        if (units > 0) held.set(key, { units, until: now + LEASE_MS, decision });
+        else held.delete(key);
+        return { ...decision, remaining: decision.remaining + units };
+      } finally {
+        fetching.delete(key);
+        done();
       }
-      if (!decision.allowed) return decision;
-      // Concurrent requests may each have taken a batch: what is left of another one is kept too.
-      const current = held.get(key);
-      const units = taken - cost + (current && current.until > now ? current.units : 0);
-      if (units > 0) held.set(key, { units, until: now + LEASE_MS, decision });
-      else held.delete(key);
-      return { ...decision, remaining: decision.remaining + units };
     },
   };
 }

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSwitchboard } from '../../src/index.js';
 import { serve } from '../../src/node/index.js';
+import { createMemoryStorage } from '../../src/storage/memory/index.js';
 import { createTestDatabase, type TestDatabase } from '../setup/database.js';
 
 const ADMIN = 'sbk_rate_limit_admin_key_0123456789abcdefghij';
@@ -165,6 +166,40 @@ describe('a larger budget on two instances sharing one PostgreSQL', () => {
     const refilled = Math.ceil((Date.now() - started) / 333);
     expect(allowed).toBeLessThanOrEqual(300 + refilled);
     expect(allowed).toBeGreaterThanOrEqual(300 - 2 * 3);
+  });
+});
+
+describe('a shared budget under concurrent requests', () => {
+  // A store that costs a round trip, as PostgreSQL's does: its takes are counted and each waits a moment.
+  const memory = createMemoryStorage();
+  const takes: number[] = [];
+  const storage = {
+    ...memory,
+    rateLimits: {
+      remote: true,
+      async take(...args: Parameters<typeof memory.rateLimits.take>) {
+        takes.push(args[2]);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        return memory.rateLimits.take(...args);
+      },
+    },
+  };
+  let app: Awaited<ReturnType<typeof start>>;
+  beforeAll(async () => {
+    app = await start({ storage, rateLimits: { rules: { read: { limit: 1_000, windowMs: 100_000 } } } });
+  });
+  afterAll(() => app.server.close());
+
+  it('takes one batch at a time for a caller: sixty requests at once are served from a few takes, none refused', async () => {
+    const statuses = await Promise.all(
+      Array.from({ length: 60 }, () => app.call('/clients').then((r) => r.status)),
+    );
+    expect(statuses.every((status) => status === 200)).toBe(true);
+    // Batches of 1% (10 units), one in flight at a time: six takes serve sixty, not one take each.
+    const reads = takes.filter((cost) => cost === 10);
+    expect(reads.length).toBeGreaterThanOrEqual(6);
+    expect(reads.length).toBeLessThanOrEqual(8);
+    expect(takes.length).toBeLessThanOrEqual(10);
   });
 });
 
