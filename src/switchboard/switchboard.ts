@@ -66,7 +66,11 @@ export type { FetchHandler } from './prefix-router.js';
 export interface SwitchboardOptions {
   /** Where records live; in-memory when omitted. */
   readonly storage?: Storage;
-  /** Live event fan-out; in-process when omitted. Pass a cross-instance bus when running many instances. */
+  /**
+   * Live event fan-out; in-process when omitted. Pass a cross-instance bus when running many instances:
+   * with one given, the guard also keeps the credentials it found valid between requests, since every
+   * revocation is announced on it (docs/oauth.md).
+   */
   readonly bus?: EventBus;
   readonly clock?: Clock;
   readonly ids?: IdGenerator;
