@@ -4,8 +4,9 @@ import type { Logger } from '../core/runtime.js';
 import { silentLogger } from '../core/runtime.js';
 import { problemResponse } from '../http/problem.js';
 import { type ConnectionInfo, RequestContext } from '../http/request-context.js';
+import { webRequestOf } from './convert.js';
 import { installLightResponse } from './light-response.js';
-import { requestView } from './request-view.js';
+import { installRequestOfViews, originOf, requestView } from './request-view.js';
 import { writeResponse } from './write-response.js';
 
 /** Options of {@link createRequestListener}. */
@@ -14,9 +15,11 @@ export interface RequestListenerOptions {
   /** The host (and port) a request without a `Host` header is taken to be for. */
   readonly hostname?: string;
   /**
-   * Make the global `Response` a light one that holds a text answer's status, header record and body
-   * and builds undici's only when a handler reads more of it. Default true: constructing undici's
-   * `Response` costs more than everything else on a fast route. Handlers see no difference.
+   * Hand handlers a view of node:http's request and make the global `Response` a light one that holds
+   * a text answer's status, header record and body, each building undici's only when a handler reads
+   * more of it (and the global `Request` one that accepts a view as its input). Default true:
+   * constructing undici's objects costs more than everything else on a fast route. Handlers see no
+   * difference; false gives them undici's own.
    */
   readonly overrideGlobals?: boolean;
 }
@@ -42,7 +45,11 @@ export function createRequestListener(
   options: RequestListenerOptions = {},
 ): RequestListener {
   const logger = options.logger ?? silentLogger;
-  if (options.overrideGlobals ?? true) installLightResponse();
+  const light = options.overrideGlobals ?? true;
+  if (light) {
+    installLightResponse();
+    installRequestOfViews();
+  }
   return async (incoming, outgoing) => {
     const url = urlOf(incoming, options.hostname);
     let response: Response;
@@ -51,7 +58,9 @@ export function createRequestListener(
         new SwitchboardError('bad_request', 'The request target or Host header is not valid.'),
       );
     } else {
-      const request = requestView(incoming, outgoing, url);
+      const request = light
+        ? requestView(incoming, outgoing, url)
+        : webRequestOf(incoming, outgoing, originOf(url));
       try {
         // The request's context starts here, with the peer's address (a Web Request has none): the
         // handlers below take it as it is, so a request makes one.

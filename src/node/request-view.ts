@@ -182,8 +182,7 @@ class NodeRequest {
   web(): Request {
     if (!this.#web) {
       if (this.#read !== UNREAD) throw new TypeError('Body is unusable: Body has already been read');
-      const origin = this.url.slice(0, this.url.indexOf('/', this.url.indexOf('//') + 2));
-      this.#web = webRequestOf(this.incoming, this.outgoing, origin, this.#headers?.headers());
+      this.#web = webRequestOf(this.incoming, this.outgoing, originOf(this.url), this.#headers?.headers());
     }
     return this.#web;
   }
@@ -221,6 +220,39 @@ function readMessage(incoming: IncomingMessage): Promise<Uint8Array> {
     incoming.once('error', reject);
     incoming.once('aborted', () => reject(new TypeError('The client went away before sending its body.')));
   });
+}
+
+/** `http://host:port` of a full URL. */
+export function originOf(url: string): string {
+  return url.slice(0, url.indexOf('/', url.indexOf('//') + 2));
+}
+
+let installed: typeof Request | undefined;
+
+/**
+ * Makes the global `Request` one that takes a view as its input (`new Request(request, { headers })`,
+ * as a handler re-targeting the request it was given does), by building undici's from it first;
+ * otherwise it is undici's, and `instanceof` holds for undici's requests and views alike. Once per
+ * process, when the Node adapter starts serving with `overrideGlobals`.
+ */
+export function installRequestOfViews(): void {
+  if (installed && globalThis.Request === installed) return;
+  const Real = globalThis.Request;
+  class RequestOfViews extends Real {
+    constructor(input: RequestInfo | URL, init?: RequestInit) {
+      super(input instanceof NodeRequest ? input.web() : input, init);
+    }
+  }
+  // undici's requests are instances too; a host's subclass of the global keeps the plain check.
+  Object.defineProperty(RequestOfViews, Symbol.hasInstance, {
+    value(this: typeof Request, instance: unknown): boolean {
+      return this === RequestOfViews
+        ? instance instanceof Real
+        : Function.prototype[Symbol.hasInstance].call(this, instance);
+    },
+  });
+  installed = RequestOfViews;
+  Object.defineProperty(globalThis, 'Request', { value: installed, writable: true, configurable: true });
 }
 
 /**

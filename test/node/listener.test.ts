@@ -66,6 +66,41 @@ describe('createRequestListener', () => {
     });
   }
 
+  // false first, as above.
+  for (const overrideGlobals of [false, true]) {
+    it(`lets a handler re-target the request it was given with new Request(request, init) (overrideGlobals: ${overrideGlobals})`, async () => {
+      const base = await listen(
+        createRequestListener(
+          async (request) => {
+            const headers = new Headers(request.headers);
+            headers.set('x-added', 'yes');
+            const copy = new Request(request, { headers });
+            return Response.json({
+              url: copy.url,
+              added: copy.headers.get('x-added'),
+              sent: copy.headers.get('x-sent'),
+              body: await copy.text(),
+              isRequest: copy instanceof Request && request instanceof Request,
+            });
+          },
+          { overrideGlobals },
+        ),
+      );
+      const response = await fetch(`${base}/mcp?x=1`, {
+        method: 'POST',
+        headers: { 'x-sent': 'a' },
+        body: 'hi',
+      });
+      expect(await response.json()).toEqual({
+        url: `${base}/mcp?x=1`,
+        added: 'yes',
+        sent: 'a',
+        body: 'hi',
+        isRequest: true,
+      });
+    });
+  }
+
   it('answers a request whose Host header is not a valid host with 400, not a crash', async () => {
     const base = await listen(createRequestListener(async () => new Response('never')));
     const answer = await rawGet(base, 'bad host/with spaces');
