@@ -5,6 +5,7 @@
  * the three parts straight to the `ServerResponse`. Anything else asked of it (its `Headers`, its body
  * stream, `clone()`…) builds undici's once, as @hono/node-server's does. It passes `instanceof Response`.
  */
+import { standInFor } from './stand-in.js';
 
 /** What a light response holds until it is built: what node:http writes. */
 export interface RawResponse {
@@ -84,27 +85,7 @@ function lightResponseOver(Real: typeof Response): typeof Response {
     }
   }
   // Every other field of a Response (`headers`, `body`, `text()`, `clone()`…) is undici's.
-  for (const name of Object.getOwnPropertyNames(Real.prototype)) {
-    if (name === 'constructor' || Object.hasOwn(LightResponse.prototype, name)) continue;
-    const field = Object.getOwnPropertyDescriptor(Real.prototype, name)!;
-    Object.defineProperty(
-      LightResponse.prototype,
-      name,
-      typeof field.value === 'function'
-        ? {
-            value(this: LightResponse, ...args: unknown[]) {
-              const real = this.real();
-              return (real[name as keyof Response] as (...a: unknown[]) => unknown).apply(real, args);
-            },
-          }
-        : {
-            get(this: LightResponse) {
-              return this.real()[name as keyof Response];
-            },
-          },
-    );
-  }
-  Object.setPrototypeOf(LightResponse.prototype, Real.prototype);
+  standInFor(LightResponse, Real, (self: LightResponse) => self.real());
   // `Response.json()`, `Response.redirect()`, `Response.error()`: undici's own.
   Object.setPrototypeOf(LightResponse, Real);
   return LightResponse as unknown as typeof Response;

@@ -8,6 +8,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { bodyWasRead } from './consumed-body.js';
 import { webRequestOf } from './convert.js';
+import { standInFor } from './stand-in.js';
 
 /**
  * Names node:http keeps one value of when a request repeats them (the first); a Web `Headers` joins
@@ -189,27 +190,7 @@ class NodeRequest {
 }
 
 // Everything else a Request has, from undici's: `body`, `signal`, `clone()`, `formData()`, `cache`…
-for (const name of Object.getOwnPropertyNames(Request.prototype)) {
-  if (name === 'constructor' || Object.hasOwn(NodeRequest.prototype, name)) continue;
-  const field = Object.getOwnPropertyDescriptor(Request.prototype, name)!;
-  Object.defineProperty(
-    NodeRequest.prototype,
-    name,
-    typeof field.value === 'function'
-      ? {
-          value(this: NodeRequest, ...args: unknown[]) {
-            const web = this.web();
-            return (web[name as keyof Request] as (...a: unknown[]) => unknown).apply(web, args);
-          },
-        }
-      : {
-          get(this: NodeRequest) {
-            return this.web()[name as keyof Request];
-          },
-        },
-  );
-}
-Object.setPrototypeOf(NodeRequest.prototype, Request.prototype);
+standInFor(NodeRequest, Request, (self: NodeRequest) => self.web());
 
 /** Reads a message's body from the socket into one buffer (its framing ends it; limits are the caller's). */
 function readMessage(incoming: IncomingMessage): Promise<Uint8Array> {
