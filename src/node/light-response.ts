@@ -5,7 +5,7 @@
  * the three parts straight to the `ServerResponse`. Anything else asked of it (its `Headers`, its body
  * stream, `clone()`…) builds undici's once, as @hono/node-server's does. It passes `instanceof Response`.
  */
-import { standInFor } from './stand-in.js';
+import { replaceGlobal, standInFor } from './stand-in.js';
 
 /** What a light response holds until it is built: what node:http writes. */
 export interface RawResponse {
@@ -95,15 +95,11 @@ function isRecord(headers: HeadersInit): headers is Record<string, string> {
   return typeof headers === 'object' && Object.getPrototypeOf(headers) === Object.prototype;
 }
 
-let installed: typeof Response | undefined;
-
 /**
  * Makes the global `Response` the light one, once per process (the Node adapter does when it starts
  * serving, unless told not to): handlers see no difference, and an answer of text costs no undici
  * object.
  */
 export function installLightResponse(): void {
-  if (installed && globalThis.Response === installed) return;
-  installed = lightResponseOver(globalThis.Response);
-  Object.defineProperty(globalThis, 'Response', { value: installed, writable: true, configurable: true });
+  replaceGlobal('Response', lightResponseOver);
 }

@@ -1,7 +1,7 @@
 /**
  * What the Node adapter's light objects share: a class that stands in for undici's `Request` or
  * `Response`, answering a few fields itself and every other one from the real object it builds when
- * first asked.
+ * first asked, and the one way such a class replaces the global.
  */
 
 /**
@@ -35,4 +35,21 @@ export function standInFor<T extends object>(
     );
   }
   Object.setPrototypeOf(standIn.prototype, real.prototype);
+}
+
+/** The classes {@link replaceGlobal} made, so a second call finds its own and leaves it. */
+const made = new WeakSet<object>();
+
+/**
+ * Makes the global `Request` or `Response` the stand-in `make` builds over the current one, once per
+ * process: a later call finds its own class there and does nothing.
+ */
+export function replaceGlobal<K extends 'Request' | 'Response'>(
+  name: K,
+  make: (current: (typeof globalThis)[K]) => (typeof globalThis)[K],
+): void {
+  if (made.has(globalThis[name])) return;
+  const replacement = make(globalThis[name]);
+  made.add(replacement);
+  Object.defineProperty(globalThis, name, { value: replacement, writable: true, configurable: true });
 }
