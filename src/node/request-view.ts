@@ -8,7 +8,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { bodyWasRead } from './consumed-body.js';
 import { webRequestOf } from './convert.js';
-import { replaceGlobal, standInFor } from './stand-in.js';
+import { realGlobal, replaceGlobal, standInFor } from './stand-in.js';
 
 /**
  * Names node:http keeps one value of when a request repeats them (the first); a Web `Headers` joins
@@ -126,6 +126,12 @@ const UNREAD = Symbol('unread');
 // malformed bytes, a BOM dropped).
 const utf8 = new TextDecoder();
 
+/**
+ * The method a view answers its undici `Request` by, under a registry symbol so the global `Request`
+ * another copy of the library installed takes this copy's views too.
+ */
+const WEB = Symbol.for('switchboard-kit.node.web-request');
+
 /** The fields of a `Request` the view answers itself; every other one is undici's, built on first use. */
 class NodeRequest {
   #headers: HeadersView | undefined;
@@ -179,6 +185,10 @@ class NodeRequest {
     return this.#web ? this.#web.bodyUsed : this.#read !== UNREAD;
   }
 
+  [WEB](): Request {
+    return this.web();
+  }
+
   /** undici's `Request` for this one, built once: what every other field reads. */
   web(): Request {
     if (!this.#web) {
@@ -190,7 +200,7 @@ class NodeRequest {
 }
 
 // Everything else a Request has, from undici's: `body`, `signal`, `clone()`, `formData()`, `cache`…
-standInFor(NodeRequest, Request, (self: NodeRequest) => self.web());
+standInFor(NodeRequest, realGlobal('Request'), (self: NodeRequest) => self.web());
 
 /**
  * Reads a message's body from the socket into one buffer (its framing ends it; limits are the caller's).
@@ -225,7 +235,8 @@ export function installRequestOfViews(): void {
 function requestOfViews(Real: typeof Request): typeof Request {
   class RequestOfViews extends Real {
     constructor(input: RequestInfo | URL, init?: RequestInit) {
-      super(input instanceof NodeRequest ? input.web() : input, init);
+      const web = (input as { [WEB]?: () => Request })[WEB];
+      super(typeof web === 'function' ? web.call(input) : input, init);
     }
   }
   // undici's requests are instances too; a host's subclass of the global keeps the plain check.

@@ -37,19 +37,33 @@ export function standInFor<T extends object>(
   Object.setPrototypeOf(standIn.prototype, real.prototype);
 }
 
-/** The classes {@link replaceGlobal} made, so a second call finds its own and leaves it. */
-const made = new WeakSet<object>();
+/**
+ * Where a replaced global keeps the class it stands over. A registry symbol, so every copy of the
+ * library in a process (its ESM and CommonJS builds, two bundles) sees what another copy did.
+ */
+const REAL = Symbol.for('switchboard-kit.node.real-global');
 
 /**
- * Makes the global `Request` or `Response` the stand-in `make` builds over the current one, once per
- * process: a later call finds its own class there and does nothing.
+ * undici's own `Request` or `Response`, even after this or another copy of the library replaced the
+ * global: what the stand-ins build on, and what they must sit over for undici's fields to work.
+ */
+export function realGlobal<K extends 'Request' | 'Response'>(name: K): (typeof globalThis)[K] {
+  const current = globalThis[name] as (typeof globalThis)[K] & { [REAL]?: (typeof globalThis)[K] };
+  return current[REAL] ?? current;
+}
+
+/**
+ * Makes the global `Request` or `Response` the stand-in `make` builds over undici's, once per
+ * process: a later call, from this copy of the library or another, finds a replacement there and
+ * leaves it.
  */
 export function replaceGlobal<K extends 'Request' | 'Response'>(
   name: K,
-  make: (current: (typeof globalThis)[K]) => (typeof globalThis)[K],
+  make: (real: (typeof globalThis)[K]) => (typeof globalThis)[K],
 ): void {
-  if (made.has(globalThis[name])) return;
-  const replacement = make(globalThis[name]);
-  made.add(replacement);
+  if (Object.hasOwn(globalThis[name], REAL)) return;
+  const real = globalThis[name];
+  const replacement = make(real);
+  Object.defineProperty(replacement, REAL, { value: real });
   Object.defineProperty(globalThis, name, { value: replacement, writable: true, configurable: true });
 }
