@@ -16,6 +16,17 @@ export interface DomainEvent {
   /** The resource's detail fields, e.g. an order with its customer's e-mail. */
   readonly data: Readonly<Record<string, unknown>>;
   /**
+   * The record whose story the event belongs to: the record itself, or the one its resource declares as
+   * its `subject` (a message's conversation). Events of one subject are delivered in order to an endpoint
+   * that asks for it.
+   */
+  readonly subject?: string;
+  /**
+   * The event's place among its subject's events (1, 2, …), assigned by the outbox as the change commits:
+   * a receiver can check that nothing of a subject came out of order.
+   */
+  readonly sequence?: number;
+  /**
    * The client whose record the event is about, followed through relations (a message's conversation's
    * client), when one is: a signed-in user receives only their own client's events.
    */

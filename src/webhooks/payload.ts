@@ -26,6 +26,7 @@ export function testEventData(endpointId: string): Record<string, unknown> {
  * @example
  * webhookPayload(event);
  * // {"event":"order.shipped","event_id":"evt_…","created_at":"2026-01-01T00:00:00.000Z",
+ * //  "subject":"ord_…","sequence":3,
  * //  "data":{"id":"ord_…","status":"shipped","customerEmail":"ada@example.com",…}}
  */
 export function webhookPayload(event: DomainEvent): string {
@@ -33,6 +34,9 @@ export function webhookPayload(event: DomainEvent): string {
     event: event.type,
     event_id: event.id,
     created_at: event.occurredAt,
+    // The record the event is about and its place among that record's events, when it has them.
+    ...(event.subject !== undefined ? { subject: event.subject } : {}),
+    ...(event.sequence !== undefined ? { sequence: event.sequence } : {}),
     data: event.data,
   });
 }

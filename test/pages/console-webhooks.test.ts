@@ -198,10 +198,12 @@ describe('the console webhook pages, as an operator acts on a failing receiver',
     }, 'the replayed attempt in the log');
     const clicked = Date.now();
     await page.getByRole('button', { name: 'Retry now' }).click();
+    // The form's redirect lands first: a reload while it is on its way detaches the page.
+    expect(await page.locator('.notice').textContent()).toContain('Retrying now');
     await until(() => state.received.length === 3, 'Retry now to reach the receiver', 5_000);
     expect(state.received[2]!.at - clicked).toBeLessThan(5_000);
     await until(async () => {
-      await page.reload();
+      await page.goto(deliveryUrl);
       return (await page.locator('dd .status-succeeded').count()) === 1;
     }, 'the delivery to succeed');
     // Attempts numbered across the replay and the retry.

@@ -158,7 +158,9 @@ describe('PostgreSQL migrations', () => {
       await sql(`INSERT INTO switchboard_webhook_attempts (id, delivery_id, endpoint_id, number, started_at,
                    duration_ms, succeeded) VALUES ('wha_1', 'whd_1', 'whe_1', 1, $1, 5, false)`);
 
-      expect((await runMigrations(old.pool)).applied).toEqual([17, 18, 19, 20, 21, 22, 23, 24, 25]);
+      expect((await runMigrations(old.pool)).applied).toEqual(
+        MIGRATIONS.map((m) => m.version).filter((v) => v >= 17),
+      );
       const migrated = createPostgresStorage({ pool: old.pool });
       expect(await migrated.apiKeys.get('key_1')).toMatchObject({
         createdAt: ms,

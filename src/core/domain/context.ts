@@ -27,15 +27,15 @@ export interface WriteOptions {
 }
 
 /**
- * An event of now, in the current trace, about a record `owner` (a client id) owns when given, made
- * through the interface `via` when its caller said.
+ * An event of now, in the current trace, about `about.subject` (its `sequence` comes from the outbox),
+ * of a record `about.owner` (a client id) owns when given, made through the interface `about.via` when
+ * its caller said.
  */
 export function newEvent(
   ctx: Pick<DomainContext, 'clock' | 'ids'>,
   type: string,
   data: Record<string, unknown>,
-  owner?: string,
-  via?: string,
+  about: { readonly subject?: string; readonly owner?: string; readonly via?: string } = {},
 ): DomainEvent {
   const made: { -readonly [K in keyof DomainEvent]: DomainEvent[K] } = {
     id: ctx.ids('evt'),
@@ -43,8 +43,9 @@ export function newEvent(
     occurredAt: isoAt(ctx.clock.now()),
     data,
   };
-  if (owner !== undefined) made.owner = owner;
-  if (via !== undefined) made.via = via;
+  if (about.subject !== undefined) made.subject = about.subject;
+  if (about.owner !== undefined) made.owner = about.owner;
+  if (about.via !== undefined) made.via = about.via;
   // The trace of the request that caused it, when one records: its webhooks join that trace.
   const traceparent = currentTraceparent();
   if (traceparent) made.traceparent = traceparent;

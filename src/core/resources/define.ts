@@ -33,6 +33,8 @@ export interface Resource {
   readonly relations: Readonly<Record<string, string>>;
   /** The field naming the client whose record it is; `id` when the record is the client itself. */
   readonly owner: string | undefined;
+  /** The relation naming the record its events are about (their `subject`); undefined: the record itself. */
+  readonly subject: string | undefined;
   readonly filters: readonly string[];
   /** Query parameter → text field it matches part of. */
   readonly search: Readonly<Record<string, string>>;
@@ -152,6 +154,8 @@ export function defineResource<F extends Record<string, z.ZodType>, const D exte
   const relations = Object.fromEntries(
     Object.entries(input.relations ?? {}).map(([field, target]) => [field, String(target)]),
   );
+  if (input.subject !== undefined && !(input.subject in relations))
+    throw new Error(`${input.name}: the subject "${input.subject}" must be a relation.`);
   const events = {
     created: input.events?.created ?? `${input.name}.created`,
     updated: input.events?.updated ?? `${input.name}.updated`,
@@ -182,6 +186,7 @@ export function defineResource<F extends Record<string, z.ZodType>, const D exte
     writable: Object.keys(writable),
     relations,
     owner: input.owner,
+    subject: input.subject,
     filters: [
       ...new Set([
         ...(input.filters ?? []),

@@ -95,6 +95,12 @@ export interface ResourceInput<F extends Record<string, z.ZodType>> {
    * owned in turn: a message's `conversationId` makes it its conversation's client's.
    */
   readonly owner?: (keyof F & string) | 'id';
+  /**
+   * The relation whose record an event of this one is about, when not the record itself: a message's
+   * `conversationId` puts its events in its conversation's order, so an endpoint that asks for ordering
+   * gets a conversation's messages and moves one after another. Default: the record itself.
+   */
+  readonly subject?: keyof F & string;
   /** Fields a list filters on by equality (`?status=approved`); relations always can. */
   readonly filters?: readonly (keyof F & string)[];
   /** List parameters that match part of a text field, ignoring case: `{ name: 'name' }` → `?name=ada`. */

@@ -97,6 +97,8 @@ export function resourceService(
   const previousOfState = resource.previousStateField;
   // The field a user's own client id goes in, when the owner is named directly (an order's clientId).
   const ownerField = ownerPath?.length === 1 ? ownerPath[0]!.field : undefined;
+  // Whose story an event is part of: the record, or the one its declared subject names.
+  const subjectField = resource.subject;
 
   /** Every declared field present (optional ones `null`): a record has one shape everywhere. */
   const complete = (fields: Record<string, unknown>): Record<string, unknown> =>
@@ -114,8 +116,18 @@ export function resourceService(
   const announce = async (tx: Stores, type: string, record: ResourceRecord, extra = {}, via?: string) => {
     const data = resource.eventData ? await resource.eventData(record, relatedIn(tx, registry)) : {};
     const owner = ownerPath && (await ownerOf(ownerPath, record, getIn(tx)));
+    const named = subjectField ? record[subjectField] : undefined;
     await tx.outbox.append(
-      newEvent(ctx, type, { ...view(record), ...extra, ...data }, owner ?? undefined, via),
+      newEvent(
+        ctx,
+        type,
+        { ...view(record), ...extra, ...data },
+        {
+          subject: typeof named === 'string' ? named : record.id,
+          ...(owner ? { owner } : {}),
+          ...(via !== undefined ? { via } : {}),
+        },
+      ),
     );
   };
 

@@ -14,6 +14,11 @@ export interface ClaimOptions {
  * then claimed by a relay, handed on, and marked relayed. Claims are exclusive until the lease ends.
  */
 export interface OutboxStore {
+  /**
+   * Appends the event; one with a `subject` is given the next `sequence` of that subject (1 for its
+   * first), which a rolled-back transaction gives back. Writes to one subject take turns until they
+   * commit, so sequence order is commit order.
+   */
   append(event: DomainEvent): Promise<void>;
   /** Oldest first; events already claimed under a live lease are skipped. */
   claim(options: ClaimOptions): Promise<DomainEvent[]>;

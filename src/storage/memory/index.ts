@@ -14,7 +14,7 @@ import { type ConsoleSessionState, memoryConsoleSessionStore } from './console-s
 import { createIdempotencyState, memoryIdempotencyStore } from './idempotency.js';
 import { type Journal, Mutex, noJournal } from './journal.js';
 import { createOAuthState, memoryOAuthStores } from './oauth.js';
-import { memoryOutboxStore, type OutboxState } from './outbox.js';
+import { memoryOutboxStore, type OutboxState, type SubjectState } from './outbox.js';
 import { memoryRateLimitStore, type RateLimitState } from './rate-limits.js';
 import { createResourceState, memoryResourceStore } from './resources.js';
 import { createWebhookState, memoryWebhookStores } from './webhooks.js';
@@ -34,11 +34,12 @@ export function createMemoryStorage(options: MemoryStorageOptions = {}): Storage
   const webhooks = createWebhookState();
   const resources = createResourceState();
   const rateLimits: RateLimitState = new Map();
+  const subjects: SubjectState = new Map();
   const consoleSessions: ConsoleSessionState = new Map();
   const mutex = new Mutex();
 
   const stores = (journal: Journal): Stores => ({
-    outbox: memoryOutboxStore(outbox, journal),
+    outbox: memoryOutboxStore(outbox, subjects, journal),
     idempotency: memoryIdempotencyStore(idempotency, journal),
     apiKeys: memoryApiKeyStore(apiKeys, journal),
     oauth: memoryOAuthStores(oauth, journal),

@@ -11,10 +11,20 @@ export interface OutboxEntry {
 /** Pending events in append order. Relayed events are removed, so the outbox stays small. */
 export type OutboxState = Map<string, OutboxEntry>;
 
-export function memoryOutboxStore(state: OutboxState, journal: Journal): OutboxStore {
+/** Each subject's last sequence. */
+export type SubjectState = Map<string, number>;
+
+export function memoryOutboxStore(state: OutboxState, subjects: SubjectState, journal: Journal): OutboxStore {
   return {
     async append(event) {
-      put(journal, state, event.id, { event: Object.freeze({ ...event }), leaseUntil: 0 });
+      let stored: DomainEvent = event;
+      if (event.subject !== undefined) {
+        // Nothing awaits between reading the last number and writing the next: no two writers share one.
+        const sequence = (subjects.get(event.subject) ?? 0) + 1;
+        put(journal, subjects, event.subject, sequence);
+        stored = { ...event, sequence };
+      }
+      put(journal, state, event.id, { event: Object.freeze({ ...stored }), leaseUntil: 0 });
     },
     async claim({ now, limit, leaseMs }) {
       const claimed: DomainEvent[] = [];

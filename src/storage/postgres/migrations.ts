@@ -529,6 +529,17 @@ export const MIGRATIONS: readonly Migration[] = [
           END
           $claim$;`,
   },
+  {
+    version: 26,
+    name: 'subject and sequence of an event',
+    // Each subject's last sequence, one row per subject: appending an event of it takes the row's lock
+    // until the write commits, so a subject's events commit in sequence order. Events before have none.
+    sql: `CREATE TABLE switchboard_subjects (
+            subject text PRIMARY KEY,
+            last_sequence bigint NOT NULL
+          );
+          ALTER TABLE switchboard_outbox ADD COLUMN subject text, ADD COLUMN sequence bigint;`,
+  },
 ];
 
 /** SQL turning a `timestamptz` column into epoch milliseconds (null stays null). */

@@ -60,4 +60,42 @@ export function outboxContract(storage: () => Storage): void {
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids.sort()).toEqual(events.map((e) => e.id).sort());
   });
+
+  it('numbers each subject’s events 1, 2, 3 in the order they commit, and gives a rolled-back number back', async () => {
+    const s = storage();
+    const order = `ord_seq_${Math.random().toString(36).slice(2)}`;
+    const other = `${order}_other`;
+    const appended = [
+      anEvent({ subject: order }),
+      anEvent({ subject: other }),
+      anEvent({ subject: order }),
+      anEvent(),
+    ];
+    for (const e of appended) await s.outbox.append(e);
+    // A transaction that fails takes its number with it.
+    await expect(
+      s.transaction(async (tx) => {
+        await tx.outbox.append(anEvent({ subject: order }));
+        throw new Error('rolled back');
+      }),
+    ).rejects.toThrow('rolled back');
+    const last = anEvent({ subject: order });
+    await s.transaction((tx) => tx.outbox.append(last));
+    const claimed = await s.outbox.claim({ now: NOW, limit: 1000, leaseMs: 1000 });
+    const sequenceOf = (id: string) => claimed.find((e) => e.id === id)?.sequence;
+    expect([appended[0]!, appended[2]!, last].map((e) => sequenceOf(e.id))).toEqual([1, 2, 3]);
+    expect(sequenceOf(appended[1]!.id)).toBe(1);
+    expect(claimed.find((e) => e.id === appended[3]!.id)).toEqual(appended[3]);
+    expect(claimed.find((e) => e.id === last.id)).toEqual({ ...last, sequence: 3 });
+  });
+
+  it('gives concurrent writers of one subject distinct, gapless numbers', async () => {
+    const s = storage();
+    const subject = `conv_seq_${Math.random().toString(36).slice(2)}`;
+    const events = Array.from({ length: 8 }, () => anEvent({ subject }));
+    await Promise.all(events.map((e) => s.transaction((tx) => tx.outbox.append(e))));
+    const claimed = await s.outbox.claim({ now: NOW, limit: 1000, leaseMs: 1000 });
+    const numbers = claimed.filter((e) => e.subject === subject).map((e) => e.sequence);
+    expect(numbers.sort((a, b) => a! - b!)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+  });
 }

@@ -22,6 +22,7 @@ export const messages = defineResource({
   relations: { conversationId: 'conversation' },
   // Whose message it is: its conversation's client's (a signed-in user sees only their own).
   owner: 'conversationId',
+  subject: 'conversationId',
   groupedBy: { chatbotId: 'chatbots' },
   filters: ['visitorId'],
   scopes: {
