@@ -3,11 +3,14 @@
  * (hono.ts) and Switchboard's routes do: SHA-256 of the bearer key looked up among stored hashes, a
  * scope check, zod-validated query and body, records in a Map seeded with Switchboard's own clients
  * (BENCH_CLIENTS), JSON with ETag, Cache-Control, Vary, Link and total, 201 + Location, problem+json.
+ * With DATABASE_URL, GET by id reads the record from Switchboard's table on PostgreSQL instead (one
+ * prepared SELECT through a `pg` pool of Switchboard's size): the fastest peer's read on the same database.
  */
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import { textTag } from '../../../src/http/conditional.js';
 import { linkHeader } from '../../../src/http/pagination.js';
 import { announce } from './fixture.js';
+import { postgresClients } from './postgres-read.js';
 import {
   clients,
   createClient,
@@ -50,10 +53,12 @@ app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) =>
 const missingScope = (request: FastifyRequest, reply: FastifyReply, scope: string) =>
   request.scopes?.has(scope) ? undefined : problem(reply, 403, 'forbidden', `Missing scope ${scope}.`);
 
+const stored = process.env.DATABASE_URL ? postgresClients(process.env.DATABASE_URL) : undefined;
+
 app.get<{ Params: { id: string } }>('/api/v1/clients/:id', async (request, reply) => {
   const refused = missingScope(request, reply, 'crm.clients.read');
   if (refused) return refused;
-  const client = clients.get(request.params.id);
+  const client = stored ? await stored.get(request.params.id) : clients.get(request.params.id);
   if (!client) return problem(reply, 404, 'not_found', `No client with id "${request.params.id}".`);
   return reply.headers({ etag: `"${client.version}"`, ...FRESH }).send(client);
 });

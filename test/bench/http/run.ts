@@ -120,6 +120,24 @@ function plans(options: BenchOptions, database: BenchDatabase | undefined): Grou
       servers: [postgres, { ...switchboard, name: 'memory' }],
       scenarios: chosen,
     });
+    // What this machine allows for a read on PostgreSQL: Fastify reading the same row through `pg`.
+    const reads = chosen.filter((s) => s.id === 'rest-get');
+    if (reads.length)
+      groups.push({
+        id: 'postgres-peer',
+        title: 'GET by id on PostgreSQL: Switchboard vs Fastify reading the same table through pg',
+        servers: [
+          postgres,
+          {
+            name: 'fastify-pg',
+            script: 'fastify.ts',
+            authenticates: true,
+            listsClients: false,
+            env: { DATABASE_URL: database.url },
+          },
+        ],
+        scenarios: reads,
+      });
   }
   return groups;
 }
