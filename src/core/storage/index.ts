@@ -9,6 +9,7 @@ import type { WebhookStores } from './webhooks.js';
 
 export type { ApiKeyRecord, ApiKeyStore } from './api-keys.js';
 export type { ConsoleSessionRecord, ConsoleSessionStore } from './console-sessions.js';
+export type { Erasure } from './erasure.js';
 export type { IdempotencyClaim, IdempotencyClaimOptions, IdempotencyStore } from './idempotency.js';
 export type {
   AccessTokenRecord,
@@ -29,7 +30,7 @@ export type {
   RefreshTokenUse,
   TokenEndpointAuthMethod,
 } from './oauth.js';
-export type { ClaimOptions, OutboxStore } from './outbox.js';
+export type { ClaimOptions, FeedEvent, FeedRead, FeedReadOptions, OutboxStore } from './outbox.js';
 export type { Page, Range } from './page.js';
 export type { RateDecision, RateLimitStore, RateRule } from './rate-limits.js';
 export type {
@@ -39,6 +40,11 @@ export type {
   ResourceRecord,
   ResourceStore,
 } from './resources.js';
+export type {
+  WebhookSigningKeyActivation,
+  WebhookSigningKeyRecord,
+  WebhookSigningKeyStore,
+} from './webhook-signing-keys.js';
 export type {
   WebhookAttemptOutcome,
   WebhookAttemptRecord,
@@ -53,7 +59,11 @@ export type {
   WebhookEndpointRecord,
   WebhookEndpointStore,
   WebhookFinish,
+  WebhookHeldSubject,
+  WebhookOrdering,
+  WebhookPayloadMode,
   WebhookSecretRecord,
+  WebhookSignature,
   WebhookStores,
 } from './webhooks.js';
 

@@ -1,6 +1,8 @@
 import type { DomainEvent } from '../../core/events.js';
+import { erasedData } from '../../core/storage/erasure.js';
 import type { OutboxStore } from '../../core/storage/index.js';
-import { type Journal, put } from './journal.js';
+import { type Journal, noJournal, put } from './journal.js';
+import { type FeedState, place, pruneFeed, readFeed } from './outbox-feed.js';
 
 export interface OutboxEntry {
   readonly event: DomainEvent;
@@ -8,13 +10,22 @@ export interface OutboxEntry {
   leaseUntil: number;
 }
 
-/** Pending events in append order. Relayed events are removed, so the outbox stays small. */
+/**
+ * Every retained event, relayed or not, in append order: relayed events stay for the feed until the
+ * sweep prunes them; the feed state knows which are pending.
+ */
 export type OutboxState = Map<string, OutboxEntry>;
 
 /** Each subject's last sequence. */
 export type SubjectState = Map<string, number>;
 
-export function memoryOutboxStore(state: OutboxState, subjects: SubjectState, journal: Journal): OutboxStore {
+export function memoryOutboxStore(
+  state: OutboxState,
+  subjects: SubjectState,
+  feed: FeedState,
+  journal: Journal,
+): OutboxStore {
+  const eventOf = (id: string): DomainEvent | undefined => state.get(id)?.event;
   return {
     async append(event) {
       let stored: DomainEvent = event;
@@ -25,10 +36,12 @@ export function memoryOutboxStore(state: OutboxState, subjects: SubjectState, jo
         stored = { ...event, sequence };
       }
       put(journal, state, event.id, { event: Object.freeze({ ...stored }), leaseUntil: 0 });
+      place(feed, journal, event.id);
     },
     async claim({ now, limit, leaseMs }) {
       const claimed: DomainEvent[] = [];
-      for (const entry of state.values()) {
+      for (const id of feed.pending) {
+        const entry = state.get(id)!;
         if (claimed.length >= limit) break;
         if (entry.leaseUntil > now) continue;
         entry.leaseUntil = now + leaseMs;
@@ -37,10 +50,32 @@ export function memoryOutboxStore(state: OutboxState, subjects: SubjectState, jo
       return claimed;
     },
     async markRelayed(ids) {
-      for (const id of ids) state.delete(id);
+      for (const id of ids) feed.pending.delete(id);
     },
     async backlog() {
-      return state.size;
+      return feed.pending.size;
+    },
+    // Inside a transaction it reads its own appends; outside, only what has committed.
+    read(options) {
+      const read = () => readFeed(feed, eventOf, options);
+      return journal === noJournal ? feed.settled(read) : Promise.resolve(read());
+    },
+    async prune(before) {
+      return pruneFeed(feed, eventOf, (id) => state.delete(id), before);
+    },
+    async erase({ owner, keep }) {
+      let erased = 0;
+      for (const [id, entry] of [...state]) {
+        if (entry.event.owner !== owner || entry.event.redacted) continue;
+        const event = Object.freeze({
+          ...entry.event,
+          data: erasedData(entry.event.data, keep),
+          redacted: true as const,
+        });
+        put(journal, state, id, { event, leaseUntil: entry.leaseUntil });
+        erased++;
+      }
+      return erased;
     },
   };
 }

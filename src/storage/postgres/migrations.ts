@@ -540,6 +540,181 @@ export const MIGRATIONS: readonly Migration[] = [
           );
           ALTER TABLE switchboard_outbox ADD COLUMN subject text, ADD COLUMN sequence bigint;`,
   },
+  {
+    version: 27,
+    name: 'the event feed',
+    // Relayed events stay (flagged) until the sweep prunes them. A position is given after commit, in
+    // turns on the feed's one row (switchboard_place_events): a transaction that commits late gets a
+    // later position, so a reader never finds an event before one it has passed (docs/decisions.md).
+    // The horizon is the last position pruned. The partial indexes keep claims and placing off history.
+    sql: `ALTER TABLE switchboard_outbox ADD COLUMN relayed boolean NOT NULL DEFAULT false,
+            ADD COLUMN position bigint;
+          CREATE UNIQUE INDEX switchboard_outbox_position_idx ON switchboard_outbox (position);
+          CREATE INDEX switchboard_outbox_unplaced_idx ON switchboard_outbox (seq) WHERE position IS NULL;
+          CREATE INDEX switchboard_outbox_pending_idx ON switchboard_outbox (seq) WHERE NOT relayed;
+          CREATE TABLE switchboard_event_feed (
+            one boolean PRIMARY KEY DEFAULT true CHECK (one),
+            last_position bigint NOT NULL,
+            horizon bigint NOT NULL
+          );
+          CREATE FUNCTION switchboard_place_events(integer) RETURNS bigint
+          LANGUAGE plpgsql VOLATILE AS $place$
+          DECLARE
+            last bigint;
+            placed bigint;
+          BEGIN
+            IF NOT EXISTS (SELECT 1 FROM switchboard_outbox WHERE position IS NULL) THEN
+              RETURN 0;
+            END IF;
+            INSERT INTO switchboard_event_feed (last_position, horizon) VALUES (0, 0) ON CONFLICT DO NOTHING;
+            -- One placer at a time; each statement after this sees every event committed before the turn.
+            SELECT last_position INTO last FROM switchboard_event_feed FOR UPDATE;
+            WITH todo AS (
+              SELECT seq, row_number() OVER (ORDER BY seq) AS n FROM switchboard_outbox
+              WHERE position IS NULL ORDER BY seq LIMIT $1)
+            UPDATE switchboard_outbox o SET position = last + todo.n FROM todo WHERE o.seq = todo.seq;
+            GET DIAGNOSTICS placed = ROW_COUNT;
+            UPDATE switchboard_event_feed SET last_position = last + placed;
+            RETURN placed;
+          END
+          $place$;`,
+  },
+  {
+    version: 28,
+    name: 'webhook signing keys and an endpoint signature',
+    // The deployment's Ed25519 keys (private_key sealed when the storage has an encryption key); the
+    // partial unique index keeps one active key whatever races. Endpoints made before sign with HMAC.
+    sql: `CREATE TABLE switchboard_webhook_signing_keys (
+            id text COLLATE "C" PRIMARY KEY,
+            algorithm text NOT NULL,
+            public_key text NOT NULL,
+            private_key text NOT NULL,
+            created_at bigint NOT NULL,
+            expires_at bigint
+          );
+          CREATE UNIQUE INDEX switchboard_webhook_signing_keys_active_idx
+            ON switchboard_webhook_signing_keys ((true)) WHERE expires_at IS NULL;
+          ALTER TABLE switchboard_webhook_endpoints ADD COLUMN signature text NOT NULL DEFAULT 'hmac';`,
+  },
+  {
+    version: 29,
+    name: 'erasure of a client from the event log, and log retention per endpoint',
+    // A delivery names its event's client (owner) so that the client's erasure finds it; deliveries
+    // before are given theirs from the outbox while it still holds the event (those it no longer holds
+    // cannot be told apart and keep null). erased_at and redacted_at mark tombstones. An endpoint's own
+    // log retention in days; null: the storage's.
+    sql: `ALTER TABLE switchboard_webhook_deliveries ADD COLUMN owner text, ADD COLUMN erased_at bigint;
+          UPDATE switchboard_webhook_deliveries d SET owner = o.owner
+            FROM switchboard_outbox o WHERE o.id = d.event_id AND o.owner IS NOT NULL;
+          CREATE INDEX switchboard_webhook_deliveries_owner_idx
+            ON switchboard_webhook_deliveries (owner) WHERE owner IS NOT NULL;
+          ALTER TABLE switchboard_outbox ADD COLUMN redacted_at bigint;
+          CREATE INDEX switchboard_outbox_erasure_idx ON switchboard_outbox (owner) WHERE owner IS NOT NULL;
+          ALTER TABLE switchboard_webhook_endpoints ADD COLUMN log_retention_days integer;`,
+  },
+  {
+    version: 31,
+    name: 'ordered webhook delivery per subject',
+    // A delivery keeps its event's subject and sequence, an endpoint may ask for `subject` ordering, and
+    // the claim (migration 25's, replaced) leases an ordered endpoint's delivery only when nothing
+    // earlier of its subject is pending or still in the outbox. The partial indexes answer those two
+    // questions without reading history; held_announced_at makes `webhook_subject.held` once per hold.
+    sql: `ALTER TABLE switchboard_webhook_deliveries ADD COLUMN subject text, ADD COLUMN sequence bigint,
+            ADD COLUMN held_announced_at bigint;
+          ALTER TABLE switchboard_webhook_endpoints ADD COLUMN ordering text NOT NULL DEFAULT 'none';
+          CREATE INDEX switchboard_webhook_deliveries_subject_idx
+            ON switchboard_webhook_deliveries (endpoint_id, subject, sequence)
+            WHERE status = 'pending' AND subject IS NOT NULL;
+          CREATE INDEX switchboard_outbox_unrelayed_subject_idx
+            ON switchboard_outbox (subject, sequence) WHERE NOT relayed AND subject IS NOT NULL;
+          CREATE OR REPLACE FUNCTION switchboard_claim_webhook_deliveries(
+            bigint, integer, integer, text[], integer[], text, bigint)
+          RETURNS SETOF switchboard_webhook_deliveries LANGUAGE plpgsql VOLATILE AS $claim$
+          DECLARE
+            first_look record;
+            endpoint_ids text[];
+          BEGIN
+            -- At most $3 endpoints, those whose oldest claimable delivery is oldest, below their cap:
+            -- first from the 256 oldest claimable rows of all endpoints.
+            WITH caps AS (SELECT * FROM unnest($4, $5) AS c(id, cap)),
+            leased AS (
+              SELECT endpoint_id, count(*) AS n FROM switchboard_webhook_deliveries
+              WHERE status = 'pending' AND lease_until IS NOT NULL AND lease_until > $1 GROUP BY endpoint_id),
+            head AS (
+              SELECT d.endpoint_id, d.next_attempt_at FROM switchboard_webhook_deliveries d
+              WHERE d.status = 'pending' AND d.next_attempt_at <= $1 AND (d.lease_until IS NULL OR d.lease_until <= $1)
+              ORDER BY d.next_attempt_at LIMIT 256),
+            picked AS (
+              SELECT h.endpoint_id AS id, min(h.next_attempt_at) AS first FROM head h
+              LEFT JOIN leased l ON l.endpoint_id = h.endpoint_id
+              LEFT JOIN caps c ON c.id = h.endpoint_id
+              WHERE COALESCE(l.n, 0) < COALESCE(c.cap, $2)
+              GROUP BY h.endpoint_id ORDER BY first, h.endpoint_id LIMIT $3)
+            SELECT (SELECT count(*) FROM head)::int AS scanned,
+              (SELECT count(DISTINCT endpoint_id) FROM head)::int AS seen,
+              (SELECT count(*) FROM switchboard_webhook_endpoints)::int AS endpoints,
+              COALESCE((SELECT array_agg(id ORDER BY first, id) FROM picked), '{}') AS ids
+            INTO first_look;
+            endpoint_ids := first_look.ids;
+            IF cardinality(endpoint_ids) < $3 AND first_look.scanned >= 256
+               AND first_look.seen < first_look.endpoints THEN
+              -- A few endpoints' backlogs fill the head: probe each endpoint's own oldest claimable row.
+              WITH caps AS (SELECT * FROM unnest($4, $5) AS c(id, cap)),
+              leased AS (
+                SELECT endpoint_id, count(*) AS n FROM switchboard_webhook_deliveries
+                WHERE status = 'pending' AND lease_until IS NOT NULL AND lease_until > $1 GROUP BY endpoint_id),
+              probed AS (
+                SELECT e.id, first.next_attempt_at FROM switchboard_webhook_endpoints e
+                LEFT JOIN leased l ON l.endpoint_id = e.id
+                LEFT JOIN caps c ON c.id = e.id
+                CROSS JOIN LATERAL (
+                  SELECT d.next_attempt_at FROM switchboard_webhook_deliveries d
+                  WHERE d.endpoint_id = e.id AND d.status = 'pending' AND d.next_attempt_at <= $1
+                    AND (d.lease_until IS NULL OR d.lease_until <= $1)
+                  ORDER BY d.next_attempt_at, d.id LIMIT 1
+                ) first
+                WHERE COALESCE(l.n, 0) < COALESCE(c.cap, $2)
+                ORDER BY first.next_attempt_at, e.id LIMIT $3)
+              SELECT COALESCE(array_agg(id ORDER BY next_attempt_at, id), '{}') FROM probed INTO endpoint_ids;
+            END IF;
+            IF cardinality(endpoint_ids) = 0 THEN
+              RETURN;
+            END IF;
+            -- Locked in id order, so claimers never deadlock.
+            PERFORM 1 FROM switchboard_webhook_endpoints WHERE id = ANY(endpoint_ids) ORDER BY id FOR UPDATE;
+            RETURN QUERY
+            WITH caps AS (SELECT * FROM unnest($4, $5) AS c(id, cap)),
+            leased AS (
+              SELECT endpoint_id, count(*) AS n FROM switchboard_webhook_deliveries
+              WHERE status = 'pending' AND lease_until IS NOT NULL AND lease_until > $1 GROUP BY endpoint_id),
+            picked AS (
+              SELECT p.id, p.next_attempt_at FROM unnest(endpoint_ids) AS e(id)
+              JOIN switchboard_webhook_endpoints ep ON ep.id = e.id
+              LEFT JOIN leased l ON l.endpoint_id = e.id
+              LEFT JOIN caps c ON c.id = e.id
+              CROSS JOIN LATERAL (
+                SELECT d.id, d.next_attempt_at FROM switchboard_webhook_deliveries d
+                WHERE d.endpoint_id = e.id AND d.status = 'pending' AND d.next_attempt_at <= $1
+                  AND (d.lease_until IS NULL OR d.lease_until <= $1)
+                  -- An ordered endpoint's delivery waits for its subject's earlier ones: pending ones
+                  -- (leased or waiting for a retry), and events not yet relayed (fanned out).
+                  AND (ep.ordering <> 'subject' OR d.sequence IS NULL OR (
+                    NOT EXISTS (SELECT 1 FROM switchboard_webhook_deliveries b
+                      WHERE b.endpoint_id = d.endpoint_id AND b.subject = d.subject AND b.status = 'pending'
+                        AND b.sequence < d.sequence)
+                    AND NOT EXISTS (SELECT 1 FROM switchboard_outbox o
+                      WHERE o.subject = d.subject AND o.sequence < d.sequence AND NOT o.relayed)))
+                ORDER BY d.next_attempt_at, d.id
+                LIMIT GREATEST(0, LEAST($3, COALESCE(c.cap, $2) - COALESCE(l.n, 0)))
+                FOR UPDATE OF d SKIP LOCKED
+              ) p),
+            chosen AS (SELECT id FROM picked ORDER BY next_attempt_at, id LIMIT $3)
+            UPDATE switchboard_webhook_deliveries d SET leased_by = $6, lease_until = $7
+            FROM chosen WHERE d.id = chosen.id
+            RETURNING d.*;
+          END
+          $claim$;`,
+  },
 ];
 
 /** SQL turning a `timestamptz` column into epoch milliseconds (null stays null). */

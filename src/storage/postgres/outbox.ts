@@ -1,5 +1,6 @@
 import type { DomainEvent } from '../../core/events.js';
-import type { OutboxStore } from '../../core/storage/index.js';
+import type { FeedEvent, OutboxStore } from '../../core/storage/index.js';
+import { FEED_READ_WINDOW } from '../../core/storage/outbox.js';
 import { type Database, prepared } from './database.js';
 
 interface EventRow {
@@ -12,7 +13,11 @@ interface EventRow {
   via?: string | null;
   subject?: string | null;
   sequence?: string | null;
+  redacted_at?: string | null;
 }
+
+/** A row of a feed read: the feed's horizon and last position, and an event's columns (null when none). */
+type FeedRow = EventRow & { horizon: string; last_position: string; position: string | null };
 
 export function toEvent(row: EventRow): DomainEvent {
   const event: { -readonly [K in keyof DomainEvent]: DomainEvent[K] } = {
@@ -26,10 +31,11 @@ export function toEvent(row: EventRow): DomainEvent {
   if (row.owner) event.owner = row.owner;
   if (row.traceparent) event.traceparent = row.traceparent;
   if (row.via) event.via = row.via;
+  if (row.redacted_at) event.redacted = true;
   return event;
 }
 
-// Every write appends, and the relay claims and deletes: prepared once per connection.
+// Every write appends, and the relay claims and flags: prepared once per connection.
 const APPEND = prepared(
   `INSERT INTO switchboard_outbox (id, type, occurred_at, data, traceparent, owner, via)
    VALUES ($1, $2, $3, $4, $5, $6, $7)`,
@@ -46,18 +52,71 @@ const APPEND_OF_SUBJECT = prepared(
 );
 const CLAIM = prepared(
   `WITH free AS (
-     SELECT seq FROM switchboard_outbox WHERE lease_until <= $1
+     SELECT seq FROM switchboard_outbox WHERE NOT relayed AND lease_until <= $1
      ORDER BY seq LIMIT $2 FOR UPDATE SKIP LOCKED
    )
    UPDATE switchboard_outbox o SET lease_until = $3 FROM free WHERE o.seq = free.seq
-   RETURNING o.seq, o.id, o.type, o.occurred_at, o.data, o.traceparent, o.owner, o.via, o.subject, o.sequence`,
+   RETURNING o.seq, o.id, o.type, o.occurred_at, o.data, o.traceparent, o.owner, o.via, o.subject, o.sequence, o.redacted_at`,
 );
-const MARK_RELAYED = prepared('DELETE FROM switchboard_outbox WHERE id = ANY($1::text[])');
+/** `data` cut to the fields in `$2`, in their order (erasedData in SQL). */
+const ERASED_DATA = `COALESCE((SELECT json_object_agg(e.key, e.value ORDER BY e.n)
+  FROM json_each(data) WITH ORDINALITY AS e(key, value, n) WHERE e.key = ANY($2::text[])), '{}'::json)`;
+/**
+ * `erase` in one statement: the outbox's events of the client, and the bus's copies of them kept for
+ * listeners that reconnect (ten minutes of them), which are the event log too.
+ */
+const ERASE = `WITH erased AS (
+    UPDATE switchboard_outbox SET data = ${ERASED_DATA}, redacted_at = $3
+    WHERE owner = $1 AND redacted_at IS NULL RETURNING 1
+  ), bus AS (
+    UPDATE switchboard_bus_events SET data = ${ERASED_DATA} WHERE owner = $1
+  )
+  SELECT count(*)::int AS n FROM erased`;
+const MARK_RELAYED = prepared('UPDATE switchboard_outbox SET relayed = true WHERE id = ANY($1::text[])');
+/** How many events one read places at most (those committed since the last read, usually a few). */
+const PLACE = prepared('SELECT switchboard_place_events(10000)');
+/**
+ * A page of the feed and the feed's horizon and last position, in one snapshot. Arguments: after (null:
+ * from the horizon), limit, and the types (in READ_OF_TYPES).
+ */
+const readStatement = (ofTypes: boolean) =>
+  prepared(
+    `SELECT f.horizon, f.last_position, e.*
+     FROM (SELECT COALESCE(max(horizon), 0) AS horizon, COALESCE(max(last_position), 0) AS last_position
+           FROM switchboard_event_feed) f
+     LEFT JOIN LATERAL (
+       SELECT position, id, type, occurred_at, data, traceparent, owner, via, subject, sequence, redacted_at
+       FROM switchboard_outbox
+       WHERE position > GREATEST($1::bigint, f.horizon)
+         AND position <= GREATEST($1::bigint, f.horizon) + ${FEED_READ_WINDOW}${ofTypes ? ' AND type = ANY($3::text[])' : ''}
+       ORDER BY position LIMIT $2
+     ) e ON true`,
+  );
+const READ = readStatement(false);
+const READ_OF_TYPES = readStatement(true);
+/**
+ * The oldest relayed events that occurred before $1 (ISO text, as occurred_at), up to the first that
+ * must stay, and the horizon moved past them, in one statement.
+ */
+const PRUNE = `WITH keep AS (
+    SELECT position FROM switchboard_outbox
+    WHERE position IS NOT NULL AND (NOT relayed OR occurred_at >= $1)
+    ORDER BY position LIMIT 1
+  ), gone AS (
+    DELETE FROM switchboard_outbox
+    WHERE position < COALESCE((SELECT position FROM keep), 9223372036854775807)
+    RETURNING position
+  ), moved AS (
+    UPDATE switchboard_event_feed SET horizon = GREATEST(horizon, (SELECT max(position) FROM gone))
+    WHERE EXISTS (SELECT 1 FROM gone)
+  )
+  SELECT count(*)::int AS n FROM gone`;
 
 /**
  * The outbox on PostgreSQL. `claim` locks the oldest free rows with `FOR UPDATE SKIP LOCKED`, so relays
  * in many processes take disjoint batches without waiting on each other, and stamps a lease: a relay
- * that dies holds its events only until the lease ends. Relayed events are deleted.
+ * that dies holds its events only until the lease ends. Relayed events are flagged, and stay for the
+ * feed until `prune` deletes them.
  */
 export function postgresOutboxStore(db: Database): OutboxStore {
   return {
@@ -83,13 +142,46 @@ export function postgresOutboxStore(db: Database): OutboxStore {
     },
 
     async backlog() {
-      const row = await db.row<{ n: number }>('SELECT count(*)::int AS n FROM switchboard_outbox');
+      const row = await db.row<{ n: number }>(
+        'SELECT count(*)::int AS n FROM switchboard_outbox WHERE NOT relayed',
+      );
+      return row?.n ?? 0;
+    },
+
+    async read({ after, limit, types }) {
+      // Events committed before this read get their positions first (a no-op when none wait).
+      await db.rows(PLACE);
+      const rows = await db.rows<FeedRow>(
+        types ? READ_OF_TYPES : READ,
+        types ? [after ?? 0, limit, [...types]] : [after ?? 0, limit],
+      );
+      const first = rows[0]!;
+      const horizon = Number(first.horizon);
+      const events: FeedEvent[] = rows
+        .filter((row) => row.position !== null)
+        .map((row) => ({ position: Number(row.position), event: toEvent(row) }));
+      const from = Math.max(after ?? 0, horizon);
+      const through =
+        events.length === limit
+          ? events.at(-1)!.position
+          : Math.max(after ?? 0, Math.min(Number(first.last_position), from + FEED_READ_WINDOW));
+      return { events, through, horizon };
+    },
+
+    async prune(before) {
+      await db.rows(PLACE);
+      const row = await db.row<{ n: number }>(PRUNE, [new Date(before).toISOString()]);
       return row?.n ?? 0;
     },
 
     async markRelayed(ids) {
       if (ids.length === 0) return;
       await db.rows(MARK_RELAYED, [[...ids]]);
+    },
+
+    async erase({ owner, keep, at }) {
+      const row = await db.row<{ n: number }>(ERASE, [owner, [...keep], at]);
+      return row?.n ?? 0;
     },
   };
 }

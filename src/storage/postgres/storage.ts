@@ -1,8 +1,10 @@
 import type { Pool, PoolClient } from 'pg';
 import { type Logger, silentLogger } from '../../core/runtime.js';
 import type { Storage, Stores } from '../../core/storage/index.js';
+import { DEFAULT_EVENT_RETENTION_MS } from '../../core/storage/outbox.js';
 import { refusingUnstorableText } from '../../core/storage/storable-text.js';
 import { DEFAULT_DELIVERY_RETENTION_MS } from '../../core/storage/webhooks.js';
+import { createSealer } from '../../internal/sealer.js';
 import { postgresApiKeyStore } from './api-keys.js';
 import { type Connection, connect, type PostgresConnectionOptions } from './connection.js';
 import { postgresConsoleSessionStore } from './console-sessions.js';
@@ -21,6 +23,8 @@ export type PostgresStorageOptions = PostgresConnectionOptions & {
   readonly logger?: Logger;
   /** How long `sweep` keeps finished webhook deliveries (default 30 days). */
   readonly deliveryRetentionMs?: number;
+  /** How long `sweep` keeps relayed events readable in the event feed after they occurred (default 30 days). */
+  readonly eventRetentionMs?: number;
   /**
    * Connections of a second pool kept for background work (outbox relay, webhook dispatch), made from
    * the connection string (default 4; 0 shares the main pool). A host that passes its own `pool` can
@@ -34,6 +38,12 @@ export type PostgresStorageOptions = PostgresConnectionOptions & {
    * statements: PgBouncer in transaction mode before 1.21, or without `max_prepared_statements`.
    */
   readonly preparedStatements?: boolean;
+  /**
+   * Encrypts the webhook signing keys' private keys before they reach the database (AES-256-GCM under
+   * a key derived from this text, at least 32 characters; the same on every instance). Without it they
+   * are stored in clear: protect the database. Keys stored before it was set stay readable.
+   */
+  readonly encryptionKey?: string;
 };
 
 /** The PostgreSQL adapter: the storage contract plus schema migrations and housekeeping. */
@@ -101,12 +111,13 @@ function view(
 ): Omit<PostgresStorage, 'migrate' | 'close' | 'background'> {
   const prepare = options.preparedStatements ?? true;
   const cache = statementCache();
+  const sealer = options.encryptionKey === undefined ? undefined : createSealer(options.encryptionKey);
   const stores = (db: Database): Stores => ({
     outbox: postgresOutboxStore(db),
     idempotency: postgresIdempotencyStore(db, schedule),
     apiKeys: postgresApiKeyStore(db),
     oauth: postgresOAuthStores(db),
-    webhooks: postgresWebhookStores(db),
+    webhooks: postgresWebhookStores(db, sealer),
     resources: postgresResourceStore(db),
     rateLimits: postgresRateLimitStore(db),
     consoleSessions: postgresConsoleSessionStore(db),
@@ -143,7 +154,12 @@ function view(
       await outer.rows('SELECT 1');
     },
     sweep: ({ now }) =>
-      sweepExpired(outer, now, options.deliveryRetentionMs ?? DEFAULT_DELIVERY_RETENTION_MS),
+      sweepExpired(
+        outer,
+        now,
+        options.deliveryRetentionMs ?? DEFAULT_DELIVERY_RETENTION_MS,
+        options.eventRetentionMs ?? DEFAULT_EVENT_RETENTION_MS,
+      ),
   };
 }
 

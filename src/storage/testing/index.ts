@@ -11,8 +11,11 @@ import { afterEach, beforeEach, describe } from 'vitest';
 import type { Storage } from '../../core/storage/index.js';
 import { apiKeyContract } from './api-keys.js';
 import { consoleSessionContract } from './console-sessions.js';
+import { erasureContract } from './erasure.js';
+import { eventFeedContract } from './event-feed.js';
 import type { StorageFactory } from './fixtures.js';
 import { idempotencyContract } from './idempotency.js';
+import { logRetentionContract } from './log-retention.js';
 import { oauthContract } from './oauth.js';
 import { outboxContract } from './outbox.js';
 import { rateLimitContract } from './rate-limits.js';
@@ -23,6 +26,7 @@ import { transactionContract } from './transactions.js';
 import { webhookAttemptContract } from './webhook-attempts.js';
 import { webhookDeliveryContract, webhookPruneContract } from './webhook-deliveries.js';
 import { webhookEndpointContract } from './webhook-endpoints.js';
+import { webhookSigningKeyContract } from './webhook-signing-keys.js';
 
 export type { StorageFactory } from './fixtures.js';
 
@@ -43,6 +47,7 @@ export function describeStorageContract(name: string, factory: StorageFactory): 
     });
 
     describe('outbox', () => outboxContract(storage));
+    describe('event feed', () => eventFeedContract(storage));
     describe('idempotency', () => idempotencyContract(storage));
     describe('transactions', () => transactionContract(storage));
     describe('oauth', () => oauthContract(storage));
@@ -56,10 +61,13 @@ export function describeStorageContract(name: string, factory: StorageFactory): 
     describe('text', () => textContract(storage));
     describe('times', () => timeContract(storage));
     describe('webhook endpoints', () => webhookEndpointContract(storage));
+    describe('webhook signing keys', () => webhookSigningKeyContract(storage));
     describe('webhook deliveries', () => {
       webhookDeliveryContract(storage);
       webhookAttemptContract(storage);
       webhookPruneContract(storage);
+      logRetentionContract(storage);
     });
+    describe('erasure', () => erasureContract(storage));
   });
 }
