@@ -5,7 +5,7 @@ import { BUILT_IN_RESOURCES, CORE_RESOURCES } from '../core/resources/built-ins/
 import type { Resource } from '../core/resources/define.js';
 import type { Runtime } from '../core/runtime.js';
 import type { WebhookDeliveryRecord } from '../core/storage/index.js';
-import { versionedPayloads } from './payload.js';
+import { thinWebhookPayload, versionedPayloads } from './payload.js';
 
 /** Options of {@link createWebhookFanOut}: the resources, and a hook to wake the dispatcher. */
 export interface WebhookFanOutOptions {
@@ -42,13 +42,14 @@ export function createWebhookFanOut(
     for (const event of events) {
       const matching = endpoints.filter((e) => e.eventTypes.some((p) => matchesEventType(p, event.type)));
       if (matching.length === 0) continue;
-      // One body per API version among the endpoints, not one per endpoint.
-      const payloads = new Map<number, string>();
+      // One body per API version among the endpoints (and one thin body), not one per endpoint.
+      const payloads = new Map<number | 'thin', string>();
       for (const endpoint of matching) {
-        let payload = payloads.get(endpoint.apiVersion);
+        const shape = endpoint.payload === 'thin' ? 'thin' : endpoint.apiVersion;
+        let payload = payloads.get(shape);
         if (payload === undefined) {
-          payload = payloadOf(event, endpoint.apiVersion);
-          payloads.set(endpoint.apiVersion, payload);
+          payload = shape === 'thin' ? thinWebhookPayload(event) : payloadOf(event, shape);
+          payloads.set(shape, payload);
         }
         deliveries.push(pendingDelivery(ids('whd'), endpoint.id, event, payload, now));
       }
@@ -83,5 +84,12 @@ export function pendingDelivery(
     createdAt: now,
     updatedAt: now,
     traceparent: event.traceparent ?? null,
+    // Whose erasure finds it; made from a tombstone (its client erased), it is one from the start.
+    owner: event.owner ?? null,
+    erasedAt: event.redacted ? now : null,
+    // An ordered endpoint sends a subject's deliveries in this order (see `claimDue`).
+    subject: event.subject ?? null,
+    sequence: event.sequence ?? null,
+    heldAnnouncedAt: null,
   };
 }

@@ -5,7 +5,9 @@
  * `INSERT … ON CONFLICT (event_id, endpoint_id) DO NOTHING`. Times are epoch milliseconds, like every
  * time in the storage port but a business record's; the admin routes send them as ISO-8601 text.
  */
+import type { Erasure } from './erasure.js';
 import type { Page, Range } from './page.js';
+import type { WebhookSigningKeyStore } from './webhook-signing-keys.js';
 
 /**
  * A signing secret. Stored as given: HMAC signing needs the secret itself, so it cannot be hashed like
@@ -24,6 +26,15 @@ export interface WebhookSecretRecord {
  */
 export type WebhookEndpointDisabledReason = 'manual' | 'gone' | 'failing';
 
+/**
+ * An endpoint's signature: HMAC-SHA256 with its shared secrets, or Ed25519 with the deployment's key
+ * pairs, verified with the public keys of `/.well-known/webhook-keys`.
+ */
+export type WebhookSignature = 'hmac' | 'ed25519';
+
+/** How an endpoint's deliveries are ordered: per subject, or not at all (the default). */
+export type WebhookOrdering = 'none' | 'subject';
+
 /** A receiver URL that subscribes to event types, with its signing secrets and health. */
 export interface WebhookEndpointRecord {
   readonly id: string;
@@ -35,6 +46,11 @@ export interface WebhookEndpointRecord {
   readonly secrets: readonly WebhookSecretRecord[];
   readonly scheme: 'switchboard' | 'standard';
   /**
+   * How deliveries are signed: `hmac` (absent means it too) with the endpoint's secrets, or `ed25519`
+   * with the deployment's signing keys, as Standard Webhooks `v1a` (the scheme is then `standard`).
+   */
+  readonly signature?: WebhookSignature;
+  /**
    * The API version whose record shapes its deliveries carry (the `/api/v{n}` it was registered on,
    * like Stripe's pinned `api_version`); endpoints made before versions were pinned have 1.
    */
@@ -44,10 +60,51 @@ export interface WebhookEndpointRecord {
   readonly disabledReason: WebhookEndpointDisabledReason | null;
   /** Start of the current run of failed attempts; null after a success. */
   readonly failingSince: number | null;
+  /**
+   * How many days the sweep keeps this endpoint's finished deliveries ({@link LOG_RETENTION_DAYS}
+   * bounds it); null or absent: the adapter's retention (by default {@link DEFAULT_DELIVERY_RETENTION_MS}).
+   */
+  readonly logRetentionDays?: number | null;
+  /**
+   * Delays in ms before each retry, replacing the dispatcher's schedule for this endpoint (`[100, 200]`:
+   * a retry 100 ms after the first failure, another 200 ms after the second, then dead); absent: the
+   * dispatcher's. Bounds: {@link RETRY_SCHEDULE_BOUNDS}.
+   */
+  readonly retrySchedule?: readonly number[];
+  /**
+   * Request headers sent on every delivery, lower-case names; absent: none. Stored as given (like the
+   * signing secrets); admin answers and the delivery log show secret-like values masked.
+   */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Deliveries sent per second at most, replacing the dispatcher's `maxPerSecond`; absent: that one. */
+  readonly maxPerSecond?: number;
+  /**
+   * `thin` deliveries carry only `{ event, event_id, subject, sequence }` (the receiver fetches the
+   * record with its own credential); absent or `full`: the whole event.
+   */
+  readonly payload?: WebhookPayloadMode;
+  /**
+   * `subject`: the events of one subject are sent strictly in `sequence` order, a later one waiting
+   * while an earlier one is pending (in flight or waiting for a retry); `none` (or absent): each as it
+   * comes. See {@link WebhookDeliveryStore.claimDue}.
+   */
+  readonly ordering?: WebhookOrdering;
   readonly createdAt: number;
   readonly updatedAt: number;
   readonly version: number;
 }
+
+/** What an endpoint's deliveries carry: the whole event, or its ids only. */
+export type WebhookPayloadMode = 'full' | 'thin';
+
+/**
+ * The bounds of an endpoint's `retrySchedule`: 1 to 9 retries (2 to 10 attempts, as the dispatcher's
+ * `attempts`), each 100 ms to 24 hours after the failure before it.
+ */
+export const RETRY_SCHEDULE_BOUNDS = { minRetries: 1, maxRetries: 9, minDelayMs: 100, maxDelayMs: 86_400_000 } as const;
+
+/** The bounds of an endpoint's `maxPerSecond`: one delivery every 10 s to 1,000 a second. */
+export const MAX_PER_SECOND_BOUNDS = { min: 0.1, max: 1_000 } as const;
 
 /** Endpoints, ordered by `createdAt` then `id`. */
 export interface WebhookEndpointStore {
@@ -98,6 +155,32 @@ export interface WebhookDeliveryRecord {
   readonly updatedAt: number;
   /** The `traceparent` of the event's trace, sent on so the receiver joins it; absent without tracing. */
   readonly traceparent?: string | null;
+  /** The client the event is about (the event's `owner`): whose erasure redacts this delivery. */
+  readonly owner?: string | null;
+  /** When the delivery was made a tombstone by its client's erasure; null or absent otherwise. */
+  readonly erasedAt?: number | null;
+  /** The event's subject and its place among the subject's events (the event's own), when it has them. */
+  readonly subject?: string | null;
+  readonly sequence?: number | null;
+  /**
+   * When this delivery, blocking its subject on an ordered endpoint, was announced as holding it
+   * (`webhook_subject.held`); null or absent when it was not.
+   */
+  readonly heldAnnouncedAt?: number | null;
+}
+
+/**
+ * A subject of an ordered endpoint whose events wait: its first pending delivery failed at least once
+ * and is waiting for a retry (or in flight again), and later deliveries of the subject wait behind it.
+ */
+export interface WebhookHeldSubject {
+  readonly subject: string;
+  /** The subject's pending delivery with the lowest sequence: what the others wait for. */
+  readonly blocking: WebhookDeliveryRecord;
+  /** How many pending deliveries of the subject wait behind it. */
+  readonly waiting: number;
+  /** When the oldest of those was made (epoch ms): how long the hold has kept an event back. */
+  readonly since: number;
 }
 
 /** Which deliveries to list or re-queue; the fields given must all match. */
@@ -165,6 +248,11 @@ export interface WebhookDeliveryStore {
   /**
    * Atomically leases up to `limit` pending deliveries whose `nextAttemptAt` has come and whose lease
    * (if any) has ended, oldest due first. Concurrent callers never receive the same delivery.
+   * A delivery with a `subject` and `sequence` to an endpoint whose `ordering` is `subject` is leased
+   * only when (a) no pending delivery of that endpoint and subject has a lower sequence (leased or
+   * waiting for a retry), and (b) every event of the subject with a lower sequence has been relayed
+   * from the outbox (its deliveries exist), so a later event cannot overtake one still being fanned out.
+   * A delivery that ends (succeeded, dead, skipped) lets the next of its subject go.
    */
   claimDue(options: WebhookClaimOptions): Promise<WebhookDeliveryRecord[]>;
   /**
@@ -209,9 +297,37 @@ export interface WebhookDeliveryStore {
   ): Promise<number>;
   /**
    * Deletes finished (succeeded or dead) deliveries last updated before `before`, with their
-   * attempts, so the delivery log stays bounded; pending ones are never touched. Returns how many.
+   * attempts, so the delivery log stays bounded; pending ones are never touched. With `now`, an
+   * endpoint's own `logRetentionDays` replaces `before` for its deliveries (`now` less that many days).
+   * Returns how many.
    */
-  prune(before: number): Promise<number>;
+  prune(before: number, options?: { readonly now?: number }): Promise<number>;
+  /**
+   * Makes a tombstone of every delivery of the erased client (`owner`), pending ones too: its payload
+   * keeps the envelope, `data` only the fields in `keep` and `"redacted": true` (erasedPayload); its
+   * `lastError` goes; its attempts keep number, times, status code and outcome, their response
+   * excerpt, error and headers go. Deliveries made of its events later (a relay that read an event
+   * before the erasure) are refused by `createIfAbsent`/`createManyIfAbsent` when the event's outbox
+   * copy is erased and the delivery is not (`erasedAt` null), and attempts recorded later for an erased
+   * delivery are stored without those texts. Returns how many deliveries it changed.
+   */
+  erase(erasure: Erasure): Promise<number>;
+  /**
+   * The endpoint's held subjects (see {@link WebhookHeldSubject}), longest held first (by `since`, then
+   * subject), at most `limit`. Whether the endpoint is ordered is the caller's to check.
+   */
+  listHeld(endpointId: string, limit: number): Promise<WebhookHeldSubject[]>;
+  /**
+   * Makes a pending delivery dead without an attempt (an operator skipping the event that holds its
+   * subject): its lease ends (an attempt in flight then cannot record its outcome), `lastError` is
+   * `reason`. Returns the delivery after the change; null when absent or not pending.
+   */
+  skip(id: string, reason: string, at: number): Promise<WebhookDeliveryRecord | null>;
+  /**
+   * Sets `heldAnnouncedAt` of a pending delivery that has none; true only for the one call that set it
+   * (so one `webhook_subject.held` event is made per hold, whichever instance notices it first).
+   */
+  announceHeld(id: string, at: number): Promise<boolean>;
 }
 
 /** One HTTP attempt at a delivery and how it ended, kept for the delivery log. */
@@ -274,6 +390,8 @@ export interface WebhookStores {
   readonly endpoints: WebhookEndpointStore;
   readonly deliveries: WebhookDeliveryStore;
   readonly attempts: WebhookAttemptStore;
+  /** The deployment's Ed25519 key pairs that sign `ed25519` endpoints' deliveries. */
+  readonly signingKeys: WebhookSigningKeyStore;
 }
 
 /**
@@ -281,3 +399,6 @@ export interface WebhookStores {
  * unless told otherwise: 30 days, far beyond the retry horizon of about 32 hours.
  */
 export const DEFAULT_DELIVERY_RETENTION_MS = 30 * 86_400_000;
+
+/** The bounds of an endpoint's `logRetentionDays`: one day to about thirteen months. */
+export const LOG_RETENTION_DAYS = { min: 1, max: 400 } as const;

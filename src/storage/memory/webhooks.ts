@@ -9,10 +9,16 @@ import type {
   WebhookEndpointRecord,
   WebhookEndpointStore,
   WebhookFinish,
+  WebhookSigningKeyRecord,
   WebhookStores,
 } from '../../core/storage/index.js';
+import { sealingSigningKeys } from '../../core/storage/sealed-signing-keys.js';
+import type { Sealer } from '../../internal/sealer.js';
 import { createDeliveryQueue, type DeliveryQueue } from './delivery-queue.js';
+import { erasedAttempt, eraseDeliveries, overtaken } from './erasure.js';
+import { heldSubjects } from './held-subjects.js';
 import { byTimeThenId, type Journal, put, remove } from './journal.js';
+import { memorySigningKeyStore } from './webhook-signing-keys.js';
 
 export interface WebhookState {
   readonly endpoints: Map<string, WebhookEndpointRecord>;
@@ -24,17 +30,32 @@ export interface WebhookState {
   readonly attemptOrder: { readonly of: WeakMap<WebhookAttemptRecord, number>; last: number };
   /** The pending deliveries by due time: what claims read instead of every delivery ever made. */
   readonly queue: DeliveryQueue;
+  /** The deployment's signing keys by id, their private keys sealed when an encryption key is set. */
+  readonly signingKeys: Map<string, WebhookSigningKeyRecord>;
+  /** Whether the outbox's copy of an event is a tombstone (its client erased): see `erase`. */
+  readonly erasedEvent: (eventId: string) => boolean;
 }
 
-export function createWebhookState(): WebhookState {
+/**
+ * An empty webhook state. `unrelayedBefore` tells the queue whether an earlier event of a subject is
+ * still in the outbox (an ordered endpoint's later delivery then waits; see `claimDue`).
+ */
+export function createWebhookState(
+  erasedEvent: (eventId: string) => boolean = () => false,
+  unrelayedBefore: (subject: string, sequence: number) => boolean = () => false,
+): WebhookState {
   const deliveries = new Map<string, WebhookDeliveryRecord>();
+  const endpoints = new Map<string, WebhookEndpointRecord>();
+  const ordered = (id: string): boolean => endpoints.get(id)?.ordering === 'subject';
   return {
-    endpoints: new Map(),
+    endpoints,
     deliveries,
     byEventAndEndpoint: new Map(),
     attempts: new Map(),
     attemptOrder: { of: new WeakMap(), last: 0 },
-    queue: createDeliveryQueue(deliveries),
+    queue: createDeliveryQueue(deliveries, { ordered, unrelayedBefore }),
+    signingKeys: new Map(),
+    erasedEvent,
   };
 }
 
@@ -46,11 +67,12 @@ const uniqueKey = (eventId: string, endpointId: string): string => `${eventId} $
  * The reference implementation. Every check-then-write runs without an `await` in between, so it is
  * atomic on the event loop; writes go through the journal so transactions can take them back.
  */
-export function memoryWebhookStores(state: WebhookState, journal: Journal): WebhookStores {
+export function memoryWebhookStores(state: WebhookState, journal: Journal, sealer?: Sealer): WebhookStores {
   return {
     endpoints: endpointStore(state, journal),
     deliveries: deliveryStore(state, journal),
     attempts: attemptStore(state, journal),
+    signingKeys: sealingSigningKeys(memorySigningKeyStore(state.signingKeys, journal), sealer),
   };
 }
 
@@ -60,7 +82,9 @@ function saveEndpoint(state: WebhookState, journal: Journal, endpoint: WebhookEn
   return frozen;
 }
 
-function insertAttempt(state: WebhookState, journal: Journal, attempt: WebhookAttemptRecord): void {
+function insertAttempt(state: WebhookState, journal: Journal, given: WebhookAttemptRecord): void {
+  // An attempt that ends after its delivery was erased (it was in flight) keeps none of its texts.
+  const attempt = state.deliveries.get(given.deliveryId)?.erasedAt != null ? erasedAttempt(given) : given;
   const list = state.attempts.get(attempt.deliveryId) ?? [];
   const headers = attempt.requestHeaders && Object.freeze({ ...attempt.requestHeaders });
   const answered = attempt.responseHeaders && Object.freeze({ ...attempt.responseHeaders });
@@ -93,13 +117,18 @@ function endpointStore(state: WebhookState, journal: Journal): WebhookEndpointSt
       const current = state.endpoints.get(endpoint.id);
       if (!current || current.version !== expectedVersion) return false;
       save(endpoint);
+      // No longer ordered: the deliveries waiting behind their subject's first go at once.
+      if (current.ordering === 'subject' && endpoint.ordering !== 'subject') state.queue.unpark(endpoint.id);
       return true;
     },
     async delete(id) {
       if (!remove(journal, state.endpoints, id)) return false;
       for (const delivery of [...state.deliveries.values()]) {
         if (delivery.endpointId !== id) continue;
+        // Recorded first, so a rollback re-indexes after the record itself is restored.
+        journal.record(() => state.queue.track(delivery));
         remove(journal, state.deliveries, delivery.id);
+        state.queue.forget(delivery.id);
         remove(journal, state.byEventAndEndpoint, uniqueKey(delivery.eventId, id));
         remove(journal, state.attempts, delivery.id);
       }
@@ -156,7 +185,8 @@ function deliveryStore(state: WebhookState, journal: Journal): WebhookDeliverySt
       attempts: outcome.attempts,
       nextAttemptAt: outcome.nextAttemptAt,
       lastStatusCode: outcome.lastStatusCode,
-      lastError: outcome.lastError,
+      // An attempt in flight when its client was erased leaves no error text on the tombstone.
+      lastError: current.erasedAt != null ? null : outcome.lastError,
       leasedBy: null,
       leaseUntil: null,
       updatedAt: outcome.at,
@@ -165,7 +195,7 @@ function deliveryStore(state: WebhookState, journal: Journal): WebhookDeliverySt
   };
   const create = (delivery: WebhookDeliveryRecord): boolean => {
     const key = uniqueKey(delivery.eventId, delivery.endpointId);
-    if (state.byEventAndEndpoint.has(key)) return false;
+    if (state.byEventAndEndpoint.has(key) || overtaken(state, delivery)) return false;
     if (state.deliveries.has(delivery.id)) throw idTaken(delivery.id);
     save(delivery);
     put(journal, state.byEventAndEndpoint, key, delivery.id);
@@ -270,10 +300,11 @@ function deliveryStore(state: WebhookState, journal: Journal): WebhookDeliverySt
       }
       return count;
     },
-    async prune(before) {
+    async prune(before, { now } = {}) {
       let count = 0;
       for (const d of [...state.deliveries.values()]) {
-        if (d.status === 'pending' || d.updatedAt >= before) continue;
+        const days = now === undefined ? null : state.endpoints.get(d.endpointId)?.logRetentionDays;
+        if (d.status === 'pending' || d.updatedAt >= (days ? now! - days * 86_400_000 : before)) continue;
         remove(journal, state.deliveries, d.id);
         state.queue.forget(d.id);
         remove(journal, state.byEventAndEndpoint, uniqueKey(d.eventId, d.endpointId));
@@ -281,6 +312,33 @@ function deliveryStore(state: WebhookState, journal: Journal): WebhookDeliverySt
         count++;
       }
       return count;
+    },
+    async erase(erasure) {
+      return eraseDeliveries(state, journal, save, erasure);
+    },
+    async listHeld(endpointId, limit) {
+      return heldSubjects(state.queue.subjects(endpointId), limit);
+    },
+    async skip(id, reason, at) {
+      const current = state.deliveries.get(id);
+      if (current?.status !== 'pending') return null;
+      const next = {
+        ...current,
+        status: 'dead' as const,
+        nextAttemptAt: null,
+        leasedBy: null,
+        leaseUntil: null,
+        lastError: reason,
+        updatedAt: at,
+      };
+      save(next);
+      return state.deliveries.get(id)!;
+    },
+    async announceHeld(id, at) {
+      const current = state.deliveries.get(id);
+      if (current?.status !== 'pending' || current.heldAnnouncedAt != null) return false;
+      save({ ...current, heldAnnouncedAt: at });
+      return true;
     },
   };
 }

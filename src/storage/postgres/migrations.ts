@@ -613,6 +613,14 @@ export const MIGRATIONS: readonly Migration[] = [
           ALTER TABLE switchboard_webhook_endpoints ADD COLUMN log_retention_days integer;`,
   },
   {
+    version: 30,
+    name: 'per-endpoint delivery policy',
+    // An endpoint's own retry delays, request headers, pace and payload shape; null: the dispatcher's
+    // schedule and pace, no headers, the full payload.
+    sql: `ALTER TABLE switchboard_webhook_endpoints ADD COLUMN retry_schedule integer[],
+            ADD COLUMN headers jsonb, ADD COLUMN max_per_second double precision, ADD COLUMN payload text;`,
+  },
+  {
     version: 31,
     name: 'ordered webhook delivery per subject',
     // A delivery keeps its event's subject and sequence, an endpoint may ask for `subject` ordering, and

@@ -1,4 +1,5 @@
 import { SwitchboardError } from '../../core/errors.js';
+import { erasedPayload } from '../../core/storage/erasure.js';
 import type {
   WebhookDeliveryFilter,
   WebhookDeliveryRecord,
@@ -7,7 +8,7 @@ import type {
   WebhookFinish,
 } from '../../core/storage/index.js';
 import { type Database, ms, msOrNull, prepared } from './database.js';
-import { ATTEMPT_COLUMNS, attemptColumns, unnestAttempts } from './webhook-attempts.js';
+import { ATTEMPT_COLUMNS, attemptColumns, attemptValues, unnestAttempts } from './webhook-attempts.js';
 
 interface DeliveryRow {
   id: string;
@@ -25,11 +26,16 @@ interface DeliveryRow {
   created_at: string;
   updated_at: string;
   traceparent: string | null;
+  owner: string | null;
+  erased_at: string | null;
+  subject: string | null;
+  sequence: string | null;
+  held_announced_at: string | null;
   total?: string;
 }
 
 const COLUMNS =
-  'id, endpoint_id, event_id, event_type, payload, status, attempts, next_attempt_at, leased_by, lease_until, last_status_code, last_error, created_at, updated_at, traceparent';
+  'id, endpoint_id, event_id, event_type, payload, status, attempts, next_attempt_at, leased_by, lease_until, last_status_code, last_error, created_at, updated_at, traceparent, owner, erased_at, subject, sequence, held_announced_at';
 const TABLE = 'switchboard_webhook_deliveries';
 
 const toDelivery = (r: DeliveryRow): WebhookDeliveryRecord => ({
@@ -48,6 +54,11 @@ const toDelivery = (r: DeliveryRow): WebhookDeliveryRecord => ({
   createdAt: ms(r.created_at),
   updatedAt: ms(r.updated_at),
   traceparent: r.traceparent,
+  owner: r.owner,
+  erasedAt: msOrNull(r.erased_at),
+  subject: r.subject,
+  sequence: r.sequence === null ? null : Number(r.sequence),
+  heldAnnouncedAt: msOrNull(r.held_announced_at),
 });
 
 /** The filter as SQL over parameters `$1…$6` (endpoint, status, from, before, ids, event type). */
@@ -69,11 +80,26 @@ const filterValues = (f: WebhookDeliveryFilter & { readonly ids?: readonly strin
 // The queue's statements, prepared once per connection: a claim, a batch of outcomes and a fan-out each
 // run one of them, many times a second under load.
 const GET = prepared(`SELECT ${COLUMNS} FROM ${TABLE} WHERE id = $1`);
+/**
+ * A fan-out's deliveries. Those of an event with a client first lock the event's outbox row (`FOR
+ * SHARE`): an erasure of that client, which updates the row, waits for this write to commit and then
+ * erases these deliveries too; or it went first, and a delivery made from a copy read before it (the
+ * row is a tombstone now, the delivery is not) is left out.
+ */
 const INSERT_MANY = prepared(
-  `INSERT INTO ${TABLE} (${COLUMNS})
-   SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
-     $7::int[], $8::bigint[], $9::text[], $10::bigint[], $11::int[], $12::text[],
-     $13::bigint[], $14::bigint[], $15::text[])
+  `WITH given AS (
+     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
+       $7::int[], $8::bigint[], $9::text[], $10::bigint[], $11::int[], $12::text[],
+       $13::bigint[], $14::bigint[], $15::text[], $16::text[], $17::bigint[], $18::text[], $19::bigint[],
+       $20::bigint[]) AS g(${COLUMNS})
+   ), events AS (
+     SELECT id, redacted_at FROM switchboard_outbox
+     WHERE id IN (SELECT event_id FROM given WHERE owner IS NOT NULL) FOR SHARE
+   )
+   INSERT INTO ${TABLE} (${COLUMNS})
+   SELECT g.* FROM given g
+   WHERE g.erased_at IS NOT NULL
+     OR NOT EXISTS (SELECT 1 FROM events e WHERE e.id = g.event_id AND e.redacted_at IS NOT NULL)
    ON CONFLICT DO NOTHING RETURNING id`,
 );
 /**
@@ -84,15 +110,17 @@ const CLAIM = prepared(
   `SELECT ${COLUMNS} FROM switchboard_claim_webhook_deliveries(
      $1::bigint, $2::int, $3::int, $4::text[], $5::int[], $6::text, $7::bigint)`,
 );
+// An erased delivery's outcome keeps no error text: the attempt was in flight when its client was erased.
 const FINISH_MANY = prepared(
   `UPDATE ${TABLE} d SET status = f.status, attempts = f.attempts, next_attempt_at = f.next_attempt_at,
-     last_status_code = f.last_status_code, last_error = f.last_error, leased_by = NULL,
+     last_status_code = f.last_status_code,
+     last_error = CASE WHEN d.erased_at IS NULL THEN f.last_error END, leased_by = NULL,
      lease_until = NULL, updated_at = f.at
    FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::int[], $6::bigint[], $7::int[],
      $8::text[], $9::bigint[])
      AS f(id, worker_id, lease_attempts, status, attempts, next_attempt_at, last_status_code, last_error, at)
    WHERE d.id = f.id AND d.leased_by = f.worker_id AND d.attempts = f.lease_attempts
-   RETURNING d.id`,
+   RETURNING d.id, d.erased_at`,
 );
 /**
  * `finishSucceeded` in one statement: FINISH_MANY's update (`$1`…`$9`), the attempts of the deliveries
@@ -103,9 +131,9 @@ const FINISH_SUCCEEDED = prepared(
   `WITH finished AS (${FINISH_MANY.text}),
    attempted AS (
      INSERT INTO switchboard_webhook_attempts (${ATTEMPT_COLUMNS})
-     SELECT ${ATTEMPT_COLUMNS} FROM ${unnestAttempts(10)} WITH ORDINALITY
+     SELECT ${attemptValues('f.erased_at IS NOT NULL')} FROM ${unnestAttempts(10)} WITH ORDINALITY
        AS a(${ATTEMPT_COLUMNS}, position)
-     WHERE a.delivery_id IN (SELECT id FROM finished) ORDER BY a.position
+     JOIN finished f ON f.id = a.delivery_id ORDER BY a.position
      RETURNING endpoint_id
    ),
    healed AS (
@@ -114,6 +142,29 @@ const FINISH_SUCCEEDED = prepared(
    )
    SELECT id FROM finished`,
 );
+/**
+ * `listHeld`: the endpoint's subjects with more than one pending delivery (from the partial index of
+ * pending deliveries with a subject), each with its first delivery, when that one failed at least once.
+ */
+const HELD = `WITH subjects AS (
+    SELECT subject, min(sequence) AS first, count(*) - 1 AS waiting FROM ${TABLE}
+    WHERE endpoint_id = $1 AND status = 'pending' AND subject IS NOT NULL
+    GROUP BY subject HAVING count(*) > 1
+  )
+  SELECT ${COLUMNS.split(', ')
+    .map((c) => `d.${c}`)
+    .join(', ')}, s.waiting::int AS waiting,
+    (SELECT min(w.created_at) FROM ${TABLE} w WHERE w.endpoint_id = $1 AND w.status = 'pending'
+       AND w.subject = s.subject AND w.sequence > s.first) AS since
+  FROM subjects s JOIN ${TABLE} d ON d.endpoint_id = $1 AND d.status = 'pending' AND d.subject = s.subject
+    AND d.sequence = s.first
+  WHERE d.attempts >= 1
+  ORDER BY since, s.subject LIMIT $2`;
+const SKIP = `UPDATE ${TABLE} SET status = 'dead', next_attempt_at = NULL, leased_by = NULL, lease_until = NULL,
+    last_error = $2, updated_at = $3
+  WHERE id = $1 AND status = 'pending' RETURNING ${COLUMNS}`;
+const ANNOUNCE_HELD = `UPDATE ${TABLE} SET held_announced_at = $2
+  WHERE id = $1 AND status = 'pending' AND held_announced_at IS NULL RETURNING id`;
 const RELEASE = prepared(
   `UPDATE ${TABLE} SET leased_by = NULL, lease_until = NULL WHERE id = $1 AND leased_by = $2 RETURNING id`,
 );
@@ -131,6 +182,58 @@ function finishColumns(finishes: readonly WebhookFinish[]): unknown[][] {
     finishes.map((f) => f.outcome.lastError),
     finishes.map((f) => f.outcome.at),
   ];
+}
+
+/** The deliveries as one array per column, in INSERT_MANY's `unnest` order. */
+function deliveryColumns(deliveries: readonly WebhookDeliveryRecord[]): unknown[][] {
+  const column = <K extends keyof WebhookDeliveryRecord>(key: K) => deliveries.map((d) => d[key]);
+  return [
+    column('id'),
+    column('endpointId'),
+    column('eventId'),
+    column('eventType'),
+    column('payload'),
+    column('status'),
+    column('attempts'),
+    column('nextAttemptAt'),
+    column('leasedBy'),
+    column('leaseUntil'),
+    column('lastStatusCode'),
+    column('lastError'),
+    column('createdAt'),
+    column('updatedAt'),
+    deliveries.map((d) => d.traceparent ?? null),
+    deliveries.map((d) => d.owner ?? null),
+    deliveries.map((d) => d.erasedAt ?? null),
+    deliveries.map((d) => d.subject ?? null),
+    deliveries.map((d) => d.sequence ?? null),
+    deliveries.map((d) => d.heldAnnouncedAt ?? null),
+  ];
+}
+
+/**
+ * `createManyIfAbsent`, in a transaction so that a refused batch leaves nothing behind. A delivery left
+ * out must exist already for its (event, endpoint), or be one an erasure overtook; any other is an id
+ * taken by another delivery.
+ */
+async function createMany(db: Database, deliveries: readonly WebhookDeliveryRecord[]): Promise<number> {
+  if (deliveries.length === 0) return 0;
+  return db.atomic(async (tx) => {
+    const inserted = await tx.rows<{ id: string }>(INSERT_MANY, deliveryColumns(deliveries));
+    if (inserted.length === deliveries.length) return inserted.length;
+    const done = new Set(inserted.map((r) => r.id));
+    const skipped = deliveries.filter((d) => !done.has(d.id));
+    const explained = await tx.row<{ n: number }>(
+      `SELECT count(*)::int AS n FROM unnest($1::text[], $2::text[], $3::boolean[]) AS k(event_id, endpoint_id, erased)
+       WHERE EXISTS (SELECT 1 FROM ${TABLE} t WHERE t.event_id = k.event_id AND t.endpoint_id = k.endpoint_id)
+         OR (NOT k.erased AND EXISTS (
+           SELECT 1 FROM switchboard_outbox o WHERE o.id = k.event_id AND o.redacted_at IS NOT NULL))`,
+      [skipped.map((d) => d.eventId), skipped.map((d) => d.endpointId), skipped.map((d) => d.erasedAt != null)],
+    );
+    if ((explained?.n ?? 0) < skipped.length)
+      throw new SwitchboardError('conflict', `Webhook delivery ${skipped.length === 1 ? `${skipped[0]!.id} ` : 'id in the batch '}already exists.`);
+    return inserted.length;
+  });
 }
 
 const byDue = (a: WebhookDeliveryRecord, b: WebhookDeliveryRecord): number =>
@@ -154,34 +257,7 @@ const byDue = (a: WebhookDeliveryRecord, b: WebhookDeliveryRecord): number =>
 export function postgresWebhookDeliveryStore(db: Database): WebhookDeliveryStore {
   return {
     async createIfAbsent(d) {
-      const inserted = await db.row(
-        `INSERT INTO ${TABLE} (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
-         ON CONFLICT DO NOTHING RETURNING id`,
-        [
-          d.id,
-          d.endpointId,
-          d.eventId,
-          d.eventType,
-          d.payload,
-          d.status,
-          d.attempts,
-          d.nextAttemptAt,
-          d.leasedBy,
-          d.leaseUntil,
-          d.lastStatusCode,
-          d.lastError,
-          d.createdAt,
-          d.updatedAt,
-          d.traceparent ?? null,
-        ],
-      );
-      if (inserted) return true;
-      const existing = await db.row(`SELECT 1 FROM ${TABLE} WHERE event_id = $1 AND endpoint_id = $2`, [
-        d.eventId,
-        d.endpointId,
-      ]);
-      if (existing) return false;
-      throw new SwitchboardError('conflict', `Webhook delivery ${d.id} already exists.`);
+      return (await createMany(db, [d])) === 1;
     },
 
     async countPending() {
@@ -193,41 +269,7 @@ export function postgresWebhookDeliveryStore(db: Database): WebhookDeliveryStore
     },
 
     async createManyIfAbsent(deliveries) {
-      if (deliveries.length === 0) return 0;
-      const column = <K extends keyof WebhookDeliveryRecord>(key: K) => deliveries.map((d) => d[key]);
-      // A transaction, so a refused batch leaves nothing behind.
-      return db.atomic(async (tx) => {
-        const inserted = await tx.rows<{ id: string }>(INSERT_MANY, [
-          column('id'),
-          column('endpointId'),
-          column('eventId'),
-          column('eventType'),
-          column('payload'),
-          column('status'),
-          column('attempts'),
-          column('nextAttemptAt'),
-          column('leasedBy'),
-          column('leaseUntil'),
-          column('lastStatusCode'),
-          column('lastError'),
-          column('createdAt'),
-          column('updatedAt'),
-          deliveries.map((d) => d.traceparent ?? null),
-        ]);
-        if (inserted.length === deliveries.length) return inserted.length;
-        // Some were skipped: each must be a delivery that exists already, not an id taken by another.
-        const done = new Set(inserted.map((r) => r.id));
-        const skipped = deliveries.filter((d) => !done.has(d.id));
-        const existing = await tx.row<{ n: number }>(
-          `SELECT count(*)::int AS n FROM ${TABLE} t
-           JOIN unnest($1::text[], $2::text[]) AS k(event_id, endpoint_id)
-             ON t.event_id = k.event_id AND t.endpoint_id = k.endpoint_id`,
-          [skipped.map((d) => d.eventId), skipped.map((d) => d.endpointId)],
-        );
-        if ((existing?.n ?? 0) < skipped.length)
-          throw new SwitchboardError('conflict', 'A webhook delivery id in the batch already exists.');
-        return inserted.length;
-      });
+      return createMany(db, deliveries);
     },
 
     async get(id) {
@@ -324,18 +366,71 @@ export function postgresWebhookDeliveryStore(db: Database): WebhookDeliveryStore
       return rows.length;
     },
 
-    async prune(before) {
+    async prune(before, { now } = {}) {
       // One statement: the deliveries and their attempts go together, even with concurrent sweepers.
+      // Endpoints with a retention of their own (`own`, only given `now`) are pruned by it, apart.
       const row = await db.row<{ n: number }>(
-        `WITH gone AS (
-           DELETE FROM ${TABLE} WHERE status <> 'pending' AND updated_at < $1 RETURNING id
+        `WITH own AS (
+           SELECT id, $2::bigint - log_retention_days::bigint * 86400000 AS before
+           FROM switchboard_webhook_endpoints WHERE $2::bigint IS NOT NULL AND log_retention_days IS NOT NULL
+         ), gone AS (
+           DELETE FROM ${TABLE} d WHERE status <> 'pending' AND updated_at < $1
+             AND NOT EXISTS (SELECT 1 FROM own WHERE own.id = d.endpoint_id) RETURNING d.id
+         ), gone_own AS (
+           DELETE FROM ${TABLE} d USING own
+           WHERE d.endpoint_id = own.id AND d.status <> 'pending' AND d.updated_at < own.before RETURNING d.id
          ), attempts AS (
-           DELETE FROM switchboard_webhook_attempts WHERE delivery_id IN (SELECT id FROM gone)
+           DELETE FROM switchboard_webhook_attempts
+           WHERE delivery_id IN (SELECT id FROM gone UNION ALL SELECT id FROM gone_own)
          )
-         SELECT count(*)::int AS n FROM gone`,
-        [before],
+         SELECT (SELECT count(*) FROM gone)::int + (SELECT count(*) FROM gone_own)::int AS n`,
+        [before, now ?? null],
       );
       return row?.n ?? 0;
+    },
+
+    async listHeld(endpointId, limit) {
+      const rows = await db.rows<DeliveryRow & { waiting: number; since: string }>(HELD, [endpointId, limit]);
+      return rows.map((r) => ({
+        subject: r.subject!,
+        blocking: toDelivery(r),
+        waiting: r.waiting,
+        since: ms(r.since),
+      }));
+    },
+
+    async skip(id, reason, at) {
+      const row = await db.row<DeliveryRow>(SKIP, [id, reason, at]);
+      return row ? toDelivery(row) : null;
+    },
+
+    async announceHeld(id, at) {
+      return (await db.row(ANNOUNCE_HELD, [id, at])) !== undefined;
+    },
+
+    async erase({ owner, keep, at }) {
+      return db.atomic(async (tx) => {
+        // Locked first: an attempt in flight finishes (and its outcome commits) before this goes on,
+        // so the attempts statement below, in a later snapshot, sees it.
+        const rows = await tx.rows<{ id: string; payload: string }>(
+          `SELECT id, payload FROM ${TABLE} WHERE owner = $1 AND erased_at IS NULL ORDER BY id FOR UPDATE`,
+          [owner],
+        );
+        if (rows.length === 0) return 0;
+        const ids = rows.map((r) => r.id);
+        await tx.rows(
+          `UPDATE ${TABLE} d SET payload = p.payload, last_error = NULL, erased_at = $3
+           FROM unnest($1::text[], $2::text[]) AS p(id, payload) WHERE d.id = p.id`,
+          [ids, rows.map((r) => erasedPayload(r.payload, keep)), at],
+        );
+        await tx.rows(
+          `UPDATE switchboard_webhook_attempts SET response_excerpt = NULL, error = NULL,
+             request_headers = NULL, response_headers = NULL
+           WHERE delivery_id = ANY($1::text[])`,
+          [ids],
+        );
+        return rows.length;
+      });
     },
   };
 }

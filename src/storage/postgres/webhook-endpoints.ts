@@ -3,7 +3,10 @@ import type {
   WebhookEndpointDisabledReason,
   WebhookEndpointRecord,
   WebhookEndpointStore,
+  WebhookOrdering,
+  WebhookPayloadMode,
   WebhookSecretRecord,
+  WebhookSignature,
 } from '../../core/storage/index.js';
 import { type Database, ms, msOrNull, prepared } from './database.js';
 
@@ -21,11 +24,18 @@ interface EndpointRow {
   created_at: string;
   updated_at: string;
   version: number;
+  log_retention_days: number | null;
+  signature: WebhookSignature;
+  ordering: WebhookOrdering;
+  retry_schedule: number[] | null;
+  headers: Record<string, string> | null;
+  max_per_second: number | null;
+  payload: WebhookPayloadMode | null;
   total?: string;
 }
 
 const COLUMNS =
-  'id, url, description, event_types, secrets, scheme, enabled, disabled_reason, failing_since, created_at, updated_at, version, api_version';
+  'id, url, description, event_types, secrets, scheme, enabled, disabled_reason, failing_since, created_at, updated_at, version, api_version, log_retention_days, signature, ordering, retry_schedule, headers, max_per_second, payload';
 
 const toEndpoint = (r: EndpointRow): WebhookEndpointRecord => ({
   id: r.id,
@@ -41,6 +51,14 @@ const toEndpoint = (r: EndpointRow): WebhookEndpointRecord => ({
   createdAt: ms(r.created_at),
   updatedAt: ms(r.updated_at),
   version: r.version,
+  logRetentionDays: r.log_retention_days,
+  signature: r.signature,
+  ordering: r.ordering,
+  // The policy fields an endpoint has, and no key for those it has not (as the memory store keeps them).
+  ...(r.retry_schedule !== null ? { retrySchedule: r.retry_schedule } : {}),
+  ...(r.headers !== null ? { headers: r.headers } : {}),
+  ...(r.max_per_second !== null ? { maxPerSecond: r.max_per_second } : {}),
+  ...(r.payload !== null ? { payload: r.payload } : {}),
 });
 
 const values = (e: WebhookEndpointRecord): unknown[] => [
@@ -57,6 +75,13 @@ const values = (e: WebhookEndpointRecord): unknown[] => [
   e.updatedAt,
   e.version,
   e.apiVersion,
+  e.logRetentionDays ?? null,
+  e.signature ?? 'hmac',
+  e.ordering ?? 'none',
+  e.retrySchedule ?? null,
+  e.headers ? JSON.stringify(e.headers) : null,
+  e.maxPerSecond ?? null,
+  e.payload ?? null,
 ];
 
 // What the dispatcher runs for every claim and every batch of outcomes.
@@ -105,7 +130,7 @@ export function postgresWebhookEndpointStore(db: Database): WebhookEndpointStore
     async insert(endpoint) {
       const inserted = await db.row(
         `INSERT INTO switchboard_webhook_endpoints (${COLUMNS})
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) ON CONFLICT DO NOTHING RETURNING id`,
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20) ON CONFLICT DO NOTHING RETURNING id`,
         values(endpoint),
       );
       if (!inserted)
@@ -115,8 +140,10 @@ export function postgresWebhookEndpointStore(db: Database): WebhookEndpointStore
       const row = await db.row(
         `UPDATE switchboard_webhook_endpoints SET url = $2, description = $3, event_types = $4, secrets = $5,
            scheme = $6, enabled = $7, disabled_reason = $8, failing_since = $9, created_at = $10,
-           updated_at = $11, version = $12, api_version = $13
-         WHERE id = $1 AND version = $14 RETURNING id`,
+           updated_at = $11, version = $12, api_version = $13, log_retention_days = $14,
+           signature = $15, ordering = $16, retry_schedule = $17, headers = $18, max_per_second = $19,
+           payload = $20
+         WHERE id = $1 AND version = $21 RETURNING id`,
         [...values(endpoint), expectedVersion],
       );
       return row !== undefined;

@@ -26,6 +26,7 @@ import { transactionContract } from './transactions.js';
 import { webhookAttemptContract } from './webhook-attempts.js';
 import { webhookDeliveryContract, webhookPruneContract } from './webhook-deliveries.js';
 import { webhookEndpointContract } from './webhook-endpoints.js';
+import { webhookOrderingContract } from './webhook-ordering.js';
 import { webhookSigningKeyContract } from './webhook-signing-keys.js';
 
 export type { StorageFactory } from './fixtures.js';
@@ -68,6 +69,7 @@ export function describeStorageContract(name: string, factory: StorageFactory): 
       webhookPruneContract(storage);
       logRetentionContract(storage);
     });
+    describe('webhook ordering', () => webhookOrderingContract(storage));
     describe('erasure', () => erasureContract(storage));
   });
 }
