@@ -52,6 +52,42 @@ export function webhookEndpointContract(storage: () => Storage): void {
     expect(await s.webhooks.endpoints.get(endpoint.id)).toMatchObject({ apiVersion: 1, version: 2 });
   });
 
+  it('keeps how an endpoint signs, and changes it on update', async () => {
+    const s = storage();
+    const endpoint = anEndpoint({ scheme: 'standard', signature: 'ed25519' });
+    await s.webhooks.endpoints.insert(endpoint);
+    expect(await s.webhooks.endpoints.get(endpoint.id)).toMatchObject({ signature: 'ed25519' });
+    expect(await s.webhooks.endpoints.update({ ...endpoint, signature: 'hmac', version: 2 }, 1)).toBe(true);
+    expect(await s.webhooks.endpoints.get(endpoint.id)).toMatchObject({ signature: 'hmac', version: 2 });
+  });
+
+  it("keeps an endpoint's delivery policy exactly, changes it on update, and drops what an update leaves out", async () => {
+    const s = storage();
+    const policy = {
+      retrySchedule: [100, 200, 86_400_000],
+      headers: { 'x-tenant': 'acme', authorization: 'Bearer t0k3n "quoted" é?' },
+      maxPerSecond: 2.5,
+      payload: 'thin' as const,
+    };
+    const endpoint = anEndpoint(policy);
+    await s.webhooks.endpoints.insert(endpoint);
+    expect(await s.webhooks.endpoints.get(endpoint.id)).toEqual(endpoint);
+    expect(await s.webhooks.endpoints.listEnabled()).toEqual([endpoint]);
+    // Without them: no key at all, as before they existed (not null, not a default).
+    const { retrySchedule: _r, headers: _h, maxPerSecond: _m, payload: _p, ...plain } = endpoint;
+    const changed = { ...plain, retrySchedule: [5_000], payload: 'full' as const, version: 2 };
+    expect(await s.webhooks.endpoints.update(changed, 1)).toBe(true);
+    const read = await s.webhooks.endpoints.get(endpoint.id);
+    expect(read).toEqual(changed);
+    expect(Object.keys(read!)).not.toContain('headers');
+    expect(Object.keys(read!)).not.toContain('maxPerSecond');
+    const bare = anEndpoint();
+    await s.webhooks.endpoints.insert(bare);
+    const keys = Object.keys((await s.webhooks.endpoints.get(bare.id))!);
+    for (const field of ['retrySchedule', 'headers', 'maxPerSecond', 'payload'])
+      expect(keys).not.toContain(field);
+  });
+
   it('keeps the start of a failing run until a success clears it', async () => {
     const s = storage();
     const endpoint = anEndpoint();
