@@ -41,6 +41,11 @@ export interface DomainEvent {
    * activity. Not part of a webhook's payload.
    */
   readonly via?: string;
+  /**
+   * Set when the event is a tombstone: its client was erased, and `data` keeps only ids. Webhooks of it
+   * carry `"redacted": true`.
+   */
+  readonly redacted?: true;
 }
 
 /**

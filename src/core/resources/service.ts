@@ -24,6 +24,7 @@ import type { Page, Range, ResourceQuery, ResourceRecord, Stores } from '../stor
 import { validate } from '../validation.js';
 import type { Resource } from './define.js';
 import type { Related } from './input.js';
+import { eraseOwner, keptOnErasure } from './erasure.js';
 import { capital } from './names.js';
 import { bothOf, type OwnerPath, ownedWhere, ownerOf } from './ownership.js';
 import { PREVIOUS_RECORD_FIELD } from './wire.js';
@@ -95,6 +96,8 @@ export function resourceService(
   const fieldNames = Object.keys(resource.fields);
   const stateField = lifecycle?.field;
   const previousOfState = resource.previousStateField;
+  // What a tombstone of an erased client's event keeps: found once, when the first client is deleted.
+  let keep: string[] | undefined;
   // The field a user's own client id goes in, when the owner is named directly (an order's clientId).
   const ownerField = ownerPath?.length === 1 ? ownerPath[0]!.field : undefined;
   // Whose story an event is part of: the record, or the one its declared subject names.
@@ -362,6 +365,11 @@ export function resourceService(
           if (!(await tx.resources.delete(name, id, current.version))) return null;
           await deleteOwned(tx, registry, name, id);
           await announce(tx, resource.events.deleted, current, {}, this.principal?.via);
+          // The tenant record (a client): its personal data leaves the event log with it.
+          if (ownerPath?.length === 0) {
+            keep ??= keptOnErasure([...registry.values()].map((s) => s.resource));
+            await eraseOwner(tx, { owner: id, keep, at: ctx.clock.now() });
+          }
           return true;
         }),
       );

@@ -63,6 +63,25 @@ export function unnestAttempts(first: number): string {
   return `unnest(${types.map((t, i) => `$${first + i}::${t}[]`).join(', ')})`;
 }
 
+/**
+ * The columns of attempts `a` (from an unnest) to insert, their texts left out when `erased` (an SQL
+ * condition) holds: an attempt that ends after its delivery was erased keeps none of them.
+ */
+export function attemptValues(erased: string): string {
+  const texts = new Set(['response_excerpt', 'error', 'request_headers', 'response_headers']);
+  return ATTEMPT_COLUMNS.split(', ')
+    .map((c) => (texts.has(c) ? `CASE WHEN ${erased} THEN NULL ELSE a.${c} END` : `a.${c}`))
+    .join(', ');
+}
+
+/** Inserts the attempts of `unnest` `a` (with its `position`) in order, minding erased deliveries. */
+const INSERT_SQL = (first: number): string =>
+  `INSERT INTO switchboard_webhook_attempts (${ATTEMPT_COLUMNS})
+   SELECT ${attemptValues('d.erased_at IS NOT NULL')}
+   FROM ${unnestAttempts(first)} WITH ORDINALITY AS a(${ATTEMPT_COLUMNS}, position)
+   LEFT JOIN switchboard_webhook_deliveries d ON d.id = a.delivery_id
+   ORDER BY a.position`;
+
 const toAttempt = (r: AttemptRow): WebhookAttemptRecord => ({
   id: r.id,
   deliveryId: r.delivery_id,
@@ -80,31 +99,13 @@ const toAttempt = (r: AttemptRow): WebhookAttemptRecord => ({
 
 // Every batch of outcomes with a failure runs it. unnest keeps the order given, so the sequence column
 // orders them as inserted.
-const INSERT_MANY = prepared(
-  `INSERT INTO switchboard_webhook_attempts (${ATTEMPT_COLUMNS}) SELECT * FROM ${unnestAttempts(1)}`,
-);
+const INSERT_MANY = prepared(INSERT_SQL(1));
 
 /** Attempts in insertion order (a sequence column), as the memory adapter keeps them. */
 export function postgresWebhookAttemptStore(db: Database): WebhookAttemptStore {
   return {
     async insert(a) {
-      await db.rows(
-        `INSERT INTO switchboard_webhook_attempts (${ATTEMPT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-        [
-          a.id,
-          a.deliveryId,
-          a.endpointId,
-          a.number,
-          a.startedAt,
-          a.durationMs,
-          a.statusCode,
-          a.responseExcerpt,
-          a.error,
-          a.succeeded,
-          headersOf(a),
-          answerHeadersOf(a),
-        ],
-      );
+      await db.rows(INSERT_MANY, attemptColumns([a]));
     },
     async insertMany(attempts) {
       if (attempts.length === 0) return;
