@@ -12,6 +12,17 @@ export interface NativeCrypto {
   createHash(algorithm: 'sha256'): NativeDigest;
   createHmac(algorithm: 'sha256', key: Uint8Array): NativeDigest;
   timingSafeEqual(a: Uint8Array, b: Uint8Array): boolean;
+  /** Ed25519 (with `algorithm` null): synchronous, and stable on Node 20 where Web Crypto's is not. */
+  sign?(algorithm: null, data: Uint8Array, key: NativeKey): Uint8Array;
+  verify?(algorithm: null, data: Uint8Array, key: NativeKey, signature: Uint8Array): boolean;
+  createPrivateKey?(options: { readonly key: JsonWebKey; readonly format: 'jwk' }): NativeKey;
+  createPublicKey?(options: { readonly key: JsonWebKey; readonly format: 'jwk' }): NativeKey;
+  generateKeyPairSync?(type: 'ed25519'): { readonly privateKey: NativeKey; readonly publicKey: NativeKey };
+}
+
+/** A `node:crypto` KeyObject, opaque but for its JWK export. */
+export interface NativeKey {
+  export(options: { readonly format: 'jwk' }): JsonWebKey;
 }
 
 interface NativeDigest {

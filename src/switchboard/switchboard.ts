@@ -4,6 +4,7 @@ import { createDomain, type Domain } from '../core/domain/index.js';
 import { renderProblemPage } from '../core/error-catalogue.js';
 import { SwitchboardError } from '../core/errors.js';
 import { createMemoryEventBus, type EventBus } from '../core/event-bus.js';
+import { createEventFeed } from '../core/event-feed/index.js';
 import { createOutboxRelay, type OutboxRelay } from '../core/outbox-relay.js';
 import { BUILT_IN_RESOURCES, CORE_RESOURCES } from '../core/resources/built-ins/index.js';
 import type { Resource } from '../core/resources/define.js';
@@ -43,13 +44,16 @@ import {
   type OAuthConfig,
 } from '../oauth/index.js';
 import { createRestVersions, type RestConfig } from '../rest/index.js';
+import { eventFeedRoutes } from '../rest/routes/events.js';
 import { createMemoryStorage } from '../storage/memory/index.js';
 import {
   createWebhooks,
   WEBHOOK_ADMIN_SCOPES,
+  WEBHOOK_KEYS_PATH,
   type Webhooks,
   type WebhooksConfig,
 } from '../webhooks/index.js';
+import { WEBHOOK_READ_SCOPE } from '../webhooks/scopes.js';
 import { observeState } from './observed-state.js';
 import { type FetchHandler, type Mount, prefixRouter } from './prefix-router.js';
 import { webhookAdminSchema } from './webhooks-in-graphql.js';
@@ -320,6 +324,15 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
           resources: everyResource,
         });
 
+  // The durable event feed: the webhooks' catalogue, each type read with its scope (docs/events.md).
+  const feed = createEventFeed(runtime, {
+    services: Object.values(domain.resources),
+    otherTypes: Object.fromEntries(
+      (webhooks?.admin.eventTypes() ?? []).map((type) => [type, WEBHOOK_READ_SCOPE]),
+    ),
+    bus,
+  });
+
   let graphqlWebSocket: GraphQLWebSocketServer | undefined;
   if (options.graphql !== false) {
     // One schema for HTTP and WebSocket: built once, and resolvers wrapped with scope checks once.
@@ -339,7 +352,11 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
     graphqlWebSocket = createGraphQLWebSocketServer(runtime, graphql);
   }
 
-  if (webhooks) relay.use(webhooks.fanOut);
+  if (webhooks) {
+    relay.use(webhooks.fanOut);
+    // The public keys of ed25519 signatures: a longer prefix than OAuth's /.well-known, so it wins.
+    mounts.push({ prefix: WEBHOOK_KEYS_PATH, name: 'webhooks', handle: webhooks.keys });
+  }
 
   if (options.mcp !== false) {
     const mcp = createMcpHandler(runtime, {
@@ -378,7 +395,7 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
     const { versions, ...rest } = options.rest ?? {};
     // Webhook management is part of every REST version: served there with the version's headers
     // (deprecation included) and listed in its OpenAPI document.
-    const routes = [...(webhooks?.fetch.routes ?? []), ...(rest.routes ?? [])];
+    const routes = [...(webhooks?.fetch.routes ?? []), ...eventFeedRoutes(feed), ...(rest.routes ?? [])];
     const shared = {
       ...rest,
       domain,
@@ -386,7 +403,11 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
       ...(rateLimit ? { rateLimit } : {}),
       routes,
       // OAuth administration is documented in every version's OpenAPI document, served on /oauth.
-      mounted: [...(rest.mounted ?? []), ...(oauth ? [oauth.adminRoutes] : [])],
+      mounted: [
+        ...(rest.mounted ?? []),
+        ...(oauth ? [oauth.adminRoutes] : []),
+        ...(webhooks ? [webhooks.keys] : []),
+      ],
     };
     for (const { prefix, handle } of createRestVersions(runtime, shared, versions))
       mounts.push({ prefix, name: 'rest', handle });

@@ -23,12 +23,28 @@ const typeDefs = /* GraphQL */ `
     eventTypes: [String!]!
     "switchboard (X-Signature) or standard (Standard Webhooks headers)"
     scheme: String!
+    "hmac (the endpoint's secret) or ed25519 (Standard Webhooks v1a with the deployment's keys, published at /.well-known/webhook-keys)"
+    signature: String!
     "The API version whose record shapes deliveries carry (data as GET /api/v{apiVersion}/… answers it)."
     apiVersion: Int!
     enabled: Boolean!
     "manual, gone (the receiver answered 410) or failing"
     disabledReason: String
     failingSince: DateTime
+    "Days its finished deliveries stay in the delivery log; null: the storage's retention (30 days unless configured)."
+    logRetentionDays: Int
+    "Delays in ms before each retry, replacing the default schedule; null: the default (8 attempts over about 27.5 hours)."
+    retrySchedule: [Int!]
+    "Request headers sent on every delivery; values of credential-like names (authorization, cookie, x-api-key, …) masked as ••••••••."
+    headers: [WebhookHeader!]!
+    "Deliveries sent per second at most; null: the dispatcher-wide pace, if any."
+    maxPerSecond: Float
+    "full (the event with its data) or thin (only event, event_id, subject and sequence)."
+    payload: String!
+    "subject (each subject's events arrive in sequence order, later ones waiting while an earlier one is retried) or none."
+    ordering: String!
+    "The subjects held behind a failing delivery (ordering subject only), longest held first."
+    heldSubjects: [WebhookHeldSubject!]!
     createdAt: DateTime!
     updatedAt: DateTime!
     "Deliveries to this endpoint, newest first (optionally of one event type)."
@@ -66,10 +82,47 @@ const typeDefs = /* GraphQL */ `
     responseExcerpt: String
   }
 
+  "One of the deployment's Ed25519 keys that sign ed25519 endpoints' deliveries (never its private half)."
+  type WebhookSigningKey {
+    "The key id, the kid of /.well-known/webhook-keys"
+    kid: ID!
+    algorithm: String!
+    "The JWK x: the public key, base64url"
+    publicKey: String!
+    "True for the key made last; the others sign beside it until they expire."
+    active: Boolean!
+    createdAt: DateTime!
+    expiresAt: DateTime
+  }
+
+  "A request header an endpoint sends on every delivery."
+  type WebhookHeader {
+    name: String!
+    "Masked (••••••••) when the name is a credential's."
+    value: String!
+  }
+
+  "A request header to send on every delivery; in a change, a null value removes it, the mask •••••••• keeps it."
+  input WebhookHeaderInput {
+    name: String!
+    value: String
+  }
+
   "An endpoint with its new signing secret: shown this once, never readable again."
   type WebhookEndpointWithSecret {
     endpoint: WebhookEndpoint!
     secret: String!
+  }
+
+  "A subject of an ordered endpoint whose later events wait behind a delivery that failed and waits for its retry."
+  type WebhookHeldSubject {
+    subject: ID!
+    "The subject's first pending delivery: what the others wait for. Skip it to let them go."
+    blocking: WebhookDelivery!
+    "How many later deliveries of the subject wait behind it."
+    waiting: Int!
+    "When the oldest of those was made."
+    since: DateTime!
   }
 
   "One event on its way to one endpoint, with the same event_id and body on every attempt."
@@ -83,6 +136,14 @@ const typeDefs = /* GraphQL */ `
     nextAttemptAt: DateTime
     lastStatusCode: Int
     lastError: String
+    "The client the event is about; null for events no client owns."
+    owner: ID
+    "When the client's deletion erased it: its body keeps ids, types and times, its attempts no response text or headers."
+    erasedAt: DateTime
+    "The record the event is about (a message's conversation); null for events without one."
+    subject: ID
+    "The event's place among its subject's events (1, 2, …)."
+    sequence: Int
     createdAt: DateTime!
     "Every attempt: when, how long, the answer or the error."
     attemptLog: [WebhookAttempt!]!
@@ -105,9 +166,23 @@ const typeDefs = /* GraphQL */ `
     eventTypes: [String!]!
     description: String
     scheme: String
+    "hmac (default) or ed25519; ed25519 needs the standard scheme (its default)."
+    signature: String
     enabled: Boolean
     "The API version whose record shapes deliveries carry; default the current one, the shapes of this schema."
     apiVersion: Int
+    "Days its finished deliveries stay in the delivery log (1 to 400); default the storage's retention."
+    logRetentionDays: Int
+    "Delays in ms before each retry (1 to 9, each 100 ms to 24 h): [100, 200] retries twice, then gives up."
+    retrySchedule: [Int!]
+    "Request headers sent on every delivery (not hop-by-hop nor the sender's own: content-type, user-agent, webhook-*, x-signature…)."
+    headers: [WebhookHeaderInput!]
+    "Deliveries sent per second at most (0.1 to 1000)."
+    maxPerSecond: Float
+    "full (default) or thin: only event, event_id, subject and sequence; the receiver reads the record itself."
+    payload: String
+    "none (default) or subject: each subject's events in sequence order."
+    ordering: String
   }
 
   input UpdateWebhookEndpointInput {
@@ -115,9 +190,23 @@ const typeDefs = /* GraphQL */ `
     eventTypes: [String!]
     description: String
     scheme: String
+    "hmac (default) or ed25519; ed25519 needs the standard scheme (its default)."
+    signature: String
     enabled: Boolean
     "Moves the receiver to another API version's record shapes, from the next event on."
     apiVersion: Int
+    "Days its finished deliveries stay in the delivery log (1 to 400); null: back to the storage's retention."
+    logRetentionDays: Int
+    "Delays in ms before each retry (1 to 9, each 100 ms to 24 h); null: back to the default schedule."
+    retrySchedule: [Int!]
+    "Sets the headers named (a null value removes one, the mask keeps one); null removes them all."
+    headers: [WebhookHeaderInput!]
+    "Deliveries sent per second at most (0.1 to 1000); null: back to the dispatcher-wide pace."
+    maxPerSecond: Float
+    "full or thin."
+    payload: String
+    "none or subject."
+    ordering: String
   }
 
   extend type Query {
@@ -126,6 +215,8 @@ const typeDefs = /* GraphQL */ `
     webhookDeliveries(endpointId: ID, status: WebhookDeliveryStatus, limit: Int, offset: Int): [WebhookDelivery!]!
     "Every event kind an endpoint can subscribe to."
     webhookEventTypes: [String!]!
+    "The Ed25519 signing keys not yet expired, the active one first."
+    webhookSigningKeys: [WebhookSigningKey!]!
     "An example of an event type's data, as a JSON object, its records in an API version's shapes (default the current one)."
     webhookEventExample(type: String!, apiVersion: Int): String!
   }
@@ -137,14 +228,28 @@ const typeDefs = /* GraphQL */ `
     deleteWebhookEndpoint(id: ID!): Boolean!
     "A new secret; the previous one keeps signing alongside it for overlapSeconds (default 24 h)."
     rotateWebhookSecret(id: ID!, overlapSeconds: Int): WebhookEndpointWithSecret!
+    "A new Ed25519 signing key; the previous ones keep signing and stay published for overlapSeconds (default 24 h, 0 drops them)."
+    rotateWebhookSigningKey(overlapSeconds: Int): [WebhookSigningKey!]!
     "Sends a finished delivery again, with a fresh retry schedule."
     resendWebhookDelivery(id: ID!): WebhookDelivery!
     "Attempts any delivery now: a finished one starts a fresh schedule, one waiting after a failure is due now."
     retryWebhookDelivery(id: ID!): WebhookDelivery!
+    "Gives up on a pending delivery without sending it (dead, with a reason); an ordered endpoint's next event of its subject goes."
+    skipWebhookDelivery(id: ID!): WebhookDelivery!
     "Delivers a test event to one endpoint now, like any other delivery: webhook.test, or a kind of the catalogue with its example data."
     sendWebhookTestEvent(endpointId: ID!, eventType: String): WebhookDelivery!
   }
 `;
+
+/** The fields of an endpoint an explicit null clears (back to the default), rather than leaves alone. */
+const CLEARED_BY_NULL = ['logRetentionDays', 'retrySchedule', 'headers', 'maxPerSecond'] as const;
+
+/** Headers as GraphQL sends them (a list of names and values) as the admin takes them (an object). */
+function headersInput(input: Record<string, unknown>): Record<string, unknown> {
+  const list = input.headers as readonly { name: string; value: string | null }[] | null | undefined;
+  if (!list) return input;
+  return { ...input, headers: Object.fromEntries(list.map(({ name, value }) => [name, value])) };
+}
 
 /** GraphQL input objects carry explicit nulls for fields left empty; the admin's schemas want them absent. */
 function present(input: Record<string, unknown>): Record<string, unknown> {
@@ -179,6 +284,10 @@ function resolvers(admin: WebhookAdmin): GraphQLResolvers {
           ctx,
         ),
       health: (endpoint: WebhookEndpoint) => admin.endpointHealth(endpoint.id),
+      headers: (endpoint: WebhookEndpoint) =>
+        Object.entries(endpoint.headers ?? {}).map(([name, value]) => ({ name, value })),
+      payload: (endpoint: WebhookEndpoint) => endpoint.payload ?? 'full',
+      heldSubjects: (endpoint: WebhookEndpoint) => admin.listHeldSubjects(endpoint.id),
     },
     WebhookAttempt: {
       requestHeaders: (attempt: { requestHeaders: Record<string, string> | null }) =>
@@ -205,22 +314,29 @@ function resolvers(admin: WebhookAdmin): GraphQLResolvers {
         ctx,
       ) => deliveries(admin, { endpointId: args.endpointId, status: args.status }, args, ctx),
       webhookEventTypes: () => admin.eventTypes(),
+      webhookSigningKeys: () => admin.listSigningKeys(),
       webhookEventExample: (_, args: { type: string; apiVersion?: number | null }) =>
         JSON.stringify(admin.eventExample(args.type, args.apiVersion ?? undefined)),
     },
     Mutation: {
       createWebhookEndpoint: (_, args: { input: Record<string, unknown> }) =>
-        admin.createEndpoint(present(args.input)),
+        admin.createEndpoint(headersInput(present(args.input))),
       updateWebhookEndpoint: (_, args: { id: string; input: Record<string, unknown> }) =>
-        admin.updateEndpoint(args.id, present(args.input)),
+        admin.updateEndpoint(args.id, {
+          ...headersInput(present(args.input)),
+          ...Object.fromEntries(CLEARED_BY_NULL.filter((f) => args.input[f] === null).map((f) => [f, null])),
+        }),
       async deleteWebhookEndpoint(_, args: { id: string }) {
         await admin.deleteEndpoint(args.id);
         return true;
       },
       rotateWebhookSecret: (_, args: { id: string; overlapSeconds?: number | null }) =>
         admin.rotateSecret(args.id, present({ overlapSeconds: args.overlapSeconds })),
+      rotateWebhookSigningKey: (_, args: { overlapSeconds?: number | null }) =>
+        admin.rotateSigningKey(present({ overlapSeconds: args.overlapSeconds })),
       resendWebhookDelivery: (_, args: { id: string }) => admin.resendDelivery(args.id),
       retryWebhookDelivery: (_, args: { id: string }) => admin.retryDelivery(args.id),
+      skipWebhookDelivery: (_, args: { id: string }) => admin.skipDelivery(args.id),
       sendWebhookTestEvent: (_, args: { endpointId: string; eventType?: string | null }) =>
         admin.sendTestEvent(args.endpointId, present({ eventType: args.eventType })),
     },
@@ -244,13 +360,16 @@ export function webhookAdminSchema(admin: WebhookAdmin): CreateSchemaOptions {
       'Query.webhookEndpoint': READ,
       'Query.webhookDeliveries': READ,
       'Query.webhookEventTypes': READ,
+      'Query.webhookSigningKeys': READ,
       'Query.webhookEventExample': READ,
       'Mutation.createWebhookEndpoint': WRITE,
       'Mutation.updateWebhookEndpoint': WRITE,
       'Mutation.deleteWebhookEndpoint': WRITE,
       'Mutation.rotateWebhookSecret': WRITE,
+      'Mutation.rotateWebhookSigningKey': WRITE,
       'Mutation.resendWebhookDelivery': WRITE,
       'Mutation.retryWebhookDelivery': WRITE,
+      'Mutation.skipWebhookDelivery': WRITE,
       'Mutation.sendWebhookTestEvent': WRITE,
     },
   };

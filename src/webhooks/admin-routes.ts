@@ -19,8 +19,10 @@ import {
   WebhookEndpointSchema,
   WebhookEndpointWithSecretSchema,
   WebhookEventTypesSchema,
+  WebhookHeldSubjectSchema,
 } from './admin-wire.js';
 import { WEBHOOK_READ_SCOPE as READ, WEBHOOK_WRITE_SCOPE as WRITE } from './scopes.js';
+import { signingKeyAdminRoutes } from './signing-key-routes.js';
 
 const tags = ['Webhooks'];
 const problem = (description: string) => ({ description, schema: ProblemSchema, name: 'Problem' });
@@ -301,6 +303,51 @@ export function webhookAdminRoutes(admin: WebhookAdmin): AnyRoute[] {
     }),
     defineRoute({
       method: 'POST',
+      path: '/webhook-endpoints/{id}/deliveries/{deliveryId}/skips',
+      operationId: 'skipWebhookDelivery',
+      summary: 'Skip a pending delivery',
+      description:
+        'Gives up on a pending delivery without sending it: it becomes dead with a reason saying it was ' +
+        'skipped, and on an endpoint ordered by subject the next event of its subject goes at once (see ' +
+        '`held-subjects`). An attempt in flight records nothing. 409 when the delivery is not pending.',
+      tags,
+      scope: WRITE,
+      params: deliveryParams,
+      responses: {
+        200: { description: 'Skipped (dead)', schema: WebhookDeliverySchema, name: 'WebhookDelivery' },
+        404: problem('No such delivery'),
+        409: problem('Not pending'),
+      },
+      async handle({ params }) {
+        await deliveryOf(params);
+        return json(await admin.skipDelivery(params.deliveryId));
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/webhook-endpoints/{id}/held-subjects',
+      operationId: 'listWebhookHeldSubjects',
+      summary: 'List the subjects an ordered endpoint holds',
+      description:
+        'For an endpoint with `ordering: subject`: each subject whose first pending delivery failed and ' +
+        'waits for its retry while later events of the subject wait behind it, longest held first (at ' +
+        'most 100), with the blocking delivery, how many wait and since when. Skip the blocking delivery ' +
+        'to let the others go. Empty for an unordered endpoint.',
+      tags,
+      scope: READ,
+      params: endpointParams,
+      responses: {
+        200: {
+          description: 'The held subjects',
+          schema: z.object({ items: z.array(WebhookHeldSubjectSchema) }),
+          name: 'WebhookHeldSubjectList',
+        },
+        404: problem('No such endpoint'),
+      },
+      handle: async ({ params }) => json({ items: await admin.listHeldSubjects(params.id) }),
+    }),
+    defineRoute({
+      method: 'POST',
       path: '/webhook-endpoints/{id}/redeliveries',
       operationId: 'resendWebhookDeliveries',
       summary: 'Send the deliveries of a time range again',
@@ -388,5 +435,6 @@ export function webhookAdminRoutes(admin: WebhookAdmin): AnyRoute[] {
         return json({ items, examples });
       },
     }),
+    ...signingKeyAdminRoutes(admin),
   ];
 }

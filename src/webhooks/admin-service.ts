@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { newEvent } from '../core/domain/context.js';
 import { SwitchboardError } from '../core/errors.js';
+import type { DomainEvent } from '../core/events.js';
 import { BUILT_IN_RESOURCES, CORE_RESOURCES } from '../core/resources/built-ins/index.js';
 import type { Resource } from '../core/resources/define.js';
 import { eventDataIn, latestApiVersion, resourcesByEventType } from '../core/resources/wire.js';
@@ -12,6 +13,7 @@ import type {
   WebhookDeliveryFilter,
   WebhookDeliveryRecord,
   WebhookEndpointRecord,
+  WebhookSignature,
 } from '../core/storage/index.js';
 import { validate } from '../core/validation.js';
 import { checkReceiverUrl, type OutboundPolicy } from '../http/outbound.js';
@@ -22,6 +24,7 @@ import {
   RotateSecretInput,
   TestEventInput,
 } from './admin-schemas.js';
+import { MASKED_HEADER_VALUE, maskedHeaders } from './custom-headers.js';
 import {
   endpointHealth,
   endpointSummaries,
@@ -30,15 +33,24 @@ import {
 } from './endpoint-health.js';
 import { createEventExamples, webhookEventExample } from './event-examples.js';
 import { pendingDelivery } from './fan-out.js';
-import { testEventData, WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT, webhookPayload } from './payload.js';
+import {
+  testEventData,
+  thinWebhookPayload,
+  WEBHOOK_EVENT_TYPES,
+  WEBHOOK_TEST_EVENT,
+  webhookPayload,
+} from './payload.js';
 import { generateWebhookSecret } from './secret.js';
+import { createWebhookKeyRing, type WebhookKeyRing, type WebhookSigningKey } from './signing-keys.js';
 
 /**
  * An endpoint as admins see it: never with its secrets, only when each was made and expires. Times are
  * ISO-8601 text, as on the wire (the stored record keeps epoch milliseconds).
  */
 export interface WebhookEndpoint
-  extends Omit<WebhookEndpointRecord, 'secrets' | 'failingSince' | 'createdAt' | 'updatedAt'> {
+  extends Omit<WebhookEndpointRecord, 'secrets' | 'failingSince' | 'createdAt' | 'updatedAt' | 'signature'> {
+  /** How deliveries are signed: `hmac` with the endpoint's secret, or `ed25519` with the deployment's keys. */
+  readonly signature: WebhookSignature;
   readonly secrets: readonly { readonly createdAt: string; readonly expiresAt: string | null }[];
   readonly failingSince: string | null;
   readonly createdAt: string;
@@ -55,12 +67,28 @@ export interface WebhookEndpointWithSecret {
 export interface WebhookDelivery
   extends Omit<
     WebhookDeliveryRecord,
-    'leasedBy' | 'leaseUntil' | 'nextAttemptAt' | 'createdAt' | 'updatedAt'
+    'leasedBy' | 'leaseUntil' | 'nextAttemptAt' | 'createdAt' | 'updatedAt' | 'erasedAt' | 'heldAnnouncedAt'
   > {
   readonly nextAttemptAt: string | null;
+  /** When its client's erasure made it a tombstone; null otherwise. */
+  readonly erasedAt: string | null;
   readonly createdAt: string;
   readonly updatedAt: string;
 }
+
+/** A held subject of an ordered endpoint as admins see it: `since` as ISO-8601 text. */
+export interface WebhookHeldSubject {
+  readonly subject: string;
+  /** The subject's first pending delivery, which failed and waits for its retry. */
+  readonly blocking: WebhookDelivery;
+  /** How many later deliveries of the subject wait behind it. */
+  readonly waiting: number;
+  /** When the oldest of those was made. */
+  readonly since: string;
+}
+
+/** The `lastError` of a delivery an operator skipped. */
+export const SKIPPED_REASON = 'Skipped by an operator; the later events of its subject were let go.';
 
 /**
  * An attempt as admins see it: the stored record, its start as ISO-8601 text, and its `number` its
@@ -81,6 +109,11 @@ export interface WebhookAdminOptions {
   readonly rotationOverlapMs?: number;
   /** Called after deliveries were queued (sent again, or a test event), e.g. to wake the dispatcher. */
   readonly onRequeue?: () => void;
+  /**
+   * Called after a change committed an event of its own (an endpoint enabled or disabled, a secret
+   * rotated), e.g. to wake the outbox relay.
+   */
+  readonly onCommit?: () => void;
   /** Event types beside the resources', listed in the catalogue (those a host's own code publishes). */
   readonly eventTypes?: readonly string[];
   /**
@@ -93,6 +126,8 @@ export interface WebhookAdminOptions {
    * register this way); default the newest the resources declare. REST names the version it is on.
    */
   readonly apiVersion?: number;
+  /** The deployment's signing keys of `ed25519` endpoints (default: a ring over the runtime's storage). */
+  readonly keyRing?: WebhookKeyRing;
 }
 
 /**
@@ -139,6 +174,24 @@ export interface WebhookAdmin {
   endpointHealth(endpointId: string): Promise<WebhookEndpointHealth>;
   /** Each endpoint's attempts of the last 24 hours and its latest attempt (the list's health column). */
   endpointSummaries(endpointIds: readonly string[]): Promise<WebhookEndpointSummary[]>;
+  /** The deployment's Ed25519 signing keys not yet expired, the active one first (never a private key). */
+  listSigningKeys(): Promise<WebhookSigningKey[]>;
+  /**
+   * A new Ed25519 key signs `ed25519` endpoints' deliveries; the previous ones keep signing beside it,
+   * and stay published, for the overlap (`{ overlapSeconds }`, default as secrets'; 0 drops them).
+   */
+  rotateSigningKey(input?: unknown): Promise<WebhookSigningKey[]>;
+  /**
+   * An ordered endpoint's held subjects, longest held first (at most `limit`, default 100): each with
+   * the delivery that failed and blocks it, since when and how many wait. Empty for an unordered one.
+   */
+  listHeldSubjects(endpointId: string, options?: { readonly limit?: number }): Promise<WebhookHeldSubject[]>;
+  /**
+   * Gives up on a pending delivery without sending it: it becomes dead, with a reason saying so, and the
+   * next event of its subject goes (an operator skipping the event that holds an ordered subject). Not
+   * pending is a `conflict`; an attempt in flight then records nothing.
+   */
+  skipDelivery(id: string): Promise<WebhookDelivery>;
   /** Every event kind an endpoint can subscribe to. */
   eventTypes(): readonly string[];
   /**
@@ -164,6 +217,7 @@ export function createWebhookAdmin(
   const { storage, clock, ids } = runtime;
   const outbound = options.outbound ?? {};
   const overlapMs = options.rotationOverlapMs ?? 86_400_000;
+  const keyRing = options.keyRing ?? createWebhookKeyRing(runtime, { rotationOverlapMs: overlapMs });
   const endpoints = storage.webhooks.endpoints;
   const deliveries = storage.webhooks.deliveries;
   const resources = options.resources ?? [...CORE_RESOURCES, ...BUILT_IN_RESOURCES];
@@ -206,14 +260,30 @@ export function createWebhookAdmin(
     const resource = resourceOf.get(type);
     return resource ? eventDataIn(resource, example, apiVersion) : example;
   };
-  const save = async (current: WebhookEndpointRecord, next: WebhookEndpointRecord): Promise<void> => {
-    if (!(await endpoints.update(next, current.version))) {
+  /** Writes the change, and the event that announces it (if any) in the same transaction. */
+  const save = async (
+    current: WebhookEndpointRecord,
+    next: WebhookEndpointRecord,
+    event?: DomainEvent,
+  ): Promise<void> => {
+    const saved = event
+      ? await storage.transaction(async (tx) => {
+          if (!(await tx.webhooks.endpoints.update(next, current.version))) return false;
+          await tx.outbox.append(event);
+          return true;
+        })
+      : await endpoints.update(next, current.version);
+    if (!saved) {
       throw new SwitchboardError(
         'precondition_failed',
         'The endpoint changed meanwhile; read it again and retry.',
       );
     }
+    if (event) options.onCommit?.();
   };
+  /** An event about an endpoint, its subject the endpoint: a receiver sees them in order. */
+  const endpointEvent = (type: string, endpoint: WebhookEndpointRecord, data: Record<string, unknown>) =>
+    newEvent({ clock, ids }, type, { id: endpoint.id, url: endpoint.url, ...data }, { subject: endpoint.id });
 
   return {
     async createEndpoint(input) {
@@ -229,15 +299,22 @@ export function createWebhookAdmin(
         description: fields.description ?? '',
         eventTypes: [...new Set(fields.eventTypes)],
         secrets: [{ secret, createdAt: now, expiresAt: null }],
-        scheme: fields.scheme ?? 'switchboard',
+        // Ed25519 exists only as Standard Webhooks' `v1a`: its scheme is `standard` unless told otherwise.
+        scheme: fields.scheme ?? (fields.signature === 'ed25519' ? 'standard' : 'switchboard'),
+        signature: fields.signature ?? 'hmac',
         apiVersion: fields.apiVersion ?? currentApiVersion,
         enabled,
         disabledReason: enabled ? null : 'manual',
         failingSince: null,
+        logRetentionDays: fields.logRetentionDays ?? null,
+        ordering: fields.ordering ?? 'none',
         createdAt: now,
         updatedAt: now,
         version: 1,
+        ...policyOf(fields),
+        ...(fields.payload ? { payload: fields.payload } : {}),
       };
+      checkSignature(endpoint);
       await endpoints.insert(endpoint);
       return { endpoint: toView(endpoint), secret };
     },
@@ -257,17 +334,36 @@ export function createWebhookAdmin(
         throw new SwitchboardError('precondition_failed', 'The endpoint has changed since you read it.');
       }
       const enabled = fields.enabled ?? current.enabled;
-      const next: WebhookEndpointRecord = {
-        ...current,
-        ...fields,
-        eventTypes: fields.eventTypes ? [...new Set(fields.eventTypes)] : current.eventTypes,
-        enabled,
-        disabledReason: enabled ? null : current.enabled ? 'manual' : current.disabledReason,
-        failingSince: enabled && !current.enabled ? null : current.failingSince,
-        updatedAt: clock.now(),
-        version: current.version + 1,
-      };
-      await save(current, next);
+      const { retrySchedule, headers, maxPerSecond, ...plain } = fields;
+      const next: WebhookEndpointRecord = withPolicy(
+        {
+          ...current,
+          ...plain,
+          eventTypes: fields.eventTypes ? [...new Set(fields.eventTypes)] : current.eventTypes,
+          enabled,
+          disabledReason: enabled ? null : current.enabled ? 'manual' : current.disabledReason,
+          failingSince: enabled && !current.enabled ? null : current.failingSince,
+          updatedAt: clock.now(),
+          version: current.version + 1,
+        },
+        {
+          retrySchedule,
+          maxPerSecond,
+          headers: headers === undefined ? undefined : mergedHeaders(current, headers),
+        },
+      );
+      checkSignature(next);
+      // Enabling or disabling is announced, in the same transaction (as the dispatcher's disabling is).
+      const event =
+        enabled === current.enabled
+          ? undefined
+          : enabled
+            ? endpointEvent('webhook_endpoint.enabled', current, { disabledReason: current.disabledReason })
+            : endpointEvent('webhook_endpoint.disabled', current, {
+                reason: 'manual',
+                failingSince: isoOrNull(current.failingSince),
+              });
+      await save(current, next, event);
       return toView(next);
     },
     async deleteEndpoint(id) {
@@ -290,7 +386,12 @@ export function createWebhookAdmin(
         updatedAt: now,
         version: current.version + 1,
       };
-      await save(current, next);
+      // Never the secret: when the new one was made and until when the previous ones still sign.
+      const rotated = endpointEvent('webhook_endpoint.secret_rotated', current, {
+        rotatedAt: isoAt(now),
+        previousSecretsExpireAt: kept.length > 0 ? isoAt(Math.max(...kept.map((s) => s.expiresAt))) : null,
+      });
+      await save(current, next, rotated);
       return { endpoint: toView(next), secret };
     },
     async listDeliveries(filter, range) {
@@ -390,7 +491,7 @@ export function createWebhookAdmin(
         ids('whd'),
         endpointId,
         event,
-        webhookPayload(event),
+        endpoint.payload === 'thin' ? thinWebhookPayload(event) : webhookPayload(event),
         Date.parse(event.occurredAt),
       );
       await deliveries.createIfAbsent(delivery);
@@ -403,6 +504,27 @@ export function createWebhookAdmin(
     async endpointSummaries(endpointIds) {
       return endpointSummaries(storage, endpointIds, clock.now());
     },
+    listSigningKeys: () => keyRing.list(),
+    rotateSigningKey: (input) => keyRing.rotate(input),
+    async listHeldSubjects(endpointId, { limit = 100 } = {}) {
+      const endpoint = await endpointOrThrow(endpointId);
+      if (endpoint.ordering !== 'subject') return [];
+      const held = await deliveries.listHeld(endpointId, Math.max(0, Math.min(limit, 100)));
+      return held.map((h) => ({ ...h, blocking: toDeliveryView(h.blocking), since: isoAt(h.since) }));
+    },
+    async skipDelivery(id) {
+      await deliveryOrThrow(id);
+      const skipped = await deliveries.skip(id, SKIPPED_REASON, clock.now());
+      if (!skipped) {
+        throw new SwitchboardError(
+          'conflict',
+          'This delivery is not pending: only a pending one can be skipped.',
+        );
+      }
+      // The next delivery of its subject may go now.
+      options.onRequeue?.();
+      return toDeliveryView(skipped);
+    },
     eventTypes() {
       return catalogue;
     },
@@ -410,14 +532,99 @@ export function createWebhookAdmin(
   };
 }
 
+/** The policy fields of a new endpoint: only those given, so an endpoint without them has none. */
+function policyOf(fields: {
+  readonly retrySchedule?: readonly number[] | undefined;
+  readonly headers?: Readonly<Record<string, string>> | undefined;
+  readonly maxPerSecond?: number | undefined;
+}): Partial<WebhookEndpointRecord> {
+  return {
+    ...(fields.retrySchedule ? { retrySchedule: fields.retrySchedule } : {}),
+    ...(fields.headers && Object.keys(fields.headers).length > 0 ? { headers: fields.headers } : {}),
+    ...(fields.maxPerSecond !== undefined ? { maxPerSecond: fields.maxPerSecond } : {}),
+  };
+}
+
+/**
+ * An endpoint after a change of its policy: a field left out stays, a null one goes (the endpoint
+ * then follows the dispatcher's schedule or pace, or sends no custom headers).
+ */
+function withPolicy(
+  endpoint: WebhookEndpointRecord,
+  change: {
+    readonly retrySchedule?: readonly number[] | null | undefined;
+    readonly headers?: Readonly<Record<string, string>> | null | undefined;
+    readonly maxPerSecond?: number | null | undefined;
+  },
+): WebhookEndpointRecord {
+  const { retrySchedule, headers, maxPerSecond, ...rest } = endpoint;
+  const pick = <T>(given: T | null | undefined, kept: T | undefined): T | undefined =>
+    given === undefined ? kept : (given ?? undefined);
+  return {
+    ...rest,
+    ...policyOf({
+      retrySchedule: pick(change.retrySchedule, retrySchedule),
+      headers: pick(change.headers, headers),
+      maxPerSecond: pick(change.maxPerSecond, maxPerSecond),
+    }),
+  };
+}
+
+/**
+ * The endpoint's headers after a change (RFC 7396 merge: a name given is set, a null one removed;
+ * null removes all). A value sent back masked keeps the value it stands for.
+ */
+function mergedHeaders(
+  current: WebhookEndpointRecord,
+  change: Readonly<Record<string, string | null>> | null,
+): Record<string, string> | null {
+  if (change === null) return null;
+  const merged: Record<string, string> = { ...current.headers };
+  for (const [name, value] of Object.entries(change)) {
+    if (value === null) delete merged[name];
+    else if (value !== MASKED_HEADER_VALUE) merged[name] = value;
+    else if (current.headers?.[name] === undefined) {
+      throw new SwitchboardError('validation_failed', `The input is not valid: check headers.${name}.`, {
+        details: [
+          {
+            field: `headers.${name}`,
+            code: 'invalid_header',
+            message: `The header "${name}" has no value to keep: send its value, not the mask.`,
+          },
+        ],
+      });
+    }
+  }
+  return merged;
+}
+
+/** Ed25519 signatures travel in Standard Webhooks headers only (`webhook-signature: v1a,…`). */
+function checkSignature(endpoint: WebhookEndpointRecord): void {
+  if (endpoint.signature !== 'ed25519' || endpoint.scheme === 'standard') return;
+  throw new SwitchboardError('validation_failed', 'The input is not valid: check scheme.', {
+    details: [
+      {
+        field: 'scheme',
+        code: 'invalid_value',
+        message: 'An ed25519 signature is sent in Standard Webhooks headers: the scheme must be "standard".',
+      },
+    ],
+  });
+}
+
 function toView(endpoint: WebhookEndpointRecord): WebhookEndpoint {
   return {
     ...endpoint,
+    signature: endpoint.signature ?? 'hmac',
+    ordering: endpoint.ordering ?? 'none',
+    // A credential among the endpoint's headers is never shown again, as its secret is not.
+    ...(endpoint.headers ? { headers: maskedHeaders(endpoint.headers) } : {}),
     secrets: endpoint.secrets.map(({ createdAt, expiresAt }) => ({
       createdAt: isoAt(createdAt),
       expiresAt: isoOrNull(expiresAt),
     })),
     failingSince: isoOrNull(endpoint.failingSince),
+    logRetentionDays: endpoint.logRetentionDays ?? null,
     createdAt: isoAt(endpoint.createdAt),
     updatedAt: isoAt(endpoint.updatedAt),
   };
@@ -426,11 +633,16 @@ function toView(endpoint: WebhookEndpointRecord): WebhookEndpoint {
 function toDeliveryView({
   leasedBy: _l,
   leaseUntil: _u,
+  heldAnnouncedAt: _h,
   ...delivery
 }: WebhookDeliveryRecord): WebhookDelivery {
   return {
     ...delivery,
+    subject: delivery.subject ?? null,
+    sequence: delivery.sequence ?? null,
     nextAttemptAt: isoOrNull(delivery.nextAttemptAt),
+    owner: delivery.owner ?? null,
+    erasedAt: isoOrNull(delivery.erasedAt ?? null),
     createdAt: isoAt(delivery.createdAt),
     updatedAt: isoAt(delivery.updatedAt),
   };

@@ -10,6 +10,10 @@ export const WebhookEndpointSchema = z.object({
   description: z.string(),
   eventTypes: z.array(z.string()).meta({ description: 'Event kinds, with wildcards: `order.*`, `*`' }),
   scheme: z.enum(['switchboard', 'standard']),
+  signature: z.enum(['hmac', 'ed25519']).meta({
+    description:
+      '`hmac`: HMAC-SHA256 with the endpoint’s secret; `ed25519`: Standard Webhooks `v1a` with the deployment’s keys (`/.well-known/webhook-keys`)',
+  }),
   apiVersion: z.number().int().meta({
     description:
       'The API version whose record shapes deliveries carry: `data` is the record as `GET /api/v{apiVersion}/…` answers it',
@@ -20,6 +24,39 @@ export const WebhookEndpointSchema = z.object({
   failingSince: timestamp.nullable(),
   secrets: z.array(z.object({ createdAt: timestamp, expiresAt: timestamp.nullable() })).meta({
     description: 'When each signing secret was made and stops being used; the values are never shown again',
+  }),
+  ordering: z.enum(['none', 'subject']).meta({
+    description:
+      '`subject`: each subject’s events arrive in `sequence` order, later ones waiting while an earlier one is retried; `none`: as they come',
+  }),
+  retrySchedule: z
+    .array(z.number().int())
+    .optional()
+    .meta({
+      description:
+        'Delays in ms before each retry, replacing the default schedule (absent: the default, about 27.5 hours over 8 attempts)',
+      example: [60_000, 600_000],
+    }),
+  headers: z
+    .record(z.string(), z.string())
+    .optional()
+    .meta({
+      description:
+        'Request headers sent on every delivery; values of credential-like names (authorization, cookie, x-api-key, …) shown masked as "••••••••"',
+      example: { 'x-tenant': 'acme', authorization: '••••••••' },
+    }),
+  maxPerSecond: z.number().optional().meta({
+    description: 'Deliveries sent per second at most (absent: the dispatcher-wide pace, if any)',
+    example: 5,
+  }),
+  payload: z.enum(['full', 'thin']).optional().meta({
+    description:
+      '`thin`: deliveries carry only `{ event, event_id, subject, sequence }`; absent or `full`: the whole event',
+  }),
+  logRetentionDays: z.number().int().nullable().meta({
+    description:
+      'Days its finished deliveries stay in the delivery log; null: the storage’s retention (30 days unless configured)',
+    example: 7,
   }),
   createdAt: timestamp,
   updatedAt: timestamp,
@@ -43,6 +80,21 @@ export const WebhookDeliverySchema = z.object({
   nextAttemptAt: timestamp.nullable(),
   lastStatusCode: z.number().int().nullable(),
   lastError: z.string().nullable(),
+  subject: z.string().nullable().meta({
+    description: 'The record the event is about (a message’s conversation); null for events without one',
+  }),
+  sequence: z
+    .number()
+    .int()
+    .nullable()
+    .meta({ description: 'The event’s place among its subject’s events (1, 2, …)' }),
+  owner: z.string().nullable().meta({
+    description: 'The client the event is about (its records’ owner); null for events no client owns',
+  }),
+  erasedAt: timestamp.nullable().meta({
+    description:
+      'When the client’s deletion erased it: the payload keeps ids, types and times (`"redacted": true`), its attempts no response text or headers',
+  }),
   createdAt: timestamp,
   updatedAt: timestamp,
 });
@@ -131,4 +183,46 @@ export const WebhookEventTypesSchema = z.object({
   examples: z
     .record(z.string(), z.record(z.string(), z.unknown()))
     .meta({ description: 'Event kind → an example of its `data`, shaped like the real records' }),
+});
+
+/** One of the deployment's Ed25519 signing keys, as the admin routes list them (never the private half). */
+export const WebhookSigningKeySchema = z.object({
+  kid: z.string().meta({ description: 'The key id, the `kid` of the JWK set', example: 'whk_1' }),
+  algorithm: z.enum(['Ed25519']),
+  publicKey: z.string().meta({ description: 'The JWK `x`: the public key, base64url' }),
+  active: z
+    .boolean()
+    .meta({ description: 'True for the key made last; the others sign beside it until they expire' }),
+  createdAt: timestamp,
+  expiresAt: timestamp
+    .nullable()
+    .meta({ description: 'When a rotated-out key stops signing and is unpublished' }),
+});
+
+/** The signing keys, the active one first. */
+export const WebhookSigningKeyListSchema = z.object({ items: z.array(WebhookSigningKeySchema) });
+
+/** The public keys as a JWK set (RFC 7517 §5; Ed25519 keys as RFC 8037 §2 writes them). */
+export const WebhookKeySetSchema = z.object({
+  keys: z.array(
+    z.object({
+      kty: z.literal('OKP'),
+      crv: z.literal('Ed25519'),
+      x: z.string().meta({ description: 'The public key, base64url' }),
+      kid: z.string(),
+      use: z.literal('sig'),
+      alg: z.literal('EdDSA'),
+    }),
+  ),
+});
+
+/** A held subject of an ordered endpoint, as `GET /webhook-endpoints/{id}/held-subjects` lists them. */
+export const WebhookHeldSubjectSchema = z.object({
+  subject: z.string().meta({ example: 'ord_1' }),
+  blocking: WebhookDeliverySchema.meta({
+    description:
+      'The subject’s first pending delivery, which failed and waits for its retry: the others wait for it',
+  }),
+  waiting: z.number().int().meta({ description: 'How many later deliveries of the subject wait behind it' }),
+  since: timestamp.meta({ description: 'When the oldest of those was made' }),
 });

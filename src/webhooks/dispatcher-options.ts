@@ -1,5 +1,6 @@
 import type { Runtime } from '../core/runtime.js';
 import type { OutboundPolicy } from '../http/outbound.js';
+import type { WebhookKeyRing } from './signing-keys.js';
 
 /**
  * What the dispatcher reads from the runtime: the storage (its background connections when it has
@@ -57,6 +58,11 @@ export interface WebhookDispatcherConfig {
   readonly disableAfterMs?: number;
   /** Quick in-process retries of a refused/reset connection within one attempt (default 2). */
   readonly burstRetries?: number;
+  /**
+   * An ordered endpoint's subject whose events have waited this long behind a failing delivery is
+   * announced with a `webhook_subject.held` event, once per hold (default 15 minutes).
+   */
+  readonly heldAfterMs?: number;
 }
 
 /** Options of `createWebhookDispatcher`: its settings, a jitter source and a hook for its commits. */
@@ -65,4 +71,9 @@ export interface WebhookDispatcherOptions extends WebhookDispatcherConfig {
   readonly random?: () => number;
   /** Called after the dispatcher committed an event (endpoint disabled), e.g. to wake the outbox relay. */
   readonly onCommit?: () => void;
+  /**
+   * The deployment's signing keys for `ed25519` endpoints (default: a ring over the runtime's storage);
+   * pass the one the admin rotates, so this instance follows a rotation at once.
+   */
+  readonly keyRing?: WebhookKeyRing;
 }

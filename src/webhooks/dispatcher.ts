@@ -3,14 +3,17 @@ import type { WebhookDeliveryRecord, WebhookEndpointRecord } from '../core/stora
 import { contextOfTraceparent, inSpan, traceparentOf } from '../core/telemetry/index.js';
 import { createWorkerLoop } from '../core/worker-loop.js';
 import { checkDestination } from '../http/outbound.js';
+import { maskedHeaders } from './custom-headers.js';
 import { decide } from './decide.js';
 import type { WebhookDispatcherOptions, WebhookDispatcherRuntime } from './dispatcher-options.js';
 import { createEndpointLimits } from './endpoint-limits.js';
+import { createHeldWatch } from './held-watch.js';
 import { createOutcomeWriter } from './outcome-writer.js';
 import { createPoster } from './post.js';
-import { retrySchedule } from './schedule.js';
+import { endpointRetrySchedule, retrySchedule } from './schedule.js';
 import { type AttemptResult, sendAttempt } from './send.js';
 import { signWebhook } from './sign.js';
+import { createWebhookKeyRing } from './signing-keys.js';
 
 /**
  * Sends due deliveries: claims them with a lease, signs, posts, and writes the outcome to storage. It
@@ -54,6 +57,7 @@ export function createWebhookDispatcher(
   const storage = runtime.storage.background ?? runtime.storage;
   const { clock, ids, logger, telemetry } = runtime;
   const poster = createPoster(runtime.fetch);
+  const keyRing = options.keyRing ?? createWebhookKeyRing({ storage, clock, ids });
   const outbound = options.outbound ?? {};
   // Named at first use: an edge runtime refuses random values in a module's scope, where the
   // switchboard (and so this dispatcher) is often made.
@@ -77,6 +81,14 @@ export function createWebhookDispatcher(
     disableAfterMs: options.disableAfterMs ?? 5 * 24 * 3_600_000,
     ...(options.onCommit ? { onCommit: options.onCommit } : {}),
   });
+  const heldWatch = createHeldWatch({
+    storage,
+    clock,
+    ids,
+    logger,
+    heldAfterMs: options.heldAfterMs ?? 15 * 60_000,
+    ...(options.onCommit ? { onCommit: options.onCommit } : {}),
+  });
   const stopPosts = (): void => poster.stop();
   const limits =
     options.adaptiveConcurrency === false
@@ -85,8 +97,11 @@ export function createWebhookDispatcher(
 
   /** Claims due deliveries, with one lookup per endpoint per claim shared by its deliveries. */
   async function claim(limit: number): Promise<Claimed[]> {
+    const now = clock.now();
+    // Now and then, in the background: ordered endpoints' subjects held too long are announced.
+    heldWatch.maybeCheck(now);
     const claimed = await storage.webhooks.deliveries.claimDue({
-      now: clock.now(),
+      now,
       limit,
       leaseMs,
       workerId: workerIdOf(),
@@ -115,19 +130,22 @@ export function createWebhookDispatcher(
         await writeOutcome({ kind: 'dropped', delivery, reason });
         return 1;
       }
-      if (maxPerSecond !== undefined) {
+      // The endpoint's own pace, else the dispatcher's.
+      const perSecond = endpoint.maxPerSecond ?? maxPerSecond;
+      if (perSecond !== undefined) {
         const now = clock.now();
         // The receiver's own pace: over it, the delivery waits for its turn and spends no attempt.
         const turn = await storage.rateLimits.take(
           `webhook:${endpoint.id}`,
           // Evenly spaced, no burst: never more than maxPerSecond in any second.
-          { limit: 1, windowMs: 1000 / maxPerSecond },
+          { limit: 1, windowMs: 1000 / perSecond },
           1,
           now,
         );
         if (!turn.allowed) {
           const nextAttemptAt = now + Math.max(1, turn.retryAfterMs);
           await writeOutcome({ kind: 'deferred', delivery, nextAttemptAt });
+          wakeAt(nextAttemptAt);
           return 1;
         }
       }
@@ -201,22 +219,32 @@ export function createWebhookDispatcher(
     traceparent: string | undefined,
     signal: AbortSignal,
   ): Promise<AttemptResult> {
-    const secrets = endpoint.secrets
-      .filter((s) => s.expiresAt === null || s.expiresAt > now)
-      .map((s) => s.secret);
-    const headers = await signWebhook({
-      body: delivery.payload,
-      secrets,
-      eventId: delivery.eventId,
-      timestamp: Math.floor(now / 1000),
-      scheme: endpoint.scheme,
-    });
+    // Ed25519: the deployment's keys (`v1a`), not the endpoint's secrets.
+    const headers =
+      endpoint.signature === 'ed25519'
+        ? await signWebhook({
+            body: delivery.payload,
+            privateKeys: await keyRing.signingKeys(),
+            eventId: delivery.eventId,
+            timestamp: Math.floor(now / 1000),
+          })
+        : await signWebhook({
+            body: delivery.payload,
+            secrets: endpoint.secrets
+              .filter((s) => s.expiresAt === null || s.expiresAt > now)
+              .map((s) => s.secret),
+            eventId: delivery.eventId,
+            timestamp: Math.floor(now / 1000),
+            scheme: endpoint.scheme,
+          });
     headers['user-agent'] = 'switchboard-webhooks/1';
     // The receiver joins the trace of the request that caused the event (W3C Trace Context).
     if (traceparent) headers.traceparent = traceparent;
+    // The endpoint's own headers; their names never clash with the ones above (admin-schemas.ts).
+    if (endpoint.headers) Object.assign(headers, endpoint.headers);
     // The loop aborts an attempt still in flight when its grace after `stop` has run out.
     signal.addEventListener('abort', stopPosts, { once: true });
-    return sendAttempt({
+    const result = await sendAttempt({
       url: endpoint.url,
       address,
       headers,
@@ -227,6 +255,10 @@ export function createWebhookDispatcher(
       burstRetries: options.burstRetries ?? 2,
       now: () => clock.now(),
     });
+    // The log keeps what was sent, but never a credential of the endpoint's own headers.
+    return endpoint.headers && result.requestHeaders
+      ? { ...result, requestHeaders: maskedHeaders(result.requestHeaders) }
+      : result;
   }
 
   async function record(
@@ -240,7 +272,7 @@ export function createWebhookDispatcher(
     const decision = context.refused
       ? { status: 'dead' as const, nextAttemptAt: null, gone: false }
       : decide(result, {
-          schedule,
+          schedule: endpoint.retrySchedule ? endpointRetrySchedule(endpoint.retrySchedule) : schedule,
           attempts,
           now,
           random,
@@ -258,6 +290,7 @@ export function createWebhookDispatcher(
       logger.log('warn', 'webhook lease lost before the attempt was recorded', { deliveryId: delivery.id });
       return;
     }
+    if (decision.nextAttemptAt !== null) wakeAt(decision.nextAttemptAt);
     if (telemetry.measuring) {
       const endpointId = { 'switchboard.webhook.endpoint_id': endpoint.id };
       const outcome = decision.status === 'pending' ? 'retrying' : decision.status;
@@ -288,6 +321,27 @@ export function createWebhookDispatcher(
   });
   // Stopped for good: no claims afterwards, and the poster's idle connections closed.
   let stopped = false;
+  /** The one timer that wakes the loop for a retry due before its next poll, and when it fires. */
+  let wake: { handle: unknown; at: number } | undefined;
+  const pollMs = options.pollIntervalMs ?? 1_000;
+
+  /**
+   * Looks for due deliveries at `at` when that comes before the next poll: a retry 100 ms after a
+   * failure (an endpoint's own schedule) or a turn under a receiver's pace is sent then, not a poll later.
+   */
+  function wakeAt(at: number): void {
+    const delay = at - clock.now();
+    if (stopped || delay >= pollMs || (wake && wake.at <= at)) return;
+    if (wake) runtime.timers.clearTimeout(wake.handle);
+    const handle = runtime.timers.setTimeout(
+      () => {
+        wake = undefined;
+        loop.notify();
+      },
+      Math.max(0, delay),
+    );
+    wake = { handle, at };
+  }
 
   return {
     get workerId() {
@@ -301,6 +355,8 @@ export function createWebhookDispatcher(
     async stop({ graceMs = timeoutMs } = {}) {
       await loop.stop({ graceMs });
       stopped = true;
+      if (wake) runtime.timers.clearTimeout(wake.handle);
+      wake = undefined;
       poster.stop();
     },
   };

@@ -36,12 +36,14 @@ export {
   WebhookEndpointWithSecretSchema,
   WebhookEventTypesSchema,
 } from './admin-wire.js';
+export { MASKED_HEADER_VALUE } from './custom-headers.js';
 export { createWebhookDispatcher, type WebhookDispatcher } from './dispatcher.js';
 export type {
   WebhookDispatcherConfig,
   WebhookDispatcherOptions,
   WebhookDispatcherRuntime,
 } from './dispatcher-options.js';
+export type { Ed25519PrivateJwk, Ed25519PublicJwk } from './ed25519.js';
 export type { WebhookEndpointHealth, WebhookFailure } from './endpoint-health.js';
 export { createWebhookFanOut, type WebhookFanOutOptions } from './fan-out.js';
 export { WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT, webhookPayload } from './payload.js';
@@ -63,6 +65,20 @@ export { WEBHOOK_ADMIN_SCOPES } from './scopes.js';
 // Signing and verifying
 export { generateWebhookSecret } from './secret.js';
 export { type SignatureScheme, type SignedContent, type SignOptions, signWebhook } from './sign.js';
-export { type VerifyFailureReason, type VerifyOptions, type VerifyResult, verifyWebhook } from './verify.js';
+export { WEBHOOK_KEYS_PATH } from './signing-key-routes.js';
+export {
+  createWebhookKeyRing,
+  type WebhookKeyRing,
+  type WebhookKeyRingOptions,
+  type WebhookPublicJwk,
+  type WebhookSigningKey,
+} from './signing-keys.js';
+export {
+  type VerifyFailureReason,
+  type VerifyOptions,
+  type VerifyResult,
+  verifyWebhook,
+  type WebhookPublicKey,
+} from './verify.js';
 // Sender
 export { createWebhooks, type Webhooks, type WebhooksConfig, type WebhooksOptions } from './webhooks.js';

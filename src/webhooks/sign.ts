@@ -1,3 +1,4 @@
+import { type Ed25519PrivateJwk, ed25519Signer, signedMessage } from './ed25519.js';
 import { type HmacKey, hmacKey, type KeyFormat, type SignatureEncoding } from './hmac.js';
 
 /**
@@ -5,7 +6,8 @@ import { type HmacKey, hmacKey, type KeyFormat, type SignatureEncoding } from '.
  * - `switchboard` (default): `X-Signature: sha256=<hex>`, `X-Timestamp`, `X-Event-Id`; the key is the
  *   secret's UTF-8 bytes.
  * - `standard`: [Standard Webhooks](https://www.standardwebhooks.com/) — `webhook-id`,
- *   `webhook-timestamp`, `webhook-signature: v1,<base64>`; the key is the base64 after `whsec_`.
+ *   `webhook-timestamp`, `webhook-signature: v1,<base64>`; the key is the base64 after `whsec_`. With
+ *   Ed25519 private keys instead of secrets, `v1a,<base64>` (the spec's asymmetric signature).
  */
 export type SignatureScheme = 'switchboard' | 'standard';
 
@@ -24,7 +26,12 @@ export interface SignOptions {
    * One or more secrets. Each adds a signature, so during a rotation overlap receivers holding either
    * the old or the new secret accept the request. The newest comes first.
    */
-  readonly secrets: readonly string[];
+  readonly secrets?: readonly string[];
+  /**
+   * Ed25519 private keys (JWK with `d` and `x`) instead of `secrets`: each adds a Standard Webhooks
+   * `v1a` signature over `"<id>.<timestamp>.<body>"`, whatever `scheme` says. The newest comes first.
+   */
+  readonly privateKeys?: readonly Ed25519PrivateJwk[];
   /** The `event_id`; it stays the same on every retry. */
   readonly eventId: string;
   /** Unix seconds of this attempt; made fresh for each attempt. */
@@ -43,9 +50,25 @@ export interface SignOptions {
  * //   'x-signature': 'sha256=5d41…' }
  */
 export async function signWebhook(options: SignOptions): Promise<Record<string, string>> {
-  const { body, secrets } = options;
-  if (secrets.length === 0) throw new TypeError('signWebhook needs at least one secret.');
+  const { body, secrets = [], privateKeys = [] } = options;
+  if (secrets.length === 0 && privateKeys.length === 0) {
+    throw new TypeError('signWebhook needs at least one secret or private key.');
+  }
   const timestamp = String(Math.floor(options.timestamp));
+  if (privateKeys.length > 0) {
+    const message = signedMessage(`${options.eventId}.${timestamp}.`, body);
+    let signature = '';
+    for (const key of privateKeys) {
+      const sig = ed25519Signer(key)(message);
+      signature += `${signature ? ' ' : ''}v1a,${typeof sig === 'string' ? sig : await sig}`;
+    }
+    return {
+      'content-type': 'application/json',
+      'webhook-id': options.eventId,
+      'webhook-timestamp': timestamp,
+      'webhook-signature': signature,
+    };
+  }
   if (options.scheme === 'standard') {
     const prefix = `${options.eventId}.${timestamp}.`;
     let signature = '';

@@ -1,5 +1,6 @@
 import { type Clock, systemClock } from '../core/runtime.js';
 import { textEquals } from '../internal/text-equals.js';
+import { ed25519Verifier, signedMessage } from './ed25519.js';
 import { hmacKey, type KeyFormat, type SignatureEncoding } from './hmac.js';
 import type { SignatureScheme, SignedContent } from './sign.js';
 
@@ -17,13 +18,30 @@ export type VerifyResult =
     }
   | { readonly ok: false; readonly reason: VerifyFailureReason; readonly message: string };
 
+/**
+ * A public key as a JWK set lists it: the Ed25519 ones (`kty` `OKP`, `crv` `Ed25519`) verify, others
+ * are skipped, so a whole set fetched from `/.well-known/webhook-keys` can be passed as it is.
+ */
+export interface WebhookPublicKey {
+  readonly kty?: string;
+  readonly crv?: string;
+  readonly x?: string;
+  readonly kid?: string;
+}
+
 /** Options of {@link verifyWebhook}: the raw body, the headers, the valid secrets and the scheme. */
 export interface VerifyOptions {
   /** The raw body bytes exactly as received: verify before parsing, never a re-serialised object. */
   readonly body: string | Uint8Array;
   readonly headers: Headers | Readonly<Record<string, string>>;
   /** Every secret currently valid; any of them may have signed (rotation without downtime). */
-  readonly secrets: readonly string[];
+  readonly secrets?: readonly string[];
+  /**
+   * Ed25519 public keys, for the Standard Webhooks `v1a` signatures of an `ed25519` endpoint: the JWK
+   * set of the sender's `/.well-known/webhook-keys` as fetched (`{ keys: [...] }`), or its keys. Any of
+   * them may have signed (a rotation publishes old and new). With keys, the scheme is `standard`.
+   */
+  readonly publicKeys?: readonly WebhookPublicKey[] | { readonly keys: readonly WebhookPublicKey[] };
   readonly scheme?: SignatureScheme;
   readonly content?: SignedContent;
   /** How far the timestamp may be from now, in either direction (default 300 s). */
@@ -49,7 +67,16 @@ const fail = (reason: VerifyFailureReason, message: string): VerifyResult => ({ 
  */
 export async function verifyWebhook(options: VerifyOptions): Promise<VerifyResult> {
   const { headers } = options;
-  const standard = options.scheme === 'standard';
+  // An array is a list of keys (it has a `keys` method of its own); anything else is a JWK set.
+  const given = options.publicKeys;
+  const publicKeys: readonly WebhookPublicKey[] | undefined =
+    given === undefined
+      ? undefined
+      : Array.isArray(given)
+        ? given
+        : ((given as { keys: WebhookPublicKey[] }).keys ?? []);
+  const asymmetric = publicKeys !== undefined;
+  const standard = options.scheme === 'standard' || asymmetric;
   const timestampName = standard ? 'webhook-timestamp' : (options.timestampHeader ?? 'x-timestamp');
   const signatureName = standard ? 'webhook-signature' : (options.signatureHeader ?? 'x-signature');
   const idName = standard ? 'webhook-id' : 'x-event-id';
@@ -80,9 +107,11 @@ export async function verifyWebhook(options: VerifyOptions): Promise<VerifyResul
     }
   }
 
-  const signatures = standard ? parseStandard(signatureText) : parseHex(signatureText);
+  const signatures = standard
+    ? parseStandard(signatureText, asymmetric ? 'v1a,' : 'v1,')
+    : parseHex(signatureText);
   if (signatures.length === 0) {
-    const shape = standard ? 'v1,<base64>' : 'sha256=<hex>';
+    const shape = asymmetric ? 'v1a,<base64>' : standard ? 'v1,<base64>' : 'sha256=<hex>';
     return fail('malformed', `The ${signatureName} header must look like ${shape}.`);
   }
 
@@ -91,9 +120,21 @@ export async function verifyWebhook(options: VerifyOptions): Promise<VerifyResul
     : options.content === 'body'
       ? ''
       : `${timestampText}.`;
+  if (publicKeys) {
+    const message = signedMessage(prefix, options.body);
+    for (const key of publicKeys) {
+      if (key.kty !== 'OKP' || key.crv !== 'Ed25519' || typeof key.x !== 'string') continue;
+      const verify = ed25519Verifier({ kty: 'OKP', crv: 'Ed25519', x: key.x });
+      for (const signature of signatures) {
+        const valid = verify(message, signature);
+        if (typeof valid === 'boolean' ? valid : await valid) return { ok: true, eventId, timestamp };
+      }
+    }
+    return fail('mismatch', 'The signature does not match the body and timestamp.');
+  }
   const format: KeyFormat = standard ? 'whsec' : 'utf8';
   const encoding: SignatureEncoding = standard ? 'base64' : 'hex';
-  for (const secret of options.secrets) {
+  for (const secret of options.secrets ?? []) {
     const found = hmacKey(secret, format);
     const key = found instanceof Promise ? await found : found;
     if (!key) continue;
@@ -135,16 +176,16 @@ function parseHex(text: string): string[] {
 }
 
 /**
- * The base64 digests of `v1,<base64>` entries, separated by white space (other versions are skipped).
- * Text after a second comma in an entry is ignored.
+ * The base64 values of `v1,<base64>` (or, with `version` `v1a,`, the Ed25519 `v1a,<base64>`) entries,
+ * separated by white space (other versions are skipped). Text after a second comma is ignored.
  */
-function parseStandard(text: string): string[] {
+function parseStandard(text: string, version: 'v1,' | 'v1a,'): string[] {
   const out: string[] = [];
   const trimmed = text.trim();
   for (const part of /\s/.test(trimmed) ? trimmed.split(/\s+/) : [trimmed]) {
-    if (!part.startsWith('v1,')) continue;
-    const end = part.indexOf(',', 3);
-    const value = end === -1 ? part.slice(3) : part.slice(3, end);
+    if (!part.startsWith(version)) continue;
+    const end = part.indexOf(',', version.length);
+    const value = end === -1 ? part.slice(version.length) : part.slice(version.length, end);
     if (value && /^[A-Za-z0-9+/]+={0,2}$/.test(value)) out.push(value);
   }
   return out;

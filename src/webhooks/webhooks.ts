@@ -1,12 +1,14 @@
 import type { Authenticate } from '../core/auth.js';
 import type { OutboxHandler } from '../core/outbox-relay.js';
 import type { Resource } from '../core/resources/define.js';
-import type { RestHandler } from '../http/route-handler.js';
+import { createRouteHandler, type RestHandler } from '../http/route-handler.js';
 import { createWebhookAdminHandler } from './admin-handler.js';
 import { createWebhookAdmin, type WebhookAdmin } from './admin-service.js';
 import { createWebhookDispatcher, type WebhookDispatcher } from './dispatcher.js';
 import type { WebhookDispatcherConfig, WebhookDispatcherRuntime } from './dispatcher-options.js';
 import { createWebhookFanOut } from './fan-out.js';
+import { webhookKeySetRoutes } from './signing-key-routes.js';
+import { createWebhookKeyRing, type WebhookKeyRing } from './signing-keys.js';
 
 /**
  * Settings of the webhooks block, what `createSwitchboard`'s `webhooks` takes: the dispatcher's, the
@@ -43,6 +45,10 @@ export interface Webhooks {
   readonly fetch: RestHandler;
   /** Path prefixes the admin routes answer on, e.g. `/api/v1/webhook-endpoints`. */
   readonly prefixes: readonly string[];
+  /** The deployment's Ed25519 signing keys, shared by the admin and the dispatcher. */
+  readonly keyRing: WebhookKeyRing;
+  /** `GET /.well-known/webhook-keys`, the public keys as a JWK set; mount it on {@link WEBHOOK_KEYS_PATH}. */
+  readonly keys: RestHandler;
 }
 
 /**
@@ -68,15 +74,20 @@ export function createWebhooks(runtime: WebhookDispatcherRuntime, options: Webho
     );
   }
   const { authenticate, onCommit, resources, eventTypes, rotationOverlapMs, ...dispatching } = options;
+  // One ring: the instance that rotates signs with the new key at once.
+  const keyRing = createWebhookKeyRing(runtime, rotationOverlapMs === undefined ? {} : { rotationOverlapMs });
   const dispatcher = createWebhookDispatcher(runtime, {
     ...dispatching,
+    keyRing,
     outbound,
     ...(onCommit ? { onCommit } : {}),
   });
   const admin = createWebhookAdmin(runtime, {
     outbound,
     rotationOverlapMs,
+    keyRing,
     onRequeue: () => dispatcher.kick(),
+    ...(onCommit ? { onCommit } : {}),
     ...(eventTypes ? { eventTypes } : {}),
     ...(resources ? { resources } : {}),
   });
@@ -88,6 +99,17 @@ export function createWebhooks(runtime: WebhookDispatcherRuntime, options: Webho
       onDeliveries: () => dispatcher.kick(),
     }),
     fetch: createWebhookAdminHandler(runtime, { admin, authenticate, basePath }),
-    prefixes: [`${basePath}/webhook-endpoints`, `${basePath}/webhook-event-types`],
+    prefixes: [
+      `${basePath}/webhook-endpoints`,
+      `${basePath}/webhook-event-types`,
+      `${basePath}/webhook-signing-keys`,
+    ],
+    keyRing,
+    keys: createRouteHandler(runtime, {
+      routes: webhookKeySetRoutes(keyRing),
+      authenticate,
+      basePath: '/.well-known',
+      info: { title: 'Switchboard webhook keys', version: '1' },
+    }),
   };
 }

@@ -13,6 +13,7 @@ import { type FormRefusal, formValue, formValues, refuse, statusOf } from '../fo
 import { button, csrfField, table, time } from '../html.js';
 import { type ConsoleRoute, field, fields, noticeOf, type PageContext } from '../route.js';
 import { eventTypePicker, hourlyChart, percent, UTC_HINT, utcInput } from './webhook-parts.js';
+import { policyForm, policyRoute } from './webhook-policy.js';
 
 const PAGE_SIZE = 25;
 const STATUSES = ['pending', 'succeeded', 'dead'] as const;
@@ -109,6 +110,9 @@ export function endpointRoutes(admin: WebhookAdmin): ConsoleRoute[] {
       html`<p class="info" role="status">No failed deliveries since ${since ? time(since) : 'then'}: nothing was sent again.</p>`;
     const last = health.lastAttempt;
     const sinceError = refusal?.errors.since;
+    // Each form shows its own refusal only: a refused policy leaves the event types as they are.
+    const policyRefusal = refusal?.values.has('retrySchedule') ? refusal : undefined;
+    const otherRefusal = policyRefusal ? undefined : refusal;
     const body = html`${replayNotice}${problems.map((p) => html`<p class="error" role="alert">${p}</p>`)}
 <p>${endpoint.enabled ? 'Enabled' : html`<span class="status-dead">Disabled (${endpoint.disabledReason})</span>`} · receives ${endpoint.eventTypes.join(', ')} · success rate ${percent(health.successRate)} in 24 h · <a href="#health">health</a> · <a href="#actions">actions</a> · <a href="#details">details</a></p>
 <h2 id="log">Delivery log</h2>
@@ -154,13 +158,19 @@ ${confirmLink(`${base}/rotate-secret`, 'Rotate the secret', { danger: false, wha
   <dt>State</dt><dd>${endpoint.enabled ? 'enabled' : `disabled (${endpoint.disabledReason})`}</dd>
   <dt>Event types</dt><dd>${endpoint.eventTypes.join(', ')}</dd>
   <dt>API version</dt><dd>v${endpoint.apiVersion}: records are sent as <code>/api/v${endpoint.apiVersion}</code> shows them</dd>
+  <dt>Signature</dt><dd>${
+    endpoint.signature === 'ed25519'
+      ? html`Ed25519, Standard Webhooks <code>v1a</code>: receivers verify with the public keys at <a href="/.well-known/webhook-keys"><code>/.well-known/webhook-keys</code></a>`
+      : html`HMAC-SHA256 with its secret, ${endpoint.scheme === 'standard' ? html`Standard Webhooks <code>v1</code>` : html`<code>X-Signature</code>`}`
+  }</dd>
   <dt>Signing secrets</dt><dd>${secrets}</dd>
   <dt>Created</dt><dd>${time(endpoint.createdAt)}</dd>
 </dl>
 <form method="post" action="${base}/event-types">${csrfField(ctx.csrf)}
-  ${eventTypePicker('Event types it receives', admin.eventTypes(), formValues(refusal, 'eventTypes', endpoint.eventTypes), refusal?.errors.eventTypes)}
+  ${eventTypePicker('Event types it receives', admin.eventTypes(), formValues(otherRefusal, 'eventTypes', endpoint.eventTypes), otherRefusal?.errors.eventTypes)}
   <button type="submit">Save event types</button>
 </form>
+${policyForm(ctx, endpoint, `${base}/policy`, policyRefusal)}
 <p>${confirmLink(`${base}/delete`, 'Delete endpoint', { what: endpoint.url })}</p>`;
     return ctx.render(`Endpoint ${endpoint.url}`, body, { ...noticeOf(ctx), ...statusOf(refusal) });
   }
@@ -193,6 +203,7 @@ ${confirmLink(`${base}/rotate-secret`, 'Rotate the secret', { danger: false, wha
         };
       },
     ),
+    policyRoute(admin, endpointPage),
     action('enable', async (id) => {
       await admin.updateEndpoint(id, { enabled: true });
       return 'The endpoint is enabled.';
