@@ -74,6 +74,13 @@ const ERROR_TEXTS: Readonly<Record<ErrorCode, Texts<ErrorCatalogueEntry>>> = {
       'The path exists but does not accept this HTTP method, for example a GraphQL mutation sent with GET.',
     action: 'Use one of the methods named in the `Allow` header of the answer.',
   },
+  gone: {
+    title: 'Gone',
+    meaning:
+      'What the request points at is no longer kept: an event feed cursor older than the retention, whose events the sweep has removed.',
+    action:
+      'Start again from what is kept: for the event feed, read on from the `oldestCursor` the answer names, knowing that events before it are lost to this reader.',
+  },
   conflict: {
     title: 'Conflict',
     meaning:
@@ -262,6 +269,18 @@ const FIELD_TEXTS = {
   unknown_scope: {
     meaning: 'A scope asked for does not exist.',
     action: 'Ask only for scopes the API defines, such as `crm.clients.read`.',
+  },
+  invalid_cursor: {
+    meaning: 'A cursor of the event feed (`after`, `Last-Event-ID`) is not one the feed gave.',
+    action: "Pass a page's `next`, an item's `cursor` or an event stream's `id` exactly as it came.",
+  },
+  cursor_expired: {
+    meaning: 'The events after this cursor were removed by the retention sweep.',
+    action: 'Read on from the `oldestCursor` the answer names.',
+  },
+  unknown_event_type: {
+    meaning: 'An event type pattern matches no event type of the catalogue.',
+    action: 'Name an event type (`order.created`), a resource wildcard (`order.*`) or `*`.',
   },
   unknown_tool: {
     meaning: "An OAuth client's MCP tool restriction names a tool that the MCP endpoint does not serve.",

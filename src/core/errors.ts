@@ -12,6 +12,7 @@ export type ErrorCode =
   | 'not_found'
   | 'method_not_allowed'
   | 'conflict'
+  | 'gone'
   | 'precondition_failed'
   | 'payload_too_large'
   | 'unsupported_media_type'
@@ -27,6 +28,7 @@ const STATUS: Record<ErrorCode, number> = {
   not_found: 404,
   method_not_allowed: 405,
   conflict: 409,
+  gone: 410,
   precondition_failed: 412,
   payload_too_large: 413,
   unsupported_media_type: 415,
@@ -52,6 +54,11 @@ export interface SwitchboardErrorOptions {
   readonly retryAfter?: number;
   /** The scope the request needs and the caller lacks; named in the Bearer challenge (RFC 6750 §3). */
   readonly scope?: string;
+  /**
+   * Data the caller acts on, beside the code: members of the problem document (RFC 9457 §3.2) and of
+   * GraphQL's `extensions`, e.g. the feed's `oldestCursor` when a cursor is `gone`.
+   */
+  readonly members?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -68,6 +75,7 @@ export class SwitchboardError extends Error {
   readonly details: readonly FieldError[];
   readonly retryAfter: number | undefined;
   readonly scope: string | undefined;
+  readonly members: Readonly<Record<string, string>>;
 
   constructor(code: ErrorCode, message: string, options: SwitchboardErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -76,6 +84,7 @@ export class SwitchboardError extends Error {
     this.details = options.details ?? [];
     this.retryAfter = options.retryAfter;
     this.scope = options.scope;
+    this.members = options.members ?? {};
   }
 
   /** The safe, serialisable view of this error: no stack, no cause. */

@@ -27,7 +27,8 @@ export function formatError(error: GraphQLError, options: FormatErrorOptions): G
   };
   if (isSwitchboardError(original)) {
     const details = original.details.length ? { details: original.details } : {};
-    return { message: original.message, ...where, extensions: { code: original.code, ...details } };
+    const extensions = { code: original.code, ...original.members, ...details };
+    return { message: original.message, ...where, extensions };
   }
   // Thrown by a scalar or by graphql itself while checking input: safe to show.
   const known = original ? original instanceof GraphQLError : !isServerFault(error);

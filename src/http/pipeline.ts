@@ -317,7 +317,9 @@ function cacheable(
   response: Response,
   cacheControl = PRIVATE,
 ): Response | Promise<Response> {
-  if (response.status !== 200) return response;
+  // A stream (Server-Sent Events) never ends to be hashed, and is never the same twice.
+  if (response.status !== 200 || response.headers.get('content-type')?.startsWith('text/event-stream'))
+    return response;
   const etag = response.headers.get('etag');
   if (etag !== null) return validators(request, response, etag, cacheControl);
   return (async () => {

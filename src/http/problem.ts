@@ -28,6 +28,7 @@ export function problemAnswer(error: unknown, headers?: HeadersInit): Answer {
     status: known.status,
     detail: known.message,
     code: known.code,
+    ...known.members,
     ...(known.details.length ? { errors: known.details } : {}),
   };
   const record: HeaderRecord = headerRecord(headers, { 'content-type': 'application/problem+json' });

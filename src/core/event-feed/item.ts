@@ -1,0 +1,36 @@
+import type { DomainEvent } from '../events.js';
+import type { Resource } from '../resources/define.js';
+import { eventDataIn } from '../resources/wire.js';
+import { encodeCursor } from './cursor.js';
+
+/**
+ * One event of the feed: what a webhook endpoint pinned to the same API version is sent for it (its
+ * body, key for key), plus the cursor to read on after it.
+ */
+export interface FeedItem {
+  readonly event: string;
+  readonly event_id: string;
+  readonly created_at: string;
+  readonly subject?: string;
+  readonly sequence?: number;
+  readonly data: Readonly<Record<string, unknown>>;
+  readonly cursor: string;
+}
+
+/** The item of an event at a position, its data in `apiVersion`'s shape when a resource published it. */
+export function feedItem(
+  event: DomainEvent,
+  position: number,
+  resource: Resource | undefined,
+  apiVersion: number,
+): FeedItem {
+  return {
+    event: event.type,
+    event_id: event.id,
+    created_at: event.occurredAt,
+    ...(event.subject !== undefined ? { subject: event.subject } : {}),
+    ...(event.sequence !== undefined ? { sequence: event.sequence } : {}),
+    data: resource ? eventDataIn(resource, event.data, apiVersion) : event.data,
+    cursor: encodeCursor(position),
+  };
+}
