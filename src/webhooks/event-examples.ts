@@ -51,12 +51,39 @@ const BY_FORMAT: Readonly<Record<string, string>> = {
 /** Example `data` of the webhook module's own events; undefined for other kinds. */
 export function webhookEventExample(type: string): Record<string, unknown> | undefined {
   if (type === WEBHOOK_TEST_EVENT) return testEventData(`whe_${ID}`);
-  if (type === 'webhook_endpoint.disabled')
+  const endpoint = { id: `whe_${ID}`, url: 'https://bot.example.com/hooks' };
+  if (type === 'webhook_endpoint.disabled') return { ...endpoint, reason: 'gone', failingSince: CREATED_AT };
+  if (type === 'webhook_endpoint.enabled') return { ...endpoint, disabledReason: 'failing' };
+  if (type === 'webhook_endpoint.secret_rotated')
+    return { ...endpoint, rotatedAt: UPDATED_AT, previousSecretsExpireAt: '2026-01-15T10:05:00.000Z' };
+  if (type === 'webhook_subject.held')
     return {
-      id: `whe_${ID}`,
-      url: 'https://bot.example.com/hooks',
-      reason: 'gone',
-      failingSince: CREATED_AT,
+      endpointId: endpoint.id,
+      url: endpoint.url,
+      subject: `ord_${ID}`,
+      waiting: 3,
+      since: CREATED_AT,
+      blocking: {
+        id: `whd_${ID}`,
+        eventId: `evt_${ID}`,
+        eventType: 'order.paid',
+        sequence: 2,
+        attempts: 4,
+        nextAttemptAt: UPDATED_AT,
+        lastStatusCode: 503,
+        lastError: 'HTTP 503',
+      },
+    };
+  if (type === 'webhook_delivery.exhausted')
+    return {
+      id: `whd_${ID}`,
+      endpointId: endpoint.id,
+      url: endpoint.url,
+      eventId: `evt_${ID}`,
+      eventType: 'order.created',
+      attempts: 8,
+      lastStatusCode: 503,
+      lastError: 'HTTP 503',
     };
   return undefined;
 }

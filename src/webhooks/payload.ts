@@ -13,7 +13,20 @@ import { eventDataIn, resourcesByEventType } from '../core/resources/wire.js';
 export const WEBHOOK_TEST_EVENT = 'webhook.test';
 
 /** Event kinds the webhook module itself emits, besides the domain's. */
-export const WEBHOOK_EVENT_TYPES = ['webhook_endpoint.disabled', WEBHOOK_TEST_EVENT] as const;
+export const WEBHOOK_EVENT_TYPES = [
+  'webhook_endpoint.disabled',
+  'webhook_endpoint.enabled',
+  'webhook_endpoint.secret_rotated',
+  'webhook_delivery.exhausted',
+  'webhook_subject.held',
+  WEBHOOK_TEST_EVENT,
+] as const;
+
+/**
+ * The event that says a delivery was given up on. A delivery of this event that is given up on in turn
+ * announces nothing: an operator endpoint that fails cannot feed itself events forever.
+ */
+export const WEBHOOK_DELIVERY_EXHAUSTED = 'webhook_delivery.exhausted';
 
 /** The `data` of a test event: says it is one, and names the endpoint it was sent to. */
 export function testEventData(endpointId: string): Record<string, unknown> {
@@ -38,6 +51,25 @@ export function webhookPayload(event: DomainEvent): string {
     ...(event.subject !== undefined ? { subject: event.subject } : {}),
     ...(event.sequence !== undefined ? { sequence: event.sequence } : {}),
     data: event.data,
+    // A tombstone (its client erased): `data` keeps ids only.
+    ...(event.redacted ? { redacted: true } : {}),
+  });
+}
+
+/**
+ * The body of an event's deliveries to a `thin` endpoint: what happened and to which record, no data;
+ * the receiver reads the record with its own credential.
+ *
+ * @example
+ * thinWebhookPayload(event);
+ * // {"event":"order.shipped","event_id":"evt_…","subject":"ord_…","sequence":3}
+ */
+export function thinWebhookPayload(event: DomainEvent): string {
+  return JSON.stringify({
+    event: event.type,
+    event_id: event.id,
+    ...(event.subject !== undefined ? { subject: event.subject } : {}),
+    ...(event.sequence !== undefined ? { sequence: event.sequence } : {}),
   });
 }
 
@@ -55,7 +87,8 @@ export function versionedPayloads(
   const byType = resourcesByEventType(resources);
   return (event, apiVersion) => {
     const resource = byType.get(event.type);
-    if (!resource) return webhookPayload(event);
+    // A tombstone's ids are the same in every version: there is no record left to shape.
+    if (!resource || event.redacted) return webhookPayload(event);
     return webhookPayload({ ...event, data: eventDataIn(resource, event.data, apiVersion) });
   };
 }
