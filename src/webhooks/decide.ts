@@ -37,7 +37,11 @@ export function decide(result: AttemptResult, options: DecideOptions): Decision 
   if (!isRetryable(result) || options.attempts >= options.schedule.attempts) {
     return { status: 'dead', nextAttemptAt: null, gone: false };
   }
-  const scheduled = withJitter(options.schedule.delayAfter(options.attempts), options.random);
+  const scheduled = withJitter(
+    options.schedule.delayAfter(options.attempts),
+    options.random,
+    options.schedule.jitter,
+  );
   const asked = result.retryAfterMs === null ? 0 : Math.min(result.retryAfterMs, options.maxRetryAfterMs);
   return { status: 'pending', nextAttemptAt: options.now + Math.max(scheduled, asked), gone: false };
 }

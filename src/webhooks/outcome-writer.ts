@@ -11,6 +11,7 @@ import type {
   WebhookFinish,
 } from '../core/storage/index.js';
 import type { Decision } from './decide.js';
+import { WEBHOOK_DELIVERY_EXHAUSTED } from './payload.js';
 import type { AttemptResult } from './send.js';
 
 /**
@@ -41,7 +42,7 @@ export interface OutcomeWriterOptions {
   readonly workerId: () => string;
   /** An endpoint failing without a success for this long is disabled. */
   readonly disableAfterMs: number;
-  /** Called after an endpoint was disabled (an event is in the outbox). */
+  /** Called after an outcome put an event in the outbox (an endpoint disabled, a delivery exhausted). */
   readonly onCommit?: () => void;
   /** Batches written side by side (default 2). */
   readonly writers?: number;
@@ -71,7 +72,8 @@ type Attempted = Queued & { readonly outcome: Extract<Outcome, { kind: 'attempte
  * statement per kind of row (deliveries, attempts, each endpoint's state). Should a batch
  * fail, its outcomes are written again one by one, so one that cannot be written fails alone (its lease
  * then expires and it is sent again, at least once). An endpoint it disables is announced with a
- * `webhook_endpoint.disabled` event in the same transaction, in the trace of the attempt that did it.
+ * `webhook_endpoint.disabled` event, and a delivery it gives up on with `webhook_delivery.exhausted`,
+ * in the same transaction, in the trace of the attempt that did it.
  */
 export function createOutcomeWriter(options: OutcomeWriterOptions): OutcomeWriter {
   const { storage, clock, ids, logger, workerId } = options;
@@ -104,18 +106,52 @@ export function createOutcomeWriter(options: OutcomeWriterOptions): OutcomeWrite
     };
   }
 
-  /** Writes a batch in `tx`; returns the ids recorded and whether it disabled an endpoint. */
+  /** Writes a batch in `tx`; returns the ids recorded and whether it put an event in the outbox. */
   async function writeBatch(tx: Stores, batch: readonly Queued[]) {
     const recorded = new Set(await tx.webhooks.deliveries.finishMany(batch.map(finishOf)));
     const attempted = batch.filter(
       (q): q is Attempted => q.outcome.kind === 'attempted' && recorded.has(q.outcome.delivery.id),
     );
     await tx.webhooks.attempts.insertMany(attempted.map(attemptOf));
-    let disabled = false;
+    let announced = false;
+    // Endpoint by endpoint in id order, each one's row and then its events' subject (the endpoint):
+    // batches written side by side take those locks in one order.
     for (const outcomes of byEndpoint(attempted)) {
-      if (await recordEndpointState(tx, outcomes)) disabled = true;
+      if (await recordEndpointState(tx, outcomes)) announced = true;
+      if (await announceExhausted(tx, outcomes)) announced = true;
     }
-    return { recorded, disabled };
+    return { recorded, announced };
+  }
+
+  /**
+   * A `webhook_delivery.exhausted` event for each delivery given up on after an attempt (its attempts
+   * used up, or an answer not worth another, but 410 Gone); none for deliveries of that event itself,
+   * so an operator endpoint that fails cannot feed itself events forever.
+   */
+  async function announceExhausted(tx: Stores, outcomes: readonly Attempted[]): Promise<boolean> {
+    let announced = false;
+    for (const q of outcomes) {
+      const { delivery, endpoint, decision, result } = q.outcome;
+      // 410 Gone disables the endpoint, and that event says so.
+      if (decision.status !== 'dead' || decision.gone || delivery.eventType === WEBHOOK_DELIVERY_EXHAUSTED)
+        continue;
+      const data = {
+        id: delivery.id,
+        endpointId: endpoint.id,
+        url: endpoint.url,
+        eventId: delivery.eventId,
+        eventType: delivery.eventType,
+        attempts: delivery.attempts + 1,
+        lastStatusCode: result.statusCode,
+        lastError: result.error ?? (result.ok ? null : `HTTP ${result.statusCode}`),
+      };
+      const event = context.with(q.trace, () =>
+        newEvent({ clock, ids }, WEBHOOK_DELIVERY_EXHAUSTED, data, { subject: endpoint.id }),
+      );
+      await tx.outbox.append(event);
+      announced = true;
+    }
+    return announced;
   }
 
   /**
@@ -145,7 +181,7 @@ export function createOutcomeWriter(options: OutcomeWriterOptions): OutcomeWrite
     const data = { id: endpoint.id, url: endpoint.url, reason, failingSince };
     // Made in the trace of the attempt that disabled it: the receivers of this event join that trace.
     const event = context.with((gone ?? last).trace, () =>
-      newEvent({ clock, ids }, 'webhook_endpoint.disabled', data),
+      newEvent({ clock, ids }, 'webhook_endpoint.disabled', data, { subject: endpoint.id }),
     );
     await tx.outbox.append(event);
     logger.log('warn', 'webhook endpoint disabled', { endpointId: endpoint.id, gone: gone !== undefined });
@@ -161,8 +197,8 @@ export function createOutcomeWriter(options: OutcomeWriterOptions): OutcomeWrite
       for (const q of batch) q.resolve({ recorded: recorded.has(q.outcome.delivery.id) });
       return;
     }
-    const { recorded, disabled } = await storage.transaction((tx) => writeBatch(tx, batch));
-    if (disabled) options.onCommit?.();
+    const { recorded, announced } = await storage.transaction((tx) => writeBatch(tx, batch));
+    if (announced) options.onCommit?.();
     for (const q of batch) q.resolve({ recorded: recorded.has(q.outcome.delivery.id) });
   }
 

@@ -20,6 +20,8 @@ export interface RetrySchedule {
   readonly attempts: number;
   /** Delay before attempt n+1 after attempt n failed (index n), jitter not applied. */
   delayAfter(attempt: number): number;
+  /** The ± fraction of jitter applied to each delay (default 0.2). */
+  readonly jitter?: number;
 }
 
 /** Options of {@link retrySchedule}: the number of attempts and the delays. */
@@ -49,6 +51,23 @@ export function retrySchedule(options: RetryScheduleOptions = {}): RetrySchedule
     delayAfter(attempt) {
       return delays[Math.min(attempt, delays.length - 1)] ?? 0;
     },
+  };
+}
+
+/**
+ * The schedule of an endpoint with its own `retrySchedule` (the delays before each retry, bounded by
+ * `RETRY_SCHEDULE_BOUNDS` where it is set): the first attempt at once, then one retry per delay.
+ *
+ * @example
+ * const schedule = endpointRetrySchedule([100, 200]); // 3 attempts: at once, +100 ms, +200 ms
+ * schedule.delayAfter(2); // 200
+ */
+export function endpointRetrySchedule(retryDelaysMs: readonly number[]): RetrySchedule {
+  return {
+    attempts: retryDelaysMs.length + 1,
+    // Delays an operator chose for one receiver are kept as chosen.
+    jitter: 0,
+    delayAfter: (attempt) => retryDelaysMs[Math.min(attempt, retryDelaysMs.length) - 1] ?? 0,
   };
 }
 

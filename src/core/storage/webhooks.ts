@@ -101,7 +101,12 @@ export type WebhookPayloadMode = 'full' | 'thin';
  * The bounds of an endpoint's `retrySchedule`: 1 to 9 retries (2 to 10 attempts, as the dispatcher's
  * `attempts`), each 100 ms to 24 hours after the failure before it.
  */
-export const RETRY_SCHEDULE_BOUNDS = { minRetries: 1, maxRetries: 9, minDelayMs: 100, maxDelayMs: 86_400_000 } as const;
+export const RETRY_SCHEDULE_BOUNDS = {
+  minRetries: 1,
+  maxRetries: 9,
+  minDelayMs: 100,
+  maxDelayMs: 86_400_000,
+} as const;
 
 /** The bounds of an endpoint's `maxPerSecond`: one delivery every 10 s to 1,000 a second. */
 export const MAX_PER_SECOND_BOUNDS = { min: 0.1, max: 1_000 } as const;
