@@ -15,7 +15,7 @@ import type {
 import { sealingSigningKeys } from '../../core/storage/sealed-signing-keys.js';
 import type { Sealer } from '../../internal/sealer.js';
 import { createDeliveryQueue, type DeliveryQueue } from './delivery-queue.js';
-import { erasedAttempt, eraseDeliveries, overtaken } from './erasure.js';
+import { eraseDeliveries, erasedAttempt, overtaken } from './erasure.js';
 import { heldSubjects } from './held-subjects.js';
 import { byTimeThenId, type Journal, put, remove } from './journal.js';
 import { memorySigningKeyStore } from './webhook-signing-keys.js';

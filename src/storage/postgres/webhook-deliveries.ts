@@ -228,10 +228,17 @@ async function createMany(db: Database, deliveries: readonly WebhookDeliveryReco
        WHERE EXISTS (SELECT 1 FROM ${TABLE} t WHERE t.event_id = k.event_id AND t.endpoint_id = k.endpoint_id)
          OR (NOT k.erased AND EXISTS (
            SELECT 1 FROM switchboard_outbox o WHERE o.id = k.event_id AND o.redacted_at IS NOT NULL))`,
-      [skipped.map((d) => d.eventId), skipped.map((d) => d.endpointId), skipped.map((d) => d.erasedAt != null)],
+      [
+        skipped.map((d) => d.eventId),
+        skipped.map((d) => d.endpointId),
+        skipped.map((d) => d.erasedAt != null),
+      ],
     );
     if ((explained?.n ?? 0) < skipped.length)
-      throw new SwitchboardError('conflict', `Webhook delivery ${skipped.length === 1 ? `${skipped[0]!.id} ` : 'id in the batch '}already exists.`);
+      throw new SwitchboardError(
+        'conflict',
+        `Webhook delivery ${skipped.length === 1 ? `${skipped[0]!.id} ` : 'id in the batch '}already exists.`,
+      );
     return inserted.length;
   });
 }
