@@ -37,6 +37,8 @@ export const E2E_TESTS: Readonly<Record<string, string>> = {
   'test/client/client.test.ts': 'starts the example server as a process',
   'test/storage/postgres-multi-instance.test.ts':
     'three example-server processes on one database, one killed',
+  'test/storage/event-feed-multi-instance.test.ts':
+    'three example-server processes on one database, read as one event feed',
   'test/webhooks/crash-recovery.test.ts': 'dispatcher processes killed and restarted on one database',
   'test/webhooks/example-receiver.test.ts': 'starts examples/webhook-receiver as a process',
   'test/webhooks/other-languages.test.ts': "runs the docs' webhook verifiers in Python and Go",
