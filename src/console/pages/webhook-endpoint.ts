@@ -12,6 +12,7 @@ import { confirmed, confirmLink } from '../confirm.js';
 import { type FormRefusal, formValue, formValues, refuse, statusOf } from '../forms.js';
 import { button, csrfField, table, time } from '../html.js';
 import { type ConsoleRoute, field, fields, noticeOf, type PageContext } from '../route.js';
+import { orderingRoutes, orderingSection } from './webhook-ordering.js';
 import { eventTypePicker, hourlyChart, percent, UTC_HINT, utcInput } from './webhook-parts.js';
 import { policyForm, policyRoute } from './webhook-policy.js';
 
@@ -43,6 +44,7 @@ export function endpointRoutes(admin: WebhookAdmin): ConsoleRoute[] {
         return ctx.redirect(`/webhooks/${encodeURIComponent(id)}/deliveries/${encodeURIComponent(found.id)}`);
     }
     const health = await admin.endpointHealth(id);
+    const held = await admin.listHeldSubjects(id);
     const pageNumber = Math.max(1, Number.parseInt(query.get('page') ?? '1', 10) || 1);
     const problems: string[] = [];
     const timeFilter = (name: 'from' | 'to', label: string): number | undefined => {
@@ -114,7 +116,7 @@ export function endpointRoutes(admin: WebhookAdmin): ConsoleRoute[] {
     const policyRefusal = refusal?.values.has('retrySchedule') ? refusal : undefined;
     const otherRefusal = policyRefusal ? undefined : refusal;
     const body = html`${replayNotice}${problems.map((p) => html`<p class="error" role="alert">${p}</p>`)}
-<p>${endpoint.enabled ? 'Enabled' : html`<span class="status-dead">Disabled (${endpoint.disabledReason})</span>`} · receives ${endpoint.eventTypes.join(', ')} · success rate ${percent(health.successRate)} in 24 h · <a href="#health">health</a> · <a href="#actions">actions</a> · <a href="#details">details</a></p>
+<p>${endpoint.enabled ? 'Enabled' : html`<span class="status-dead">Disabled (${endpoint.disabledReason})</span>`} · receives ${endpoint.eventTypes.join(', ')} · success rate ${percent(health.successRate)} in 24 h${held.length > 0 && html` · <a href="#ordering" class="status-failed">${held.length} held ${held.length === 1 ? 'subject' : 'subjects'}</a>`} · <a href="#health">health</a> · <a href="#actions">actions</a> · <a href="#details">details</a></p>
 <h2 id="log">Delivery log</h2>
 <form method="get" action="${base}#log" class="filters">
   ${input('q', 'Event or delivery id', 'A delivery id opens it; an event id lists its delivery', 'search')}
@@ -136,6 +138,7 @@ ${pager}
 </dl>
 ${hourlyChart(health.hours)}
 ${table('Last failures', ['Event', 'When', 'Status', 'Error'], failures)}
+${orderingSection(ctx, endpoint, held, base)}
 <h2 id="actions">Actions</h2>
 <form method="post" action="${base}/test-event" class="filters">${csrfField(ctx.csrf)}
   <div><label for="test-type">Event type of the test</label><br><select id="test-type" name="eventType">${admin
@@ -204,6 +207,7 @@ ${policyForm(ctx, endpoint, `${base}/policy`, policyRefusal)}
       },
     ),
     policyRoute(admin, endpointPage),
+    ...orderingRoutes(admin),
     action('enable', async (id) => {
       await admin.updateEndpoint(id, { enabled: true });
       return 'The endpoint is enabled.';
