@@ -9,9 +9,11 @@ import { createOutboxRelay, type OutboxRelay } from '../core/outbox-relay.js';
 import { BUILT_IN_RESOURCES, CORE_RESOURCES } from '../core/resources/built-ins/index.js';
 import type { Resource } from '../core/resources/define.js';
 import { scopeCatalogue } from '../core/resources/scopes.js';
+import { latestApiVersion } from '../core/resources/wire.js';
 import { type Clock, createRuntime, type IdGenerator, type Logger, silentLogger } from '../core/runtime.js';
 import type { Storage } from '../core/storage/index.js';
 import { createTelemetry, type TelemetryOptions, tracedStorage } from '../core/telemetry/index.js';
+import { eventFeedSchema } from '../graphql/event-feed.js';
 import {
   createGraphQLHandler,
   createGraphQLWebSocketServer,
@@ -339,7 +341,11 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
     // Webhook management joins it unless the host brings a schema of its own.
     const schema =
       options.graphql?.schema ??
-      createSchema([resourceSchema(resources), webhooks ? webhookAdminSchema(webhooks.admin) : {}]);
+      createSchema([
+        resourceSchema(resources),
+        webhooks ? webhookAdminSchema(webhooks.admin) : {},
+        eventFeedSchema(feed, { apiVersion: latestApiVersion(everyResource) }),
+      ]);
     const graphql = {
       ...options.graphql,
       schema,
