@@ -24,7 +24,12 @@ export type {
   WireReplace,
   WireSort,
 } from '../core/resources/wire-types.js';
-export { type VerifyOptions, type VerifyResult, verifyWebhook } from '../webhooks/verify.js';
+export {
+  type VerifyOptions,
+  type VerifyResult,
+  verifyWebhook,
+  type WebhookPublicKey,
+} from '../webhooks/verify.js';
 export { type FieldProblem, SwitchboardApiError } from './api-error.js';
 export { type ClientOptions, createSwitchboardClient } from './create-client.js';
 export type { RetryOptions, TransportOptions } from './transport.js';

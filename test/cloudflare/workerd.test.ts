@@ -166,6 +166,11 @@ describe.each(RUNTIMES)('Cloudflare Workers (workerd), $name', (runtime) => {
     expect(await response.json()).toEqual({ signed: true, tampered: 'mismatch' });
   });
 
+  it('makes, seals, signs with and verifies an Ed25519 webhook key (v1a) on workerd', async () => {
+    const response = await fetch(`${workerd.probeUrl}/signature-ed25519`);
+    expect(await response.json()).toEqual({ signature: 'v1a,', signed: true, tampered: 'mismatch' });
+  });
+
   it('retries a failed delivery on a cron trigger, and not before', async () => {
     const endpointId = await createEndpoint('/flaky', ['client.updated']);
     const created = await createClientRecord('retried@example.com');

@@ -1,4 +1,5 @@
 /** Where the runtime has no node:crypto (edge runtimes), webhooks sign and verify with Web Crypto: same bytes. */
+import { generateKeyPairSync } from 'node:crypto';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { signWebhook, verifyWebhook } from '../../src/webhooks/index.js';
 
@@ -38,4 +39,19 @@ describe('webhook signatures without node:crypto', () => {
       expect(await edge.verifyWebhook(tampered)).toMatchObject({ ok: false, reason: 'mismatch' });
     });
   }
+
+  it('ed25519 (v1a): Web Crypto signs the same bytes node:crypto does (Ed25519 is deterministic), and each verifies the other', async () => {
+    const edge = await withoutNodeCrypto();
+    const jwk = generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' });
+    const privateKeys = [{ kty: 'OKP', crv: 'Ed25519', x: jwk.x!, d: jwk.d! }] as const;
+    const signed = { body, privateKeys, eventId: 'evt_1', timestamp: Date.now() / 1000 };
+    const edgeHeaders = await edge.signWebhook(signed);
+    expect(edgeHeaders['webhook-signature']).toMatch(/^v1a,/);
+    expect(edgeHeaders).toEqual(await signWebhook(signed));
+    const publicKeys = { keys: [{ kty: 'OKP', crv: 'Ed25519', x: jwk.x! }] };
+    expect(await verifyWebhook({ body, headers: edgeHeaders, publicKeys })).toMatchObject({ ok: true });
+    expect(await edge.verifyWebhook({ body, headers: edgeHeaders, publicKeys })).toMatchObject({ ok: true });
+    const tampered = { body: body.replace('Zoë', 'Zoe'), headers: edgeHeaders, publicKeys };
+    expect(await edge.verifyWebhook(tampered)).toMatchObject({ ok: false, reason: 'mismatch' });
+  });
 });
