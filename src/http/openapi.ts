@@ -103,6 +103,9 @@ export function buildOpenApiDocument(
         const type = Number(status) >= 400 ? 'application/problem+json' : 'application/json';
         entry.content = { [type]: { schema: { $ref: `#/components/schemas/${name}` } } };
       }
+      for (const [type, description] of Object.entries(response.alternatives ?? {})) {
+        entry.content = { ...(entry.content as Json), [type]: { schema: { type: 'string', description } } };
+      }
       if (response.headers) {
         entry.headers = Object.fromEntries(
           Object.entries(response.headers).map(([h, d]) => [
@@ -199,7 +202,13 @@ function parametersOf(schema: z.ZodType | undefined, where: 'path' | 'query'): J
 }
 
 function headersOf(route: AnyRoute): Json[] {
-  const headers: Json[] = [];
+  const headers: Json[] = Object.entries(route.requestHeaders ?? {}).map(([name, description]) => ({
+    name,
+    in: 'header',
+    required: false,
+    description,
+    schema: { type: 'string' },
+  }));
   if (route.method === 'POST') {
     headers.push({
       name: 'Idempotency-Key',

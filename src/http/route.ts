@@ -55,6 +55,8 @@ export interface RouteResponse {
   readonly name?: string;
   /** Response headers worth documenting, name → description. */
   readonly headers?: Readonly<Record<string, string>>;
+  /** Other media types the answer comes in when the caller asks (`Accept`), e.g. `text/event-stream` → what it carries. */
+  readonly alternatives?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -84,6 +86,8 @@ export interface RouteDefinition<
   readonly params?: P;
   readonly query?: Q;
   readonly body?: RouteBody<B>;
+  /** Request headers the route reads, name → description (documented as header parameters). */
+  readonly requestHeaders?: Readonly<Record<string, string>>;
   readonly responses: Readonly<Record<number, RouteResponse>>;
   readonly handle: (
     context: RouteContext<z.output<P>, z.output<Q>, z.output<B>>,

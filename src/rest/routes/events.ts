@@ -86,11 +86,18 @@ export function eventFeedRoutes(feed: EventFeed, options: EventFeedRouteOptions 
       tags: ['Events'],
       scope: null,
       query: FeedQuery,
+      requestHeaders: {
+        'Last-Event-ID': "The stream's last `id` received: the stream resumes after it (wins over `after`)",
+      },
       responses: {
         200: {
           description: 'A page of events (or, asked for, a text/event-stream of them)',
           schema: FeedPageSchema,
           name: 'EventPage',
+          alternatives: {
+            'text/event-stream':
+              'Server-Sent Events: each event is one frame, `id:` its cursor and `data:` the item as JSON; `: keep-alive` comments while quiet',
+          },
         },
         400: problem('A cursor this feed did not give, an unknown event type, or a limit out of bounds'),
         401: problem('No credentials'),
