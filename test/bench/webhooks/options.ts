@@ -4,7 +4,7 @@ import { positive, UsageError } from '../http/options.js';
 
 export { UsageError };
 
-export const SCENARIO_IDS = ['burst', 'sustained', 'sign', 'fanout'] as const;
+export const SCENARIO_IDS = ['burst', 'sustained', 'sign', 'fanout', 'ordered'] as const;
 export type ScenarioId = (typeof SCENARIO_IDS)[number];
 
 export interface BenchOptions {
@@ -35,7 +35,7 @@ export interface BenchOptions {
 export const USAGE = `usage: npm run bench:webhooks -- [options]
   --only <ids>        comma-separated: ${SCENARIO_IDS.join(', ')} (default all)
   --pg                also every pipeline scenario on PostgreSQL (on when DATABASE_URL is set)
-  --events <n>        events per burst (default 10000)
+  --events <n>        events per burst, and per ordered round (10 per subject) (default 10000)
   --rounds <n>        interleaved burst rounds per sender; sign runs twice as many (default 3)
   --duration <s>      seconds of sustained load (default 60)
   --connections <n>   autocannon connections creating clients (default 50)

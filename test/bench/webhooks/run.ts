@@ -6,6 +6,7 @@
  *   npm run bench:webhooks                                     # everything, in memory
  *   npm run bench:webhooks -- --events 1000 --rounds 2 --duration 5 --endpoints 50   # quicker
  *   npm run bench:webhooks -- --only burst,sign                # some scenarios
+ *   npm run bench:webhooks -- --only ordered --events 2000     # ordered delivery beside unordered
  *   npm run bench:webhooks -- --pg                             # also on PostgreSQL (throwaway cluster)
  *   npm run bench:webhooks -- --pg --only sustained --instances 2   # 2 servers, one database
  *   DATABASE_URL=postgres://… npm run bench:webhooks           # same, on a throwaway database there
@@ -14,7 +15,8 @@
  * Scenarios: burst (a queue of N events drained by the dispatcher vs the fetch loop sending the same
  * signed requests), sustained (creates under load, deliveries keeping up, backlog, exactly once), sign
  * (sign + verify in this process vs standardwebhooks and node:crypto) and fanout (one event to many
- * endpoints, one of them hanging). On a small machine the absolute rates are low: compare ratios.
+ * endpoints, one of them hanging) and ordered (events 10 per subject to an endpoint without ordering and
+ * to one ordered by subject: what ordered delivery costs). On a small machine the absolute rates are low: compare ratios.
  */
 import { writeFile } from 'node:fs/promises';
 import { type BenchDatabase, openBenchDatabase } from '../http/postgres.js';
@@ -22,6 +24,7 @@ import { startServer, stopAll } from '../http/processes.js';
 import { runBurst } from './burst.js';
 import { runFanout } from './fanout.js';
 import { type BenchOptions, parseOptions, USAGE, UsageError } from './options.js';
+import { formatOrdered, runOrdered } from './ordered.js';
 import { stopPeers } from './peer.js';
 import { NO_CHECKS, type PipelineContext, type Stack } from './pipeline.js';
 import {
@@ -48,6 +51,10 @@ const PIPELINE = {
   fanout: async (context: PipelineContext) => {
     const result = await runFanout(context);
     return { lines: formatFanout(result), json: result };
+  },
+  ordered: async (context: PipelineContext) => {
+    const result = await runOrdered(context);
+    return { lines: formatOrdered(result), json: result };
   },
 } as const;
 
