@@ -83,7 +83,7 @@ export function webhookAdminRoutes(admin: WebhookAdmin): AnyRoute[] {
       operationId: 'createWebhookEndpoint',
       summary: 'Register a webhook endpoint',
       description:
-        'Answers the signing secret once; store it in the receiver. Only https URLs are accepted. The endpoint is pinned to the API version it is registered on (`apiVersion`, unless the body names another): its deliveries carry records as that version’s GET answers them.',
+        'Answers the signing secret once; store it in the receiver. Only https URLs are accepted. The endpoint is pinned to the API version it is registered on (`apiVersion`, unless the body names another): its deliveries carry records as that version’s GET answers them. Its delivery policy is optional: `payload` (`thin`: ids only), `retrySchedule`, `maxPerSecond` and `headers`.',
       tags,
       scope: WRITE,
       body: { schema: EndpointCreateInput, name: 'WebhookEndpointCreate' },
@@ -117,7 +117,7 @@ export function webhookAdminRoutes(admin: WebhookAdmin): AnyRoute[] {
       operationId: 'updateWebhookEndpoint',
       summary: 'Change a webhook endpoint',
       description:
-        'Only the fields sent change. `enabled: true` re-enables an endpoint that was disabled and clears its failure record. `apiVersion` moves a receiver to another version’s record shapes, from the next event on (deliveries already made keep their body).',
+        'Only the fields sent change. `enabled: true` re-enables an endpoint that was disabled and clears its failure record. `apiVersion` moves a receiver to another version’s record shapes, from the next event on (deliveries already made keep their body). `null` puts `retrySchedule`, `maxPerSecond` or `headers` back to the default; `headers` is merged (a name set, a null one removed, the mask `••••••••` keeping the value). Enabling or disabling an endpoint is announced (`webhook_endpoint.enabled`, `webhook_endpoint.disabled`).',
       tags,
       scope: WRITE,
       params: endpointParams,
@@ -162,7 +162,7 @@ export function webhookAdminRoutes(admin: WebhookAdmin): AnyRoute[] {
       operationId: 'rotateWebhookSecret',
       summary: 'Rotate the signing secret',
       description:
-        'Makes a new secret and answers it once. The previous one keeps signing alongside it for `overlapSeconds` (default 24 h), so receivers can switch without downtime.',
+        'Makes a new secret and answers it once. The previous one keeps signing alongside it for `overlapSeconds` (default 24 h), so receivers can switch without downtime. A `webhook_endpoint.secret_rotated` event (never the secret) says so.',
       tags,
       scope: WRITE,
       params: endpointParams,
