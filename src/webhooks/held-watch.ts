@@ -1,6 +1,6 @@
 import { newEvent } from '../core/domain/context.js';
 import { type Clock, type IdGenerator, isoAt, isoOrNull, type Logger } from '../core/runtime.js';
-import type { Storage, WebhookEndpointRecord, WebhookHeldSubject } from '../core/storage/index.js';
+import type { Storage, WebhookEndpointRecord, WebhookHeldSubjectRecord } from '../core/storage/index.js';
 
 /** The event that says an ordered endpoint's subject has been held longer than the threshold. */
 export const WEBHOOK_SUBJECT_HELD = 'webhook_subject.held';
@@ -32,7 +32,7 @@ export function createHeldWatch(options: HeldWatchOptions): { maybeCheck(now: nu
   let nextAt = 0;
   let checking = false;
 
-  async function announce(endpoint: WebhookEndpointRecord, held: WebhookHeldSubject, now: number) {
+  async function announce(endpoint: WebhookEndpointRecord, held: WebhookHeldSubjectRecord, now: number) {
     const { blocking } = held;
     const data = {
       endpointId: endpoint.id,

@@ -27,6 +27,7 @@ export {
   type WebhookDelivery,
   type WebhookEndpoint,
   type WebhookEndpointWithSecret,
+  type WebhookHeldSubject,
 } from './admin-service.js';
 export {
   WebhookAttemptSchema,
@@ -35,6 +36,7 @@ export {
   WebhookEndpointSchema,
   WebhookEndpointWithSecretSchema,
   WebhookEventTypesSchema,
+  WebhookHeldSubjectSchema,
 } from './admin-wire.js';
 export { MASKED_HEADER_VALUE } from './custom-headers.js';
 export { createWebhookDispatcher, type WebhookDispatcher } from './dispatcher.js';

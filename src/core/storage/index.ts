@@ -59,7 +59,7 @@ export type {
   WebhookEndpointRecord,
   WebhookEndpointStore,
   WebhookFinish,
-  WebhookHeldSubject,
+  WebhookHeldSubjectRecord,
   WebhookOrdering,
   WebhookPayloadMode,
   WebhookSecretRecord,

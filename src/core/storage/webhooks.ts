@@ -178,7 +178,7 @@ export interface WebhookDeliveryRecord {
  * A subject of an ordered endpoint whose events wait: its first pending delivery failed at least once
  * and is waiting for a retry (or in flight again), and later deliveries of the subject wait behind it.
  */
-export interface WebhookHeldSubject {
+export interface WebhookHeldSubjectRecord {
   readonly subject: string;
   /** The subject's pending delivery with the lowest sequence: what the others wait for. */
   readonly blocking: WebhookDeliveryRecord;
@@ -318,10 +318,10 @@ export interface WebhookDeliveryStore {
    */
   erase(erasure: Erasure): Promise<number>;
   /**
-   * The endpoint's held subjects (see {@link WebhookHeldSubject}), longest held first (by `since`, then
+   * The endpoint's held subjects (see {@link WebhookHeldSubjectRecord}), longest held first (by `since`, then
    * subject), at most `limit`. Whether the endpoint is ordered is the caller's to check.
    */
-  listHeld(endpointId: string, limit: number): Promise<WebhookHeldSubject[]>;
+  listHeld(endpointId: string, limit: number): Promise<WebhookHeldSubjectRecord[]>;
   /**
    * Makes a pending delivery dead without an attempt (an operator skipping the event that holds its
    * subject): its lease ends (an attempt in flight then cannot record its outcome), `lastError` is

@@ -1,4 +1,4 @@
-import type { WebhookDeliveryRecord, WebhookHeldSubject } from '../../core/storage/index.js';
+import type { WebhookDeliveryRecord, WebhookHeldSubjectRecord } from '../../core/storage/index.js';
 
 /**
  * `listHeld` over an endpoint's pending deliveries grouped by subject (each group in sequence order): a
@@ -7,8 +7,8 @@ import type { WebhookDeliveryRecord, WebhookHeldSubject } from '../../core/stora
 export function heldSubjects(
   groups: readonly (readonly WebhookDeliveryRecord[])[],
   limit: number,
-): WebhookHeldSubject[] {
-  const held: WebhookHeldSubject[] = [];
+): WebhookHeldSubjectRecord[] {
+  const held: WebhookHeldSubjectRecord[] = [];
   for (const [blocking, ...waiting] of groups) {
     if (!blocking || waiting.length === 0 || blocking.attempts < 1) continue;
     const since = Math.min(...waiting.map((d) => d.createdAt));
