@@ -41,13 +41,16 @@ export interface SignOptions {
 }
 
 /**
- * Signs a webhook body and returns the headers to send with it (including `content-type`): node:crypto's
- * HMAC where the runtime has it, Web Crypto elsewhere, so it runs on every runtime.
+ * Signs a webhook body and returns the headers to send with it (including `content-type`): HMAC with
+ * `secrets`, or Ed25519 (`v1a`) with `privateKeys`; node:crypto where the runtime has it, Web Crypto
+ * elsewhere, so it runs on every runtime.
  *
  * @example
  * const headers = await signWebhook({ body, secrets: [secret], eventId: 'evt_1', timestamp: 1767225600 });
  * // { 'content-type': 'application/json', 'x-event-id': 'evt_1', 'x-timestamp': '1767225600',
  * //   'x-signature': 'sha256=5d41…' }
+ * const signed = await signWebhook({ body, privateKeys: [jwk], eventId: 'evt_1', timestamp: 1767225600 });
+ * // { …, 'webhook-id': 'evt_1', 'webhook-timestamp': '1767225600', 'webhook-signature': 'v1a,…' }
  */
 export async function signWebhook(options: SignOptions): Promise<Record<string, string>> {
   const { body, secrets = [], privateKeys = [] } = options;

@@ -56,9 +56,10 @@ export interface VerifyOptions {
 const fail = (reason: VerifyFailureReason, message: string): VerifyResult => ({ ok: false, reason, message });
 
 /**
- * Verifies a signed webhook: recomputes the HMAC-SHA256 over the raw bytes with each secret, compares
- * in constant time, and checks the timestamp is within the tolerance both ways. Never throws on bad
- * input; a failure says why.
+ * Verifies a signed webhook: recomputes the HMAC-SHA256 over the raw bytes with each secret and
+ * compares in constant time, or with `publicKeys` checks the Ed25519 `v1a` signatures against each
+ * key; and checks the timestamp is within the tolerance both ways. Never throws on bad input; a failure
+ * says why.
  *
  * @example
  * const body = new Uint8Array(await request.arrayBuffer());
