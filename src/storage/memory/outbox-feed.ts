@@ -75,15 +75,14 @@ export function pruneFeed(
   before: number,
 ): number {
   let removed = 0;
-  while (feed.placed.length > 0) {
-    const { position, id } = feed.placed[0]!;
+  for (const { position, id } of feed.placed) {
     const event = eventOf(id);
     if (feed.pending.has(id) || (event && Date.parse(event.occurredAt) >= before)) break;
-    feed.placed.shift();
     remove(id);
     feed.horizon = position;
     removed++;
   }
+  feed.placed.splice(0, removed);
   return removed;
 }
 
