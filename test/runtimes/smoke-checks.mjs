@@ -39,6 +39,11 @@ export async function smokeChecks(options) {
     method: 'POST',
     body: JSON.stringify({ url: receiverUrl, eventTypes: ['client.*'] }),
   });
+  // The same receiver again, signed with the deployment's Ed25519 key (Standard Webhooks v1a).
+  const ed25519Endpoint = await json('/api/v1/webhook-endpoints', {
+    method: 'POST',
+    body: JSON.stringify({ url: receiverUrl, eventTypes: ['client.*'], signature: 'ed25519' }),
+  });
 
   // REST: create, read, list.
   const email = `${runtime}@example.com`;
@@ -59,14 +64,33 @@ export async function smokeChecks(options) {
   const handshakeWithoutSubProtocol = (await handshake(`${base}/graphql`, 'graphql-ws')).status;
   const oauth = await oauthChecks({ base, json });
 
-  // Webhooks: both creates arrive, signed; the same delivery with its body changed is refused.
-  await until('the webhook deliveries', () => hooks.length >= 2, { ms: 15_000 });
+  // Webhooks: both creates arrive at each endpoint, signed; the same delivery with its body changed is
+  // refused. The ed25519 ones verify with the key set the server publishes.
+  await until('the webhook deliveries', () => hooks.length >= 4, { ms: 15_000 });
+  const headerOf = (hook, name) =>
+    typeof hook.headers.get === 'function' ? hook.headers.get(name) : hook.headers[name];
+  const signedV1a = (hook) => (headerOf(hook, 'webhook-signature') ?? '').startsWith('v1a,');
+  const hmacHooks = hooks.filter((hook) => !signedV1a(hook));
+  const v1aHooks = hooks.filter(signedV1a);
   const verify = (hook, body = hook.body) =>
     verifyWebhook({ body, headers: hook.headers, secrets: [endpoint.body.secret] });
   const delivered = await Promise.all(
-    hooks.map(async (hook) => ({ event: JSON.parse(hook.body).event, verified: (await verify(hook)).ok })),
+    hmacHooks.map(async (hook) => ({
+      event: JSON.parse(hook.body).event,
+      verified: (await verify(hook)).ok,
+    })),
   );
-  const tampered = await verify(hooks[0], `${hooks[0].body} `);
+  const tampered = await verify(hmacHooks[0], `${hmacHooks[0].body} `);
+  const keySet = await (await fetch(`${base}/.well-known/webhook-keys`)).json();
+  const verifyV1a = (hook, body = hook.body) =>
+    verifyWebhook({ body, headers: hook.headers, publicKeys: keySet });
+  const deliveredV1a = await Promise.all(
+    v1aHooks.map(async (hook) => ({
+      event: JSON.parse(hook.body).event,
+      verified: (await verifyV1a(hook)).ok,
+    })),
+  );
+  const tamperedV1a = await verifyV1a(v1aHooks[0], `${v1aHooks[0].body} `);
 
   return {
     rest: {
@@ -82,6 +106,12 @@ export async function smokeChecks(options) {
       endpoint: endpoint.status,
       delivered,
       tampered: tampered.ok ? 'accepted' : tampered.reason,
+      ed25519: {
+        endpoint: ed25519Endpoint.status,
+        keys: keySet.keys.length,
+        delivered: deliveredV1a,
+        tampered: tamperedV1a.ok ? 'accepted' : tamperedV1a.reason,
+      },
     },
   };
 }

@@ -56,6 +56,15 @@ export function expectSmokeFindings(
         { event: 'client.created', verified: true },
       ],
       tampered: 'mismatch',
+      ed25519: {
+        endpoint: 201,
+        keys: 1,
+        delivered: [
+          { event: 'client.created', verified: true },
+          { event: 'client.created', verified: true },
+        ],
+        tampered: 'mismatch',
+      },
     },
   };
   expect(findings).toStrictEqual(expected);
