@@ -42,6 +42,7 @@ export {
   type SubscribeOptions,
   type TopicListener,
 } from './core/event-bus.js';
+export type { EventFeedConfig } from './core/event-feed/index.js';
 export { type DomainEvent, matchesEventType } from './core/events.js';
 export {
   createOutboxRelay,

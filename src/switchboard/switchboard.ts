@@ -4,7 +4,7 @@ import { createDomain, type Domain } from '../core/domain/index.js';
 import { renderProblemPage } from '../core/error-catalogue.js';
 import { SwitchboardError } from '../core/errors.js';
 import { createMemoryEventBus, type EventBus } from '../core/event-bus.js';
-import { createEventFeed } from '../core/event-feed/index.js';
+import { createEventFeed, type EventFeedConfig } from '../core/event-feed/index.js';
 import { createOutboxRelay, type OutboxRelay } from '../core/outbox-relay.js';
 import { BUILT_IN_RESOURCES, CORE_RESOURCES } from '../core/resources/built-ins/index.js';
 import type { Resource } from '../core/resources/define.js';
@@ -162,6 +162,13 @@ export interface SwitchboardOptions {
    * the same authentication, scopes and budgets as REST (docs/mcp.md); `false` leaves it out.
    */
   readonly mcp?: McpConfig | false;
+  /**
+   * The durable event feed (docs/events.md): `GET /events` in every REST version (pages, or Server-Sent
+   * Events that resume after `Last-Event-ID`) and GraphQL's `events` connection, behind each event
+   * type's scope; `false` leaves it out. How long events stay readable is the storage's
+   * `eventRetentionMs`.
+   */
+  readonly events?: EventFeedConfig | false;
   /**
    * Where OpenTelemetry spans and metrics go (docs/operations.md): by default the SDK registered
    * globally, and nothing at all when none is. A span per request, GraphQL operation, storage
@@ -327,13 +334,17 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
         });
 
   // The durable event feed: the webhooks' catalogue, each type read with its scope (docs/events.md).
-  const feed = createEventFeed(runtime, {
-    services: Object.values(domain.resources),
-    otherTypes: Object.fromEntries(
-      (webhooks?.admin.eventTypes() ?? []).map((type) => [type, WEBHOOK_READ_SCOPE]),
-    ),
-    bus,
-  });
+  const feed =
+    options.events === false
+      ? undefined
+      : createEventFeed(runtime, {
+          services: Object.values(domain.resources),
+          otherTypes: Object.fromEntries(
+            (webhooks?.admin.eventTypes() ?? []).map((type) => [type, WEBHOOK_READ_SCOPE]),
+          ),
+          bus,
+          ...(options.events?.pollMs === undefined ? {} : { pollMs: options.events.pollMs }),
+        });
 
   let graphqlWebSocket: GraphQLWebSocketServer | undefined;
   if (options.graphql !== false) {
@@ -344,7 +355,7 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
       createSchema([
         resourceSchema(resources),
         webhooks ? webhookAdminSchema(webhooks.admin) : {},
-        eventFeedSchema(feed, { apiVersion: latestApiVersion(everyResource) }),
+        feed ? eventFeedSchema(feed, { apiVersion: latestApiVersion(everyResource) }) : {},
       ]);
     const graphql = {
       ...options.graphql,
@@ -401,7 +412,8 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
     const { versions, ...rest } = options.rest ?? {};
     // Webhook management is part of every REST version: served there with the version's headers
     // (deprecation included) and listed in its OpenAPI document.
-    const routes = [...(webhooks?.fetch.routes ?? []), ...eventFeedRoutes(feed), ...(rest.routes ?? [])];
+    const feedRoutes = feed ? eventFeedRoutes(feed, { ...options.events, authenticate, logger }) : [];
+    const routes = [...(webhooks?.fetch.routes ?? []), ...feedRoutes, ...(rest.routes ?? [])];
     const shared = {
       ...rest,
       domain,

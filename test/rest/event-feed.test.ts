@@ -5,7 +5,13 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Storage } from '../../src/index.js';
-import { BUILT_IN_RESOURCES, CORE_RESOURCES, createSwitchboard, type Switchboard } from '../../src/index.js';
+import {
+  BUILT_IN_RESOURCES,
+  CORE_RESOURCES,
+  createSwitchboard,
+  type Switchboard,
+  SwitchboardError,
+} from '../../src/index.js';
 import { type NodeServer, serve } from '../../src/node/index.js';
 import { createMemoryStorage } from '../../src/storage/memory/index.js';
 import { createPostgresStorage } from '../../src/storage/postgres/index.js';
@@ -189,5 +195,54 @@ describe.each(adapters)('the event feed on %s', (_name, makeStorage) => {
     const bad = await get('/events', { headers: { ...sse, 'last-event-id': 'nope' } });
     expect(bad.status).toBe(400);
     expect(await bad.json()).toMatchObject({ errors: [{ field: 'Last-Event-ID', code: 'invalid_cursor' }] });
+  });
+});
+
+describe('the event feed’s settings', () => {
+  it('ends a stream once its credentials are no longer accepted', async () => {
+    const revoked = new Set<string>();
+    const switchboard = createSwitchboard({
+      authenticate: async (request) => {
+        if (revoked.has(request.headers.get('authorization') ?? '')) {
+          throw new SwitchboardError('unauthorized', 'The API key was revoked.');
+        }
+        return testAuthenticate(request);
+      },
+      rateLimits: false,
+      console: false,
+      events: { credentialCheckMs: 50 },
+    });
+    const server = await serve({ fetch: switchboard.fetch, port: 0 });
+    try {
+      const token = 'Bearer scopes:crm.clients.read';
+      const stream = await fetch(`${server.url}/api/v1/events`, {
+        headers: { authorization: token, accept: 'text/event-stream' },
+      });
+      expect(stream.status).toBe(200);
+      const frames = sseFrames(stream);
+      await switchboard.domain.clients.create({ name: 'Ada', email: 'ada@example.com' });
+      expect((await frames.next()).done).toBe(false);
+      revoked.add(token);
+      expect((await frames.next()).done).toBe(true);
+    } finally {
+      await server.close();
+      await switchboard.close();
+    }
+  });
+
+  it('is left out with events: false', async () => {
+    const switchboard = createSwitchboard({ authenticate: testAuthenticate, console: false, events: false });
+    const page = await switchboard.fetch(
+      new Request('http://localhost/api/v1/events', { headers: { authorization: 'Bearer admin' } }),
+    );
+    expect(page.status).toBe(404);
+    const graphql = await switchboard.fetch(
+      new Request('http://localhost/graphql', {
+        method: 'POST',
+        headers: { authorization: 'Bearer admin', 'content-type': 'application/json' },
+        body: JSON.stringify({ query: '{ events { pageInfo { endCursor } } }' }),
+      }),
+    );
+    expect(JSON.stringify(await graphql.json())).toContain('Cannot query field \\"events\\"');
   });
 });

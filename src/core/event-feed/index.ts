@@ -4,6 +4,7 @@
  */
 export type { FeedAccess, FeedCatalogue } from './access.js';
 export { feedCatalogue } from './access.js';
+export type { EventFeedConfig } from './config.js';
 export { decodeCursor, encodeCursor } from './cursor.js';
 export type { EventFeed, EventFeedOptions, FeedPage, FeedQuery } from './feed.js';
 export { createEventFeed } from './feed.js';

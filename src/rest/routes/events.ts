@@ -3,16 +3,19 @@
  * `Accept: text/event-stream`, as a stream that resumes exactly after `Last-Event-ID`.
  */
 import { z } from 'zod';
-import type { EventFeed } from '../../core/event-feed/index.js';
+import type { Authenticate } from '../../core/auth.js';
+import type { EventFeed, EventFeedConfig } from '../../core/event-feed/index.js';
+import type { Logger } from '../../core/runtime.js';
+import { createCredentialWatch, type Watched } from '../../http/credential-watch.js';
 import { eventStreamResponse } from '../../http/event-stream-response.js';
 import { json } from '../../http/responses.js';
 import { type AnyRoute, defineRoute } from '../../http/route.js';
 import { ProblemSchema } from '../../http/schemas.js';
 
-/** Options of {@link eventFeedRoutes}. */
-export interface EventFeedRouteOptions {
-  /** How long a quiet stream waits before it sends a keep-alive comment (default 15 s). */
-  readonly keepAliveMs?: number;
+/** Options of {@link eventFeedRoutes}: the settings, and how open streams' credentials are checked again. */
+export interface EventFeedRouteOptions extends Pick<EventFeedConfig, 'keepAliveMs' | 'credentialCheckMs'> {
+  readonly authenticate: Authenticate;
+  readonly logger: Logger;
 }
 
 const DEFAULT_LIMIT = 50;
@@ -67,10 +70,15 @@ const problem = (description: string) => ({ description, schema: ProblemSchema, 
  * decision (the scopes of each type, a user's own client's only), 403 when it may read none.
  *
  * @example
- * const routes = eventFeedRoutes(createEventFeed(runtime, { services, bus }));
+ * const routes = eventFeedRoutes(createEventFeed(runtime, { services, bus }), { authenticate, logger });
  */
-export function eventFeedRoutes(feed: EventFeed, options: EventFeedRouteOptions = {}): AnyRoute[] {
+export function eventFeedRoutes(feed: EventFeed, options: EventFeedRouteOptions): AnyRoute[] {
   const keepAliveMs = options.keepAliveMs ?? 15_000;
+  const watch = createCredentialWatch({
+    authenticate: options.authenticate,
+    intervalMs: options.credentialCheckMs ?? 30_000,
+    logger: options.logger,
+  });
   return [
     defineRoute({
       method: 'GET',
@@ -121,7 +129,14 @@ export function eventFeedRoutes(feed: EventFeed, options: EventFeedRouteOptions 
           after: lastEventId ?? query.after,
           cursorFrom: lastEventId === undefined ? 'after' : 'Last-Event-ID',
         });
-        const end = (): void => void items.return?.();
+        // Ends when the reader goes, or when its credentials stop being accepted (revoked, expired).
+        const credential = request.headers.get('authorization');
+        const connection: Watched = { request: () => request, revoked: () => void items.return?.() };
+        const end = (): void => {
+          watch.unwatch(credential, connection);
+          void items.return?.();
+        };
+        watch.watch(credential, connection);
         request.signal.addEventListener('abort', end, { once: true });
         return eventStreamResponse(items, {
           frame: (item) => `id: ${item.cursor}\ndata: ${JSON.stringify(item)}\n\n`,
