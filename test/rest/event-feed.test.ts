@@ -246,3 +246,28 @@ describe('the event feed’s settings', () => {
     expect(JSON.stringify(await graphql.json())).toContain('Cannot query field \\"events\\"');
   });
 });
+
+describe('a quiet event stream', () => {
+  it('sends keep-alive comments at the interval asked for', async () => {
+    const switchboard = createSwitchboard({
+      authenticate: testAuthenticate,
+      rateLimits: false,
+      console: false,
+      events: { keepAliveMs: 50 },
+    });
+    const server = await serve({ fetch: switchboard.fetch, port: 0 });
+    try {
+      const stream = await fetch(`${server.url}/api/v1/events`, {
+        headers: { authorization: 'Bearer admin', accept: 'text/event-stream' },
+      });
+      const reader = stream.body!.pipeThrough(new TextDecoderStream()).getReader();
+      let text = '';
+      while (!text.includes(': keep-alive\n\n')) text += (await reader.read()).value ?? '';
+      expect(text.startsWith(': connected\n\n')).toBe(true);
+      await reader.cancel();
+    } finally {
+      await server.close();
+      await switchboard.close();
+    }
+  });
+});
