@@ -91,6 +91,7 @@ async function main(config: ServerConfig): Promise<void> {
     `  Authorize        ${base}/oauth/authorize`,
     `  Token            ${base}/oauth/token`,
     `  Webhooks         ${base}/api/v2/webhook-endpoints  (${webhookMode(config)})`,
+    `  Event feed       ${base}/api/v2/events  (pages with ?after=, or Server-Sent Events; docs/events.md)`,
     `  Console          ${base}/console  (sign in with the admin API key below)`,
     `  Liveness         ${base}/healthz`,
     `  Readiness        ${base}/readyz`,
