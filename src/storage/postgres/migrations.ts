@@ -562,6 +562,7 @@ export const MIGRATIONS: readonly Migration[] = [
           DECLARE
             last bigint;
             placed bigint;
+            top bigint;
           BEGIN
             IF NOT EXISTS (SELECT 1 FROM switchboard_outbox WHERE position IS NULL) THEN
               RETURN 0;
@@ -571,10 +572,13 @@ export const MIGRATIONS: readonly Migration[] = [
             SELECT last_position INTO last FROM switchboard_event_feed FOR UPDATE;
             WITH todo AS (
               SELECT seq, row_number() OVER (ORDER BY seq) AS n FROM switchboard_outbox
-              WHERE position IS NULL ORDER BY seq LIMIT $1)
-            UPDATE switchboard_outbox o SET position = last + todo.n FROM todo WHERE o.seq = todo.seq;
-            GET DIAGNOSTICS placed = ROW_COUNT;
-            UPDATE switchboard_event_feed SET last_position = last + placed;
+              WHERE position IS NULL ORDER BY seq LIMIT $1),
+            numbered AS (
+              UPDATE switchboard_outbox o SET position = last + todo.n FROM todo WHERE o.seq = todo.seq
+              RETURNING o.position)
+            SELECT count(*), max(position) INTO placed, top FROM numbered;
+            -- The highest number given, not the count: the next turn never reuses one.
+            UPDATE switchboard_event_feed SET last_position = GREATEST(last, COALESCE(top, last));
             RETURN placed;
           END
           $place$;`,
