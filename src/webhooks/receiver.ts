@@ -6,7 +6,7 @@ import { jsonResponse } from '../http/json.js';
 import { problemResponse } from '../http/problem.js';
 import { createBackgroundQueue } from './background-queue.js';
 import type { SignatureScheme, SignedContent } from './sign.js';
-import { verifyWebhook } from './verify.js';
+import { type VerifyOptions, verifyWebhook } from './verify.js';
 
 /** A verified webhook, handed to `onEvent`. */
 export interface ReceivedWebhook {
@@ -32,7 +32,12 @@ export interface ReceiveContext {
 /** Options of {@link createWebhookReceiver}: the secrets, where processed event ids are kept, the handler. */
 export interface WebhookReceiverOptions {
   /** Every secret currently valid (several during a rotation). */
-  readonly secrets: readonly string[];
+  readonly secrets?: readonly string[];
+  /**
+   * For an `ed25519` endpoint instead of `secrets`: the sender's key set (`/.well-known/webhook-keys`
+   * as fetched) or its keys; the scheme is then `standard` and `webhook-id` is the event id.
+   */
+  readonly publicKeys?: VerifyOptions['publicKeys'];
   /** Where processed event ids are kept, e.g. `storage.idempotency`. */
   readonly idempotency: IdempotencyStore;
   /** Processes one event, once. Throwing answers 500, so the sender retries and it runs again. */
@@ -151,6 +156,7 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
       body,
       headers: request.headers,
       secrets: options.secrets,
+      publicKeys: options.publicKeys,
       scheme: options.scheme,
       content: options.content,
       signatureHeader: options.signatureHeader,
@@ -166,7 +172,7 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
     }
     const payload = parse(body);
     const id =
-      options.scheme === 'standard'
+      options.scheme === 'standard' || options.publicKeys !== undefined
         ? verified.eventId
         : (stringField(payload, 'event_id') ?? verified.eventId);
     const type = stringField(payload, 'event') ?? stringField(payload, 'type');

@@ -9,7 +9,8 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSwitchboard, type Switchboard } from '../../src/index.js';
 import { type NodeServer, serve } from '../../src/node/index.js';
-import { verifyWebhook } from '../../src/webhooks/index.js';
+import { createMemoryStorage } from '../../src/storage/memory/index.js';
+import { createWebhookReceiver, verifyWebhook } from '../../src/webhooks/index.js';
 import { bothStorages } from '../setup/database.js';
 import { until } from '../support/until.js';
 
@@ -153,6 +154,24 @@ describe.each(bothStorages())('ed25519 webhook signatures on %s', (_, makeStorag
       scheme: 'standard',
     });
     expect(hmac).toMatchObject({ ok: false, reason: 'malformed' });
+  });
+
+  it('createWebhookReceiver takes the key set: it processes the delivery once and refuses it tampered', async () => {
+    const got = await delivery();
+    const processed: string[] = [];
+    const receive = createWebhookReceiver({
+      publicKeys: { keys: await keySet() },
+      idempotency: createMemoryStorage().idempotency,
+      onEvent: (event) => {
+        processed.push(event.id);
+      },
+    });
+    const send = (body: string) =>
+      receive(new Request('http://receiver.test/hooks', { method: 'POST', headers: got.headers, body }));
+    expect((await send(got.body)).status).toBe(200);
+    expect((await send(got.body)).status).toBe(200);
+    expect(processed).toEqual([got.headers.get('webhook-id')]);
+    expect((await send(got.body.replace('Grace', 'Grac3'))).status).toBe(401);
   });
 
   it('the standardwebhooks npm package verifies v1 only: it skips the v1a entry', async () => {
