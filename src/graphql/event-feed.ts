@@ -28,6 +28,8 @@ const typeDefs = /* GraphQL */ `
     sequence: Int
     "The event's data as JSON text: its records as the current API version shows them."
     data: String!
+    "True when the client it is about was deleted and erased: data keeps only the ids."
+    redacted: Boolean!
   }
 
   type FeedEventEdge {
@@ -108,5 +110,6 @@ function nodeOf(item: FeedItem) {
     subject: item.subject ?? null,
     sequence: item.sequence ?? null,
     data: JSON.stringify(item.data),
+    redacted: item.redacted === true,
   };
 }

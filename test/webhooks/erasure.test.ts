@@ -122,6 +122,12 @@ describe.each([
       oauth: { adminApiKey: ADMIN },
       webhooks: { outbound: { allowHttp: true, allowPrivateAddresses: true } },
       relayIntervalMs: 50,
+      rest: {
+        versions: [
+          { basePath: '/api/v1', apiVersion: 1 },
+          { basePath: '/api/v2', apiVersion: 2 },
+        ],
+      },
     });
     switchboard.start();
     server = await serve({ fetch: switchboard.fetch, port: 0, shutdownSignals: [] });
@@ -160,6 +166,35 @@ describe.each([
     expect(await search(storage, ada)).toBe(0);
     // Another client's data stays.
     expect(await search(storage, grace)).toBeGreaterThan(0);
+  });
+
+  it('shows the client’s events in the feed as tombstones, over REST and GraphQL', async () => {
+    const response = await fetch(`${server.url}/api/v2/events?limit=100`, {
+      headers: { authorization: `Bearer ${ADMIN}` },
+    });
+    const { items } = (await response.json()) as { items: Json[] };
+    const adas = items.filter((i) => (i.data as Json).id === adaId || (i.data as Json).clientId === adaId);
+    expect(adas.map((i) => i.event)).toEqual([
+      'client.created',
+      'order.created',
+      'client.updated',
+      'client.deleted',
+    ]);
+    for (const item of adas) expect(item.redacted).toBe(true);
+    expect(adas[1]!.data).toEqual({ id: expect.any(String), clientId: adaId });
+    expect(JSON.stringify(items)).not.toContain(ada);
+    expect(JSON.stringify(items)).toContain(grace);
+
+    const graphql = await fetch(`${server.url}/graphql`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ events(first: 100) { edges { node { type redacted data } } } }' }),
+    });
+    const nodes = (
+      (await graphql.json()) as { data: { events: { edges: { node: Json }[] } } }
+    ).data.events.edges.map((e) => e.node);
+    expect(nodes.filter((n) => n.redacted).map((n) => n.type)).toEqual(adas.map((i) => i.event));
+    expect(JSON.stringify(nodes)).not.toContain(ada);
   });
 
   it('sends client.deleted as a tombstone, and what was pending without the e-mail, and stores none of it', async () => {

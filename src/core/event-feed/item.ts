@@ -14,6 +14,8 @@ export interface FeedItem {
   readonly subject?: string;
   readonly sequence?: number;
   readonly data: Readonly<Record<string, unknown>>;
+  /** A tombstone: its client was erased, `data` keeps ids only (as its webhooks carry it). */
+  readonly redacted?: true;
   readonly cursor: string;
 }
 
@@ -30,7 +32,9 @@ export function feedItem(
     created_at: event.occurredAt,
     ...(event.subject !== undefined ? { subject: event.subject } : {}),
     ...(event.sequence !== undefined ? { sequence: event.sequence } : {}),
-    data: resource ? eventDataIn(resource, event.data, apiVersion) : event.data,
+    // A tombstone's ids are the same in every version: there is no record left to shape.
+    data: resource && !event.redacted ? eventDataIn(resource, event.data, apiVersion) : event.data,
+    ...(event.redacted ? { redacted: true as const } : {}),
     cursor: encodeCursor(position),
   };
 }

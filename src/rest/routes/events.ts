@@ -35,6 +35,10 @@ const FeedItemSchema = z
     data: z.record(z.string(), z.unknown()).meta({
       description: "The record as this version's GET shows it, as webhooks pinned to this version are sent",
     }),
+    redacted: z.literal(true).optional().meta({
+      description:
+        'Present when the client the event is about was deleted and erased: `data` keeps only the ids (docs/webhooks.md, Retention and erasure)',
+    }),
     cursor: z.string().meta({ description: 'Read on after this event: pass it as `after`' }),
   })
   .meta({ description: 'An event: the body of its webhook in this API version, and its cursor' });
