@@ -41,6 +41,14 @@ export interface SmokeFindings {
     readonly delivered: readonly { readonly event: string; readonly verified: boolean }[];
     /** Why the first delivery, its body changed, was refused (`accepted` if it was not). */
     readonly tampered: string;
+    /** The same for the endpoint signed with ed25519 (v1a), verified with the published key set. */
+    readonly ed25519: {
+      readonly endpoint: number;
+      /** How many keys `/.well-known/webhook-keys` lists. */
+      readonly keys: number;
+      readonly delivered: readonly { readonly event: string; readonly verified: boolean }[];
+      readonly tampered: string;
+    };
   };
 }
 
