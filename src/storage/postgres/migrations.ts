@@ -578,7 +578,9 @@ export const MIGRATIONS: readonly Migration[] = [
               RETURNING o.position)
             SELECT count(*), max(position) INTO placed, top FROM numbered;
             -- The highest number given, not the count: the next turn never reuses one.
-            UPDATE switchboard_event_feed SET last_position = GREATEST(last, COALESCE(top, last));
+            IF placed > 0 THEN
+              UPDATE switchboard_event_feed SET last_position = top;
+            END IF;
             RETURN placed;
           END
           $place$;`,

@@ -65,9 +65,11 @@ const ERASED_DATA = `COALESCE((SELECT json_object_agg(e.key, e.value ORDER BY e.
  * `erase` in one statement: the outbox's events of the client, and the bus's copies of them kept for
  * listeners that reconnect (ten minutes of them), which are the event log too.
  */
-const ERASE = `WITH erased AS (
-    UPDATE switchboard_outbox SET data = ${ERASED_DATA}, redacted_at = $3
-    WHERE owner = $1 AND redacted_at IS NULL RETURNING 1
+const ERASE = `WITH locked AS (
+    SELECT seq FROM switchboard_outbox WHERE owner = $1 AND redacted_at IS NULL ORDER BY seq FOR UPDATE
+  ), erased AS (
+    UPDATE switchboard_outbox o SET data = ${ERASED_DATA}, redacted_at = $3 FROM locked
+    WHERE o.seq = locked.seq RETURNING 1
   ), bus AS (
     UPDATE switchboard_bus_events SET data = ${ERASED_DATA} WHERE owner = $1
   )
@@ -136,6 +138,9 @@ export function postgresOutboxStore(db: Database): OutboxStore {
     },
 
     async claim({ now, limit, leaseMs }) {
+      // Events committed since are numbered for the feed before the relay wakes its readers on the bus,
+      // so their reads rarely find any left to number (and take no turn).
+      await db.rows(PLACE);
       const rows = await db.rows<EventRow & { seq: string }>(CLAIM, [now, limit, now + leaseMs]);
       // UPDATE … RETURNING does not keep the CTE's order.
       return rows.sort((a, b) => Number(a.seq) - Number(b.seq)).map(toEvent);
