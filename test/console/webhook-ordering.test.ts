@@ -85,6 +85,8 @@ describe('an ordered endpoint in the console', () => {
     expect(await ask.text()).toContain(`Skip the order.created event of ${order.id}?`);
     const skipped = await post(base, skipPath, session);
     expect(skipped.status).toBe(303);
+    const notice = new URL(skipped.headers.get('location')!, base).searchParams.get('notice');
+    expect(notice).toBe(`The order.created event is skipped (dead); the next event of ${order.id} goes now.`);
     await until(() => arrivals.some((a) => a.subject === order.id && a.sequence === 2), 'the next event');
     expect((await switchboard.webhooks!.admin.getDelivery(held!.blocking.id)).status).toBe('dead');
     expect(await (await get(base, at, session)).text()).not.toContain('held subject');

@@ -68,7 +68,7 @@ export function orderingRoutes(admin: WebhookAdmin): ConsoleRoute[] {
         const ordering = field(ctx, 'ordering');
         await admin.updateEndpoint(id, { ordering });
         return ctx.redirect(
-          `${back(id)}#ordering`,
+          back(id),
           ordering === 'subject'
             ? 'Each subject’s events are now sent in order.'
             : 'Events are now sent as they come.',
@@ -85,7 +85,7 @@ export function orderingRoutes(admin: WebhookAdmin): ConsoleRoute[] {
           const id = ctx.params.id!;
           const skipped = await admin.skipDelivery(await deliveryOf(admin, ctx));
           return ctx.redirect(
-            `${back(id)}#ordering`,
+            back(id),
             `The ${skipped.eventType} event is skipped (dead); the next event of ${skipped.subject ?? 'its subject'} goes now.`,
           );
         },
