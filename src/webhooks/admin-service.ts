@@ -358,8 +358,8 @@ export function createWebhookAdmin(
         enabled === current.enabled
           ? undefined
           : enabled
-            ? endpointEvent('webhook_endpoint.enabled', current, { disabledReason: current.disabledReason })
-            : endpointEvent('webhook_endpoint.disabled', current, {
+            ? endpointEvent('webhook_endpoint.enabled', next, { disabledReason: current.disabledReason })
+            : endpointEvent('webhook_endpoint.disabled', next, {
                 reason: 'manual',
                 failingSince: isoOrNull(current.failingSince),
               });

@@ -29,8 +29,9 @@ export interface MemoryStorageOptions {
   /** How long `sweep` keeps relayed events readable in the event feed after they occurred (default 30 days). */
   readonly eventRetentionMs?: number;
   /**
-   * Encrypts the webhook signing keys' private keys where they are kept (AES-256-GCM under a key
-   * derived from this text, at least 32 characters), as the PostgreSQL adapter does in its table.
+   * Encrypts the webhook signing keys' private keys and the values of endpoints' custom headers where
+   * they are kept (AES-256-GCM under a key derived from this text, at least 32 characters), as the
+   * PostgreSQL adapter does in its tables.
    */
   readonly encryptionKey?: string;
 }

@@ -12,6 +12,7 @@ import type {
   WebhookSigningKeyRecord,
   WebhookStores,
 } from '../../core/storage/index.js';
+import { sealingEndpointHeaders } from '../../core/storage/sealed-endpoint-headers.js';
 import { sealingSigningKeys } from '../../core/storage/sealed-signing-keys.js';
 import type { Sealer } from '../../internal/sealer.js';
 import { createDeliveryQueue, type DeliveryQueue } from './delivery-queue.js';
@@ -69,7 +70,7 @@ const uniqueKey = (eventId: string, endpointId: string): string => `${eventId} $
  */
 export function memoryWebhookStores(state: WebhookState, journal: Journal, sealer?: Sealer): WebhookStores {
   return {
-    endpoints: endpointStore(state, journal),
+    endpoints: sealingEndpointHeaders(endpointStore(state, journal), sealer),
     deliveries: deliveryStore(state, journal),
     attempts: attemptStore(state, journal),
     signingKeys: sealingSigningKeys(memorySigningKeyStore(state.signingKeys, journal), sealer),

@@ -39,9 +39,10 @@ export type PostgresStorageOptions = PostgresConnectionOptions & {
    */
   readonly preparedStatements?: boolean;
   /**
-   * Encrypts the webhook signing keys' private keys before they reach the database (AES-256-GCM under
-   * a key derived from this text, at least 32 characters; the same on every instance). Without it they
-   * are stored in clear: protect the database. Keys stored before it was set stay readable.
+   * Encrypts the webhook signing keys' private keys and the values of endpoints' custom headers before
+   * they reach the database (AES-256-GCM under a key derived from this text, at least 32 characters;
+   * the same on every instance). Without it they are stored in clear: protect the database. Values
+   * stored before it was set stay readable.
    */
   readonly encryptionKey?: string;
 };

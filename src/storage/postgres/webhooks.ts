@@ -1,4 +1,5 @@
 import type { WebhookStores } from '../../core/storage/index.js';
+import { sealingEndpointHeaders } from '../../core/storage/sealed-endpoint-headers.js';
 import { sealingSigningKeys } from '../../core/storage/sealed-signing-keys.js';
 import type { Sealer } from '../../internal/sealer.js';
 import type { Database } from './database.js';
@@ -9,7 +10,7 @@ import { postgresSigningKeyStore } from './webhook-signing-keys.js';
 
 export function postgresWebhookStores(db: Database, sealer?: Sealer): WebhookStores {
   return {
-    endpoints: postgresWebhookEndpointStore(db),
+    endpoints: sealingEndpointHeaders(postgresWebhookEndpointStore(db), sealer),
     deliveries: postgresWebhookDeliveryStore(db),
     attempts: postgresWebhookAttemptStore(db),
     signingKeys: sealingSigningKeys(postgresSigningKeyStore(db), sealer),
