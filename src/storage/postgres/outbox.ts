@@ -63,7 +63,8 @@ const ERASED_DATA = `COALESCE((SELECT json_object_agg(e.key, e.value ORDER BY e.
   FROM json_each(data) WITH ORDINALITY AS e(key, value, n) WHERE e.key = ANY($2::text[])), '{}'::json)`;
 /**
  * `erase` in one statement: the outbox's events of the client, and the bus's copies of them kept for
- * listeners that reconnect (ten minutes of them), which are the event log too.
+ * listeners that reconnect (ten minutes of them), which are the event log too. Rows are locked in
+ * `seq` order, as a fan-out's `FOR SHARE` and the feed's numbering take them, so none of them deadlock.
  */
 const ERASE = `WITH locked AS (
     SELECT seq FROM switchboard_outbox WHERE owner = $1 AND redacted_at IS NULL ORDER BY seq FOR UPDATE

@@ -94,7 +94,7 @@ const INSERT_MANY = prepared(
        $20::bigint[]) AS g(${COLUMNS})
    ), events AS (
      SELECT id, redacted_at FROM switchboard_outbox
-     WHERE id IN (SELECT event_id FROM given WHERE owner IS NOT NULL) FOR SHARE
+     WHERE id IN (SELECT event_id FROM given WHERE owner IS NOT NULL) ORDER BY seq FOR SHARE
    )
    INSERT INTO ${TABLE} (${COLUMNS})
    SELECT g.* FROM given g
