@@ -135,6 +135,56 @@ describe('ordered delivery per subject', () => {
     it('a failing first event of order A holds A’s later events only, across instances', async () => {
       await failingFirstEventOfA([instance(await db.storage()), instance(await db.storage())]);
     });
+
+    it('announces a hold once whichever instance sees it, and a skip on the other lets the next go', async () => {
+      await db.truncate();
+      const [one, two] = [instance(await db.storage(), 200), instance(await db.storage(), 200)];
+      let orderA = '';
+      const { url, arrivals } = await receiver((a) => a.subject === orderA && a.sequence === 1);
+      const operator = await receiver();
+      const { endpoint } = await one!.webhooks!.admin.createEndpoint({
+        url,
+        eventTypes: ['order.*'],
+        ordering: 'subject',
+      });
+      await one!.webhooks!.admin.createEndpoint({ url: operator.url, eventTypes: ['webhook_subject.held'] });
+      const client = await one!.domain.clients.create({ name: 'Ada', email: 'ada@example.com' });
+      const a = await one!.domain.orders.create({ clientId: client.id, total: '10.00', currency: 'EUR' });
+      orderA = a.id;
+      await until(() => arrivals.length === 1, 'the first failure');
+      await two!.domain.orders.update(a.id, { status: 'paid' });
+      await until(() => operator.arrivals.length === 1, 'the held event', 5_000);
+      // Both dispatchers look every 50 ms: still one event a while later.
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      expect(operator.arrivals.map((x) => [x.event, (x.data as { subject: string }).subject])).toEqual([
+        ['webhook_subject.held', a.id],
+      ]);
+
+      const [held] = await two!.webhooks!.admin.listHeldSubjects(endpoint.id);
+      const skipped = await two!.fetch(
+        new Request('http://switchboard.test/graphql', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({
+            query:
+              'mutation($id: ID!) { skipWebhookDelivery(id: $id) { status lastError subject sequence } }',
+            variables: { id: held!.blocking.id },
+          }),
+        }),
+      );
+      expect(((await skipped.json()) as { data: unknown }).data).toEqual({
+        skipWebhookDelivery: {
+          status: 'DEAD',
+          lastError: expect.stringMatching(/^Skipped by an operator/),
+          subject: a.id,
+          sequence: 1,
+        },
+      });
+      await until(
+        () => arrivals.some((x) => x.subject === a.id && x.sequence === 2 && x.ok),
+        'A’s next event',
+      );
+    });
   });
 
   it('announces a held subject once, lists it, and lets the operator skip its blocking event', async () => {
