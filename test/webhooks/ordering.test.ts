@@ -187,6 +187,35 @@ describe('ordered delivery per subject', () => {
     });
   });
 
+  it('sets ordering over REST on create and PATCH, none by default, and refuses any other value', async () => {
+    const switchboard = instance(createMemoryStorage());
+    const api = (path: string, method: string, body: unknown) =>
+      switchboard.fetch(
+        new Request(`http://switchboard.test/api/v1${path}`, {
+          method,
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        }),
+      );
+    const url = 'https://bot.example.com/hooks';
+    const plain = (await (
+      await api('/webhook-endpoints', 'POST', { url, eventTypes: ['order.*'] })
+    ).json()) as {
+      id: string;
+      ordering: string;
+    };
+    expect(plain.ordering).toBe('none');
+    const changed = await api(`/webhook-endpoints/${plain.id}`, 'PATCH', { ordering: 'subject' });
+    expect(((await changed.json()) as { ordering: string }).ordering).toBe('subject');
+    const refused = await api('/webhook-endpoints', 'POST', {
+      url,
+      eventTypes: ['order.*'],
+      ordering: 'fifo',
+    });
+    expect(refused.status).toBe(422);
+    expect(await refused.json()).toMatchObject({ code: 'validation_failed' });
+  });
+
   it('announces a held subject once, lists it, and lets the operator skip its blocking event', async () => {
     const switchboard = instance(createMemoryStorage(), 200);
     const admin = switchboard.webhooks!.admin;
