@@ -144,6 +144,22 @@ describe.each(adapters)('the event feed on %s', (_name, makeStorage) => {
     }
   });
 
+  it('reads the webhook module’s own events with admin.webhooks.read only', async () => {
+    await start();
+    const disabled = {
+      id: 'evt_disabled_1',
+      type: 'webhook_endpoint.disabled',
+      occurredAt: new Date().toISOString(),
+      data: { endpointId: 'whe_1', reason: 'failing' },
+    };
+    await storage.outbox.append(disabled);
+    const types = '/events?types=webhook_endpoint.*';
+    expect((await get(types, { token: 'scopes:crm.clients.read' })).status).toBe(403);
+    const { items } = await page(types, 'scopes:admin.webhooks.read');
+    expect(items.map((i) => [i.event, i.event_id])).toEqual([['webhook_endpoint.disabled', disabled.id]]);
+    expect(items[0]!.data).toEqual(disabled.data);
+  });
+
   it('answers 410 naming the oldest cursor once the sweep removed the events after a cursor', async () => {
     await start();
     await client('Ada');
