@@ -131,9 +131,10 @@ describe.each(ADAPTERS)('on %s', (_adapter, storageOf) => {
       // The sender's own record of each start: the delay after each failure, not the 1 s poll's.
       const waits = [starts[1]! - starts[0]!, starts[2]! - starts[1]!];
       expect(waits[0]).toBeGreaterThanOrEqual(100);
-      expect(waits[0]).toBeLessThan(400);
+      // Well within the dispatcher's 1 s poll: it woke for the retry (with room for a busy machine).
+      expect(waits[0]).toBeLessThan(700);
       expect(waits[1]).toBeGreaterThanOrEqual(200);
-      expect(waits[1]).toBeLessThan(500);
+      expect(waits[1]).toBeLessThan(800);
       expect(failing.arrivals).toHaveLength(3);
     });
 
@@ -274,7 +275,7 @@ describe.each(ADAPTERS)('on %s', (_adapter, storageOf) => {
         await switchboard.domain.clients.create({ name: `C${i}`, email: `c${i}@example.com` });
       await until(() => fast.arrivals.length === 6, 'the unpaced endpoint’s six');
       // The other endpoint is not held back by its neighbour's pace.
-      expect(Date.now() - t0).toBeLessThan(1_500);
+      expect(Date.now() - t0).toBeLessThan(2_400);
       expect(slow.arrivals.length).toBeLessThan(6);
       await until(() => slow.arrivals.length === 6, 'the paced endpoint’s six', 10_000);
 
