@@ -74,9 +74,10 @@ export interface OutboxStore {
    */
   read(options: FeedReadOptions): Promise<FeedRead>;
   /**
-   * Removes relayed events that occurred before `before` (epoch ms), oldest position first, stopping at
-   * the first event that must stay (younger, or not yet relayed), so the feed stays one unbroken
-   * range; the last position removed becomes `read`'s `horizon`. Returns how many it removed.
+   * Moves the feed's `horizon` past the events that occurred before `before` (epoch ms), oldest
+   * position first, up to the first younger one, so the feed stays one unbroken range; removes those
+   * of them that were relayed (one the relay still holds stays for it, out of the feed, and goes with a
+   * later prune once relayed: a stuck event cannot hold the retention back). Returns how many it removed.
    */
   prune(before: number): Promise<number>;
   /** How many events wait to be relayed (claimed ones included): the outbox backlog. */

@@ -22,6 +22,8 @@ export interface FeedState {
   readonly pending: Set<string>;
   /** Every retained event in position order. */
   readonly placed: Placed[];
+  /** Events the horizon passed while the relay still held them: pruned once relayed. */
+  readonly passed: Set<string>;
   last: number;
   horizon: number;
   /** Runs a read once the transaction in progress, if any, has ended: reads see committed events only. */
@@ -30,7 +32,7 @@ export interface FeedState {
 
 /** An empty feed whose reads outside transactions wait for the transaction in progress (`settled`). */
 export function createFeedState(settled: FeedState['settled']): FeedState {
-  return { pending: new Set(), placed: [], last: 0, horizon: 0, settled };
+  return { pending: new Set(), placed: [], passed: new Set(), last: 0, horizon: 0, settled };
 }
 
 /** Places an appended event last; a rolled-back transaction takes it out again (its position stays unused). */
@@ -75,14 +77,26 @@ export function pruneFeed(
   before: number,
 ): number {
   let removed = 0;
-  for (const { position, id } of feed.placed) {
-    const event = eventOf(id);
-    if (feed.pending.has(id) || (event && Date.parse(event.occurredAt) >= before)) break;
+  for (const id of feed.passed) {
+    if (feed.pending.has(id)) continue;
+    feed.passed.delete(id);
     remove(id);
-    feed.horizon = position;
     removed++;
   }
-  feed.placed.splice(0, removed);
+  let passed = 0;
+  for (const { position, id } of feed.placed) {
+    const event = eventOf(id);
+    if (event && Date.parse(event.occurredAt) >= before) break;
+    // One the relay still holds stays for it, below the horizon, until it is relayed (see `prune`).
+    if (feed.pending.has(id)) feed.passed.add(id);
+    else {
+      remove(id);
+      removed++;
+    }
+    feed.horizon = position;
+    passed++;
+  }
+  feed.placed.splice(0, passed);
   return removed;
 }
 

@@ -98,20 +98,26 @@ const readStatement = (ofTypes: boolean) =>
 const READ = readStatement(false);
 const READ_OF_TYPES = readStatement(true);
 /**
- * The oldest relayed events that occurred before $1 (ISO text, as occurred_at), up to the first that
- * must stay, and the horizon moved past them, in one statement.
+ * The events that occurred before $1 (ISO text, as occurred_at) from the horizon up to the first that
+ * must stay: the horizon moves past them all, the relayed ones are deleted (one the relay still holds
+ * stays for it, below the horizon), in one statement.
  */
-const PRUNE = `WITH keep AS (
-    SELECT position FROM switchboard_outbox
-    WHERE position IS NOT NULL AND (NOT relayed OR occurred_at >= $1)
-    ORDER BY position LIMIT 1
+const PRUNE = `WITH feed AS (
+    SELECT COALESCE(max(horizon), 0) AS horizon FROM switchboard_event_feed
+  ), keep AS (
+    SELECT position FROM switchboard_outbox, feed
+    WHERE position > feed.horizon AND occurred_at >= $1 ORDER BY position LIMIT 1
+  ), bound AS (
+    SELECT COALESCE((SELECT position FROM keep), 9223372036854775807) AS position
+  ), passed AS (
+    SELECT max(o.position) AS position FROM switchboard_outbox o, feed, bound
+    WHERE o.position > feed.horizon AND o.position < bound.position
   ), gone AS (
-    DELETE FROM switchboard_outbox
-    WHERE position < COALESCE((SELECT position FROM keep), 9223372036854775807)
-    RETURNING position
+    DELETE FROM switchboard_outbox o USING bound WHERE o.relayed AND o.position < bound.position
+    RETURNING 1
   ), moved AS (
-    UPDATE switchboard_event_feed SET horizon = GREATEST(horizon, (SELECT max(position) FROM gone))
-    WHERE EXISTS (SELECT 1 FROM gone)
+    UPDATE switchboard_event_feed f SET horizon = passed.position FROM passed
+    WHERE passed.position > f.horizon
   )
   SELECT count(*)::int AS n FROM gone`;
 
