@@ -168,6 +168,23 @@ describe.each([
     expect(await search(storage, grace)).toBeGreaterThan(0);
   });
 
+  it('shows the erased deliveries in the admin log with their owner and when they were erased', async () => {
+    const endpoints = (await call('/webhook-endpoints')).body.items as Json[];
+    const deliveries = (await call(`/webhook-endpoints/${endpoints[0]!.id}/deliveries?limit=100`)).body
+      .items as Json[];
+    const adas = deliveries.filter((d) => d.owner === adaId);
+    expect(adas.length).toBeGreaterThanOrEqual(3);
+    for (const d of adas) expect(d.erasedAt).toMatch(/^\d{4}-\d\d-\d\dT/);
+    expect(deliveries.filter((d) => d.owner !== adaId).every((d) => d.erasedAt === null)).toBe(true);
+    const graphql = await fetch(`${server.url}/graphql`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ webhookDeliveries(limit: 100) { owner erasedAt } }' }),
+    });
+    const listed = ((await graphql.json()) as { data: { webhookDeliveries: Json[] } }).data.webhookDeliveries;
+    expect(listed.filter((d) => d.owner === adaId).every((d) => typeof d.erasedAt === 'string')).toBe(true);
+  });
+
   it('shows the client’s events in the feed as tombstones, over REST and GraphQL', async () => {
     const response = await fetch(`${server.url}/api/v2/events?limit=100`, {
       headers: { authorization: `Bearer ${ADMIN}` },
