@@ -37,6 +37,9 @@ export {
   WebhookEndpointWithSecretSchema,
   WebhookEventTypesSchema,
   WebhookHeldSubjectSchema,
+  WebhookKeySetSchema,
+  WebhookSigningKeyListSchema,
+  WebhookSigningKeySchema,
 } from './admin-wire.js';
 export { MASKED_HEADER_VALUE } from './custom-headers.js';
 export { createWebhookDispatcher, type WebhookDispatcher } from './dispatcher.js';

@@ -10,7 +10,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSwitchboard, type Switchboard } from '../../src/index.js';
 import { type NodeServer, serve } from '../../src/node/index.js';
 import { createMemoryStorage } from '../../src/storage/memory/index.js';
-import { createWebhookReceiver, verifyWebhook } from '../../src/webhooks/index.js';
+import {
+  createWebhookReceiver,
+  verifyWebhook,
+  WebhookKeySetSchema,
+  WebhookSigningKeyListSchema,
+} from '../../src/webhooks/index.js';
 import { bothStorages } from '../setup/database.js';
 import { until } from '../support/until.js';
 
@@ -61,7 +66,9 @@ describe.each(bothStorages())('ed25519 webhook signatures on %s', (_, makeStorag
   const keySet = async (): Promise<Jwk[]> => {
     const response = await fetch(`${server.url}/.well-known/webhook-keys`);
     expect(response.status).toBe(200);
-    return ((await response.json()) as { keys: Jwk[] }).keys;
+    const set = (await response.json()) as { keys: Jwk[] };
+    expect(WebhookKeySetSchema.strict().safeParse(set).success).toBe(true);
+    return set.keys;
   };
   /** Makes a client and waits for its `client.created` to arrive. */
   const delivery = async (): Promise<Arrived> => {
@@ -248,6 +255,7 @@ describe.each(bothStorages())('ed25519 webhook signatures on %s', (_, makeStorag
     const [old] = await keySet();
     const rotated = await call('/api/v1/webhook-signing-keys', 'POST', { overlapSeconds: 2 });
     expect(rotated.status).toBe(201);
+    expect(WebhookSigningKeyListSchema.strict().safeParse(rotated.body).success).toBe(true);
     const items = rotated.body.items as { kid: string; active: boolean; expiresAt: string | null }[];
     expect(items.map((k) => [k.kid === old!.kid, k.active])).toEqual([
       [false, true],
