@@ -630,9 +630,10 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 31,
     name: 'ordered webhook delivery per subject',
     // A delivery keeps its event's subject and sequence, an endpoint may ask for `subject` ordering, and
-    // the claim (migration 25's, replaced) leases an ordered endpoint's delivery only when nothing
-    // earlier of its subject is pending or still in the outbox. The partial indexes answer those two
-    // questions without reading history; held_announced_at makes `webhook_subject.held` once per hold.
+    // the claim (migration 25's, replaced) takes an ordered endpoint's delivery, at every step, only
+    // when nothing earlier of its subject is pending or still in the outbox. The partial indexes answer
+    // those two questions without reading history; held_announced_at makes `webhook_subject.held` once
+    // per hold.
     sql: `ALTER TABLE switchboard_webhook_deliveries ADD COLUMN subject text, ADD COLUMN sequence bigint,
             ADD COLUMN held_announced_at bigint;
           ALTER TABLE switchboard_webhook_endpoints ADD COLUMN ordering text NOT NULL DEFAULT 'none';
@@ -647,7 +648,13 @@ export const MIGRATIONS: readonly Migration[] = [
           DECLARE
             first_look record;
             endpoint_ids text[];
+            ordered text[];
           BEGIN
+            -- An ordered endpoint's delivery waits for its subject's earlier ones: pending ones (leased or
+            -- waiting for a retry), and events not yet relayed (fanned out). Held ones are not claimable
+            -- at any step, so a long hold never takes the place of another endpoint's due deliveries.
+            SELECT COALESCE(array_agg(id), '{}') FROM switchboard_webhook_endpoints WHERE ordering = 'subject'
+            INTO ordered;
             -- At most $3 endpoints, those whose oldest claimable delivery is oldest, below their cap:
             -- first from the 256 oldest claimable rows of all endpoints.
             WITH caps AS (SELECT * FROM unnest($4, $5) AS c(id, cap)),
@@ -657,6 +664,12 @@ export const MIGRATIONS: readonly Migration[] = [
             head AS (
               SELECT d.endpoint_id, d.next_attempt_at FROM switchboard_webhook_deliveries d
               WHERE d.status = 'pending' AND d.next_attempt_at <= $1 AND (d.lease_until IS NULL OR d.lease_until <= $1)
+                AND (d.endpoint_id <> ALL(ordered) OR d.sequence IS NULL OR (
+                    NOT EXISTS (SELECT 1 FROM switchboard_webhook_deliveries b
+                      WHERE b.endpoint_id = d.endpoint_id AND b.subject = d.subject AND b.status = 'pending'
+                        AND b.sequence < d.sequence)
+                    AND NOT EXISTS (SELECT 1 FROM switchboard_outbox o
+                      WHERE o.subject = d.subject AND o.sequence < d.sequence AND NOT o.relayed)))
               ORDER BY d.next_attempt_at LIMIT 256),
             picked AS (
               SELECT h.endpoint_id AS id, min(h.next_attempt_at) AS first FROM head h
@@ -685,6 +698,12 @@ export const MIGRATIONS: readonly Migration[] = [
                   SELECT d.next_attempt_at FROM switchboard_webhook_deliveries d
                   WHERE d.endpoint_id = e.id AND d.status = 'pending' AND d.next_attempt_at <= $1
                     AND (d.lease_until IS NULL OR d.lease_until <= $1)
+                    AND (d.endpoint_id <> ALL(ordered) OR d.sequence IS NULL OR (
+                    NOT EXISTS (SELECT 1 FROM switchboard_webhook_deliveries b
+                      WHERE b.endpoint_id = d.endpoint_id AND b.subject = d.subject AND b.status = 'pending'
+                        AND b.sequence < d.sequence)
+                    AND NOT EXISTS (SELECT 1 FROM switchboard_outbox o
+                      WHERE o.subject = d.subject AND o.sequence < d.sequence AND NOT o.relayed)))
                   ORDER BY d.next_attempt_at, d.id LIMIT 1
                 ) first
                 WHERE COALESCE(l.n, 0) < COALESCE(c.cap, $2)
@@ -696,6 +715,9 @@ export const MIGRATIONS: readonly Migration[] = [
             END IF;
             -- Locked in id order, so claimers never deadlock.
             PERFORM 1 FROM switchboard_webhook_endpoints WHERE id = ANY(endpoint_ids) ORDER BY id FOR UPDATE;
+            -- Read again under the locks: a change of an endpoint's ordering has committed or waits.
+            SELECT COALESCE(array_agg(id), '{}') FROM switchboard_webhook_endpoints WHERE ordering = 'subject'
+            INTO ordered;
             RETURN QUERY
             WITH caps AS (SELECT * FROM unnest($4, $5) AS c(id, cap)),
             leased AS (
@@ -703,16 +725,13 @@ export const MIGRATIONS: readonly Migration[] = [
               WHERE status = 'pending' AND lease_until IS NOT NULL AND lease_until > $1 GROUP BY endpoint_id),
             picked AS (
               SELECT p.id, p.next_attempt_at FROM unnest(endpoint_ids) AS e(id)
-              JOIN switchboard_webhook_endpoints ep ON ep.id = e.id
               LEFT JOIN leased l ON l.endpoint_id = e.id
               LEFT JOIN caps c ON c.id = e.id
               CROSS JOIN LATERAL (
                 SELECT d.id, d.next_attempt_at FROM switchboard_webhook_deliveries d
                 WHERE d.endpoint_id = e.id AND d.status = 'pending' AND d.next_attempt_at <= $1
                   AND (d.lease_until IS NULL OR d.lease_until <= $1)
-                  -- An ordered endpoint's delivery waits for its subject's earlier ones: pending ones
-                  -- (leased or waiting for a retry), and events not yet relayed (fanned out).
-                  AND (ep.ordering <> 'subject' OR d.sequence IS NULL OR (
+                  AND (d.endpoint_id <> ALL(ordered) OR d.sequence IS NULL OR (
                     NOT EXISTS (SELECT 1 FROM switchboard_webhook_deliveries b
                       WHERE b.endpoint_id = d.endpoint_id AND b.subject = d.subject AND b.status = 'pending'
                         AND b.sequence < d.sequence)
