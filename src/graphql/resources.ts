@@ -205,6 +205,9 @@ function resolversOf(resource: Resource, current: readonly CurrentField[]): Grap
             maxQueue: ctx.limits.maxSubscriberQueue,
             ...(ctx.dropSlowSubscriber ? { onOverflow: ctx.dropSlowSubscriber } : {}),
             pick: (event) => {
+              // An erased client's events carry ids only: its records are gone, nothing of them to
+              // show but the deletion itself (whose record is its id: select only `id` for it).
+              if (event.redacted && event.type !== resource.events.deleted) return undefined;
               const record = recordOf(event.data);
               if (!access.sees(event) || !matches(resource, record, args)) return undefined;
               return { event: event.type, [names.one]: record };
@@ -224,6 +227,7 @@ function resolversOf(resource: Resource, current: readonly CurrentField[]): Grap
           maxQueue: ctx.limits.maxSubscriberQueue,
           ...(ctx.dropSlowSubscriber ? { onOverflow: ctx.dropSlowSubscriber } : {}),
           pick: (event) => {
+            if (event.redacted) return undefined; // its client was erased: the record is gone
             const record = recordOf(event.data);
             return access.sees(event) && matches(resource, record, args) ? record : undefined;
           },
