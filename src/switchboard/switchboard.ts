@@ -331,6 +331,7 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
           onCommit: () => relay.kick(),
           // Their events are the catalogue endpoints subscribe to.
           resources: everyResource,
+          ...(rateLimit ? { rateLimit } : {}),
         });
 
   // The durable event feed: the webhooks' catalogue, each type read with its scope (docs/events.md).

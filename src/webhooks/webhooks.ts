@@ -1,6 +1,7 @@
 import type { Authenticate } from '../core/auth.js';
 import type { OutboxHandler } from '../core/outbox-relay.js';
 import type { Resource } from '../core/resources/define.js';
+import type { RateLimiter } from '../http/rate-limit.js';
 import { createRouteHandler, type RestHandler } from '../http/route-handler.js';
 import { createWebhookAdminHandler } from './admin-handler.js';
 import { createWebhookAdmin, type WebhookAdmin } from './admin-service.js';
@@ -33,6 +34,8 @@ export interface WebhooksOptions extends WebhooksConfig {
    * shapes in deliveries (default: the built-in ones).
    */
   readonly resources?: readonly Resource[];
+  /** Budgets per caller for the public key set (`/.well-known/webhook-keys`); none when omitted. */
+  readonly rateLimit?: RateLimiter;
 }
 
 /** The sender side, assembled: admin service and routes, fan-out handler, dispatcher. */
@@ -73,7 +76,8 @@ export function createWebhooks(runtime: WebhookDispatcherRuntime, options: Webho
       },
     );
   }
-  const { authenticate, onCommit, resources, eventTypes, rotationOverlapMs, ...dispatching } = options;
+  const { authenticate, onCommit, resources, eventTypes, rotationOverlapMs, rateLimit, ...dispatching } =
+    options;
   // One ring: the instance that rotates signs with the new key at once.
   const keyRing = createWebhookKeyRing(runtime, rotationOverlapMs === undefined ? {} : { rotationOverlapMs });
   const dispatcher = createWebhookDispatcher(runtime, {
@@ -110,6 +114,7 @@ export function createWebhooks(runtime: WebhookDispatcherRuntime, options: Webho
       authenticate,
       basePath: '/.well-known',
       info: { title: 'Switchboard webhook keys', version: '1' },
+      ...(rateLimit ? { rateLimit } : {}),
     }),
   };
 }

@@ -189,9 +189,10 @@ describe.each(bothStorages())('ed25519 webhook signatures on %s', (_, makeStorag
     );
   });
 
-  it('the key set is public and cacheable, with an ETag that answers 304', async () => {
+  it('the key set is public and cacheable, with an ETag that answers 304, under the anonymous budget', async () => {
     const first = await fetch(`${server.url}/.well-known/webhook-keys`);
     expect(first.headers.get('cache-control')).toBe('public, max-age=300');
+    expect(first.headers.get('ratelimit-policy')).toBeTruthy();
     const etag = first.headers.get('etag');
     expect(etag).toBeTruthy();
     const again = await fetch(`${server.url}/.well-known/webhook-keys`, {
