@@ -12,6 +12,7 @@ import { type NodeServer, serve } from '../../src/node/index.js';
 import { createMemoryStorage } from '../../src/storage/memory/index.js';
 import {
   createWebhookReceiver,
+  signWebhook,
   verifyWebhook,
   WebhookKeySetSchema,
   WebhookSigningKeyListSchema,
@@ -161,6 +162,24 @@ describe.each(bothStorages())('ed25519 webhook signatures on %s', (_, makeStorag
       scheme: 'standard',
     });
     expect(hmac).toMatchObject({ ok: false, reason: 'malformed' });
+    // A receiver given both accepts either kind: its endpoint can move from hmac to ed25519 without a gap.
+    const secret = 'whsec_c2hhcmVkLXNlY3JldC1mb3ItdGVzdHMtb25seQ==';
+    const both = { publicKeys, secrets: [secret] };
+    expect(await verifyWebhook({ body: got.body, headers: got.headers, ...both })).toMatchObject({
+      ok: true,
+    });
+    const v1 = await signWebhook({
+      body: got.body,
+      secrets: [secret],
+      eventId: 'evt_1',
+      timestamp: Date.now() / 1000,
+      scheme: 'standard',
+    });
+    expect(await verifyWebhook({ body: got.body, headers: v1, ...both })).toMatchObject({ ok: true });
+    expect(await verifyWebhook({ body: `${got.body} `, headers: v1, ...both })).toMatchObject({
+      ok: false,
+      reason: 'mismatch',
+    });
   });
 
   it('createWebhookReceiver takes the key set: it processes the delivery once and refuses it tampered', async () => {
