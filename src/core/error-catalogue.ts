@@ -278,6 +278,11 @@ const FIELD_TEXTS = {
     meaning: 'The events after this cursor were removed by the retention sweep.',
     action: 'Read on from the `oldestCursor` the answer names.',
   },
+  invalid_header: {
+    meaning:
+      "A webhook endpoint's custom header has a name or value that cannot be sent: a hop-by-hop header, one the sender sets itself, or text that is not visible ASCII.",
+    action: 'Name another header, or send a value of visible ASCII characters only.',
+  },
   unknown_event_type: {
     meaning: 'An event type pattern matches no event type of the catalogue.',
     action: 'Name an event type (`order.created`), a resource wildcard (`order.*`) or `*`.',

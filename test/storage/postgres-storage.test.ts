@@ -401,3 +401,41 @@ describe('many instances on one database', () => {
     expect(new Set(page.items.map((m) => m.id))).toEqual(new Set(created));
   });
 });
+
+describe('PostgreSQL transactions that deadlock', () => {
+  it('answer the one PostgreSQL aborts with a retryable unavailable error, and write nothing of it', async () => {
+    const record = (id: string) => ({
+      id,
+      name: id,
+      createdAt: '2026-01-01T00:00:00.000Z',
+      updatedAt: '2026-01-01T00:00:00.000Z',
+      version: 1,
+    });
+    const [a, b] = [record('ddl_a'), record('ddl_b')];
+    await storage.migrate();
+    await storage.resources.insert('deadlock-test', a);
+    await storage.resources.insert('deadlock-test', b);
+    // Each locks one row, waits until both hold theirs, then asks for the other's: a deadlock.
+    let held = 0;
+    const bothHold = async () => {
+      held++;
+      while (held < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+    };
+    const crossing = (first: typeof a, second: typeof a) =>
+      storage.transaction(async (tx) => {
+        await tx.resources.update('deadlock-test', { ...first, version: 2 }, 1);
+        await bothHold();
+        await tx.resources.update('deadlock-test', { ...second, version: 2 }, 1);
+      });
+    const outcomes = await Promise.allSettled([crossing(a, b), crossing(b, a)]);
+    const refused = outcomes.filter((o) => o.status === 'rejected');
+    expect(refused).toHaveLength(1);
+    expect((refused[0] as PromiseRejectedResult).reason).toMatchObject({
+      code: 'unavailable',
+      retryAfter: 1,
+    });
+    // The other committed both rows; the aborted one left no trace.
+    expect((await storage.resources.get('deadlock-test', 'ddl_a'))?.version).toBe(2);
+    expect((await storage.resources.get('deadlock-test', 'ddl_b'))?.version).toBe(2);
+  });
+});

@@ -137,6 +137,14 @@ const UNAVAILABLE_STATES = new Set([
 export function translate(error: unknown): unknown {
   if (error instanceof SwitchboardError) return error;
   const state = sqlState(error);
+  // A deadlock or serialization failure aborts the whole transaction: nothing was written, and the
+  // same request sent again succeeds. (Work is not re-run here: it may keep state outside the database.)
+  if (state === '40P01' || state === '40001')
+    return new SwitchboardError(
+      'unavailable',
+      'The write collided with a concurrent one and was not made; send it again.',
+      { cause: error, retryAfter: 1 },
+    );
   const message = error instanceof Error ? error.message : '';
   if (
     (state !== undefined && (UNAVAILABLE_STATES.has(state) || state.startsWith('08'))) ||
