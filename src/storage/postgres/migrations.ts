@@ -630,10 +630,9 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 31,
     name: 'ordered webhook delivery per subject',
     // A delivery keeps its event's subject and sequence, an endpoint may ask for `subject` ordering, and
-    // the claim (migration 25's, replaced) takes an ordered endpoint's delivery, at every step, only
-    // when nothing earlier of its subject is pending or still in the outbox. The partial indexes answer
-    // those two questions without reading history; held_announced_at makes `webhook_subject.held` once
-    // per hold.
+    // the claim (migration 25's, replaced) leases an ordered endpoint's delivery only when nothing
+    // earlier of its subject is pending or still in the outbox. The partial indexes answer those two
+    // questions without reading history; held_announced_at makes `webhook_subject.held` once per hold.
     sql: `ALTER TABLE switchboard_webhook_deliveries ADD COLUMN subject text, ADD COLUMN sequence bigint,
             ADD COLUMN held_announced_at bigint;
           ALTER TABLE switchboard_webhook_endpoints ADD COLUMN ordering text NOT NULL DEFAULT 'none';
@@ -650,11 +649,6 @@ export const MIGRATIONS: readonly Migration[] = [
             endpoint_ids text[];
             ordered text[];
           BEGIN
-            -- An ordered endpoint's delivery waits for its subject's earlier ones: pending ones (leased or
-            -- waiting for a retry), and events not yet relayed (fanned out). Held ones are not claimable
-            -- at any step, so a long hold never takes the place of another endpoint's due deliveries.
-            SELECT COALESCE(array_agg(id), '{}') FROM switchboard_webhook_endpoints WHERE ordering = 'subject'
-            INTO ordered;
             -- At most $3 endpoints, those whose oldest claimable delivery is oldest, below their cap:
             -- first from the 256 oldest claimable rows of all endpoints.
             WITH caps AS (SELECT * FROM unnest($4, $5) AS c(id, cap)),
@@ -664,12 +658,6 @@ export const MIGRATIONS: readonly Migration[] = [
             head AS (
               SELECT d.endpoint_id, d.next_attempt_at FROM switchboard_webhook_deliveries d
               WHERE d.status = 'pending' AND d.next_attempt_at <= $1 AND (d.lease_until IS NULL OR d.lease_until <= $1)
-                AND (d.endpoint_id <> ALL(ordered) OR d.sequence IS NULL OR (
-                    NOT EXISTS (SELECT 1 FROM switchboard_webhook_deliveries b
-                      WHERE b.endpoint_id = d.endpoint_id AND b.subject = d.subject AND b.status = 'pending'
-                        AND b.sequence < d.sequence)
-                    AND NOT EXISTS (SELECT 1 FROM switchboard_outbox o
-                      WHERE o.subject = d.subject AND o.sequence < d.sequence AND NOT o.relayed)))
               ORDER BY d.next_attempt_at LIMIT 256),
             picked AS (
               SELECT h.endpoint_id AS id, min(h.next_attempt_at) AS first FROM head h
@@ -698,12 +686,6 @@ export const MIGRATIONS: readonly Migration[] = [
                   SELECT d.next_attempt_at FROM switchboard_webhook_deliveries d
                   WHERE d.endpoint_id = e.id AND d.status = 'pending' AND d.next_attempt_at <= $1
                     AND (d.lease_until IS NULL OR d.lease_until <= $1)
-                    AND (d.endpoint_id <> ALL(ordered) OR d.sequence IS NULL OR (
-                    NOT EXISTS (SELECT 1 FROM switchboard_webhook_deliveries b
-                      WHERE b.endpoint_id = d.endpoint_id AND b.subject = d.subject AND b.status = 'pending'
-                        AND b.sequence < d.sequence)
-                    AND NOT EXISTS (SELECT 1 FROM switchboard_outbox o
-                      WHERE o.subject = d.subject AND o.sequence < d.sequence AND NOT o.relayed)))
                   ORDER BY d.next_attempt_at, d.id LIMIT 1
                 ) first
                 WHERE COALESCE(l.n, 0) < COALESCE(c.cap, $2)
@@ -715,7 +697,13 @@ export const MIGRATIONS: readonly Migration[] = [
             END IF;
             -- Locked in id order, so claimers never deadlock.
             PERFORM 1 FROM switchboard_webhook_endpoints WHERE id = ANY(endpoint_ids) ORDER BY id FOR UPDATE;
-            -- Read again under the locks: a change of an endpoint's ordering has committed or waits.
+            -- An ordered endpoint's delivery waits for its subject's earlier ones: pending ones (leased or
+            -- waiting for a retry), and events not yet relayed (fanned out); read under the endpoint locks,
+            -- so a change of ordering has committed or waits. The first pending sequence is read as ORDER
+            -- BY … LIMIT 1: the planner then takes the subject index even on the statistics of a quieter
+            -- moment (a NOT EXISTS took the endpoint's due index after a burst, a read of every pending row
+            -- of the endpoint per candidate). The head and the probe above do not look at holds: a probe
+            -- per row there cost a claim a read of every held row.
             SELECT COALESCE(array_agg(id), '{}') FROM switchboard_webhook_endpoints WHERE ordering = 'subject'
             INTO ordered;
             RETURN QUERY
@@ -732,9 +720,9 @@ export const MIGRATIONS: readonly Migration[] = [
                 WHERE d.endpoint_id = e.id AND d.status = 'pending' AND d.next_attempt_at <= $1
                   AND (d.lease_until IS NULL OR d.lease_until <= $1)
                   AND (d.endpoint_id <> ALL(ordered) OR d.sequence IS NULL OR (
-                    NOT EXISTS (SELECT 1 FROM switchboard_webhook_deliveries b
+                    d.sequence <= (SELECT b.sequence FROM switchboard_webhook_deliveries b
                       WHERE b.endpoint_id = d.endpoint_id AND b.subject = d.subject AND b.status = 'pending'
-                        AND b.sequence < d.sequence)
+                      ORDER BY b.sequence LIMIT 1)
                     AND NOT EXISTS (SELECT 1 FROM switchboard_outbox o
                       WHERE o.subject = d.subject AND o.sequence < d.sequence AND NOT o.relayed)))
                 ORDER BY d.next_attempt_at, d.id
