@@ -649,8 +649,9 @@ export const MIGRATIONS: readonly Migration[] = [
             endpoint_ids text[];
             ordered text[];
           BEGIN
-            -- At most $3 endpoints, those whose oldest claimable delivery is oldest, below their cap:
-            -- first from the 256 oldest claimable rows of all endpoints.
+            -- At most $3 endpoints (4 at least: an ordered endpoint whose oldest due rows are all held
+            -- yields nothing, and a claim of one must not come back empty for it), those whose oldest
+            -- claimable delivery is oldest, below their cap: first from the 256 oldest claimable rows.
             WITH caps AS (SELECT * FROM unnest($4, $5) AS c(id, cap)),
             leased AS (
               SELECT endpoint_id, count(*) AS n FROM switchboard_webhook_deliveries
@@ -664,7 +665,7 @@ export const MIGRATIONS: readonly Migration[] = [
               LEFT JOIN leased l ON l.endpoint_id = h.endpoint_id
               LEFT JOIN caps c ON c.id = h.endpoint_id
               WHERE COALESCE(l.n, 0) < COALESCE(c.cap, $2)
-              GROUP BY h.endpoint_id ORDER BY first, h.endpoint_id LIMIT $3)
+              GROUP BY h.endpoint_id ORDER BY first, h.endpoint_id LIMIT GREATEST($3, 4))
             SELECT (SELECT count(*) FROM head)::int AS scanned,
               (SELECT count(DISTINCT endpoint_id) FROM head)::int AS seen,
               (SELECT count(*) FROM switchboard_webhook_endpoints)::int AS endpoints,
@@ -689,7 +690,7 @@ export const MIGRATIONS: readonly Migration[] = [
                   ORDER BY d.next_attempt_at, d.id LIMIT 1
                 ) first
                 WHERE COALESCE(l.n, 0) < COALESCE(c.cap, $2)
-                ORDER BY first.next_attempt_at, e.id LIMIT $3)
+                ORDER BY first.next_attempt_at, e.id LIMIT GREATEST($3, 4))
               SELECT COALESCE(array_agg(id ORDER BY next_attempt_at, id), '{}') FROM probed INTO endpoint_ids;
             END IF;
             IF cardinality(endpoint_ids) = 0 THEN

@@ -99,6 +99,19 @@ export function webhookOrderingContract(storage: () => Storage): void {
     expect(ids(last)).toEqual([a3!.id]);
   });
 
+  it('does not let an ordered endpoint’s held deliveries empty a claim of one', async () => {
+    const s = storage();
+    const e = await endpoint(s);
+    const [a1] = await ofSubject(s, e.id, aSubject(), 5);
+    const other = await endpoint(s, { ordering: 'none' });
+    const due = aDelivery(other.id, { nextAttemptAt: ms(0) });
+    await s.webhooks.deliveries.createIfAbsent(due);
+    expect(ids(await s.webhooks.deliveries.claimDue(claim({ limit: 1 })))).toEqual([a1!.id]);
+    // The four behind a1 are due longer than the other endpoint's delivery, and held.
+    expect(ids(await s.webhooks.deliveries.claimDue(claim({ limit: 1, workerId: 'b' })))).toEqual([due.id]);
+    expect(await s.webhooks.deliveries.claimDue(claim({ limit: 1, workerId: 'c' }))).toEqual([]);
+  });
+
   it('leases every due delivery of an unordered endpoint, whatever their subjects', async () => {
     const s = storage();
     const e = await endpoint(s, { ordering: 'none' });
