@@ -3,38 +3,19 @@
  * events like any other, in the catalogue, committed with the change and sent signed and retried to the
  * endpoints subscribed to them; an operator endpoint that fails cannot feed itself events forever.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { Storage } from '../../src/core/storage/index.js';
 import { createSwitchboard, type Switchboard, trustEveryone } from '../../src/index.js';
-import { createMemoryStorage } from '../../src/storage/memory/index.js';
 import { verifyWebhook } from '../../src/webhooks/index.js';
-import { createTestDatabase, type TestDatabase } from '../setup/database.js';
 import { until } from '../support/until.js';
-import { listen } from './support.js';
+import { eachAdapter, listen } from './support.js';
 
 const started: Switchboard[] = [];
 afterEach(async () => {
   await Promise.all(started.splice(0).map((s) => s.close()));
 });
 
-let db: TestDatabase | undefined;
-let postgres: Storage | undefined;
-beforeAll(async () => {
-  db = await createTestDatabase();
-  postgres = await db.storage();
-});
-afterAll(() => db?.drop());
-/** Each test on a store of its own: a new memory store, or the PostgreSQL one emptied. */
-const ADAPTERS: [string, () => Promise<Storage>][] = [
-  ['memory', async () => createMemoryStorage()],
-  [
-    'PostgreSQL',
-    async () => {
-      await db!.truncate();
-      return postgres!;
-    },
-  ],
-];
+const ADAPTERS = eachAdapter();
 
 interface Arrival {
   readonly headers: Headers;

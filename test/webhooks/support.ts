@@ -1,4 +1,4 @@
-import { afterEach } from 'vitest';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import type { Storage } from '../../src/core/storage/index.js';
 import {
   createRuntime,
@@ -18,6 +18,7 @@ import {
   type WebhookDispatcher,
   type WebhookDispatcherOptions,
 } from '../../src/webhooks/index.js';
+import { createTestDatabase, type TestDatabase } from '../setup/database.js';
 import { countingIds, type ManualClock, manualClock } from '../support/clock.js';
 
 const servers: NodeServer[] = [];
@@ -26,6 +27,30 @@ afterEach(async () => {
   await Promise.all(dispatchers.splice(0).map((d) => d.stop({ graceMs: 0 })));
   await Promise.all(servers.splice(0).map((s) => s.close()));
 });
+
+/**
+ * The adapters a test file runs each test on, each test on a store of its own: a new memory store, or
+ * the file's PostgreSQL database emptied (made before the file's tests, dropped after them).
+ */
+export function eachAdapter(): readonly (readonly [string, () => Promise<Storage>])[] {
+  let db: TestDatabase | undefined;
+  let postgres: Storage | undefined;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    postgres = await db.storage();
+  });
+  afterAll(() => db?.drop());
+  return [
+    ['memory', async () => createMemoryStorage()],
+    [
+      'PostgreSQL',
+      async () => {
+        await db!.truncate();
+        return postgres!;
+      },
+    ],
+  ];
+}
 
 /** A real HTTP server on a loopback port, closed after the test. */
 export async function listen(fetch: (request: Request) => Promise<Response>): Promise<NodeServer> {
