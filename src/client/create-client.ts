@@ -1,4 +1,5 @@
 import type { DeclaredResource } from '../core/resources/define.js';
+import { type EventFeedClient, eventFeedClient } from './event-feed-client.js';
 import { resourceClient } from './resource-client.js';
 import { createTransport, type TransportOptions } from './transport.js';
 import type { BuiltInResource, SwitchboardClient } from './types.js';
@@ -38,14 +39,19 @@ export interface ClientOptions<V extends number, R extends DeclaredResource> ext
  * const ada = await api.clients.create({ name: 'Ada', email: 'ada@example.com' });
  * await api.orders.create({ clientId: ada.id, total: { amount: '12.50', currency: 'EUR' } });
  * for await (const order of api.orders.all({ clientId: ada.id, status: 'pending' })) console.log(order.id);
+ * for await (const event of api.events.all({ types: ['order.*'] })) console.log(event.event, event.cursor);
  */
 export function createSwitchboardClient<V extends number, R extends DeclaredResource = never>(
   options: ClientOptions<V, R>,
-): SwitchboardClient<BuiltInResource | R, V> {
+): SwitchboardClient<BuiltInResource | R, V> & { readonly events: EventFeedClient } {
   const apiPath = (options.apiPath ?? '/api').replace(/\/+$/, '');
   const send = createTransport(options, `${apiPath}/v${options.version}`);
   const plurals = [...BUILT_IN_PLURALS, ...(options.resources ?? []).map((resource) => resource.plural)];
-  return Object.fromEntries(
-    plurals.map((plural) => [plural, resourceClient(send, plural)]),
-  ) as SwitchboardClient<BuiltInResource | R, V>;
+  // `/events` is the event feed's path on the server too, so no resource can be served there.
+  if (plurals.includes('events'))
+    throw new TypeError('A resource whose plural is "events" would hide the event feed: name it otherwise.');
+  return {
+    ...Object.fromEntries(plurals.map((plural) => [plural, resourceClient(send, plural)])),
+    events: eventFeedClient(send),
+  } as SwitchboardClient<BuiltInResource | R, V> & { readonly events: EventFeedClient };
 }

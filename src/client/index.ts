@@ -32,6 +32,7 @@ export {
 } from '../webhooks/verify.js';
 export { type FieldProblem, SwitchboardApiError } from './api-error.js';
 export { type ClientOptions, createSwitchboardClient } from './create-client.js';
+export type { EventFeedClient, FeedItem, FeedPage, FeedQuery } from './event-feed-client.js';
 export type { RetryOptions, TransportOptions } from './transport.js';
 export type {
   BuiltInResource,

@@ -129,6 +129,37 @@ describe('the typed client against the example server', () => {
   });
 });
 
+describe('the event feed', () => {
+  it('reads every event after a cursor page by page up to the newest, then reads on from the last one', async () => {
+    const api = clientOf(2);
+    // Where the feed of client events stands now.
+    let after: string | undefined;
+    for await (const item of api.events.all({ types: ['client.*'], limit: 50 })) after = item.cursor;
+
+    const ada = await api.clients.create({ name: 'Feed Ada', email: 'feed.ada@example.com' });
+    const grace = await api.clients.create({ name: 'Feed Grace', email: 'feed.grace@example.com' });
+    await api.clients.update(ada.id, { city: 'Lyon' });
+    const read = [];
+    for await (const item of api.events.all({ after, types: ['client.*'], limit: 1 })) read.push(item);
+    expect(read.map((item) => [item.event, item.data.id, item.subject, item.sequence])).toEqual([
+      ['client.created', ada.id, ada.id, 1],
+      ['client.created', grace.id, grace.id, 1],
+      ['client.updated', ada.id, ada.id, 2],
+    ]);
+    expectTypeOf(read[0]!.cursor).toEqualTypeOf<string>();
+
+    // From the last cursor, nothing yet; then the next change, and only it.
+    expect((await api.events.page({ after: read.at(-1)!.cursor, types: ['client.*'] })).items).toEqual([]);
+    await api.clients.delete(grace.id);
+    const { items } = await api.events.page({ after: read.at(-1)!.cursor, types: ['client.*'] });
+    expect(items.map((item) => [item.event, item.data.id])).toEqual([['client.deleted', grace.id]]);
+
+    const refused = await api.events.page({ after: 'not-a-cursor' }).catch((error) => error);
+    expect(refused).toBeInstanceOf(SwitchboardApiError);
+    expect(refused).toMatchObject({ status: 400 });
+  });
+});
+
 describe('webhooks a chatbot receives', () => {
   let receiver: NodeServer;
   const verified: {

@@ -5,12 +5,14 @@
  * run against a real domain on memory.
  */
 import { beforeEach, describe, expect, expectTypeOf, it } from 'vitest';
+import { z } from 'zod';
 import {
   type Client,
   type clients,
   createDomain,
   createRuntime,
   type Domain,
+  defineResource,
   type Order,
   type orders,
   type RecordOf,
@@ -131,5 +133,23 @@ describe('a typed service', () => {
   it('refuses a declaration the domain does not serve', () => {
     const bare = createDomain(createRuntime({ storage: createMemoryStorage() }));
     expect(() => bare.of(returns)).toThrow('No resource named "return" is served.');
+  });
+
+  it('refuses a resource whose plural is the event feed’s path, and a subject that is not a relation', () => {
+    const runtime = createRuntime({ storage: createMemoryStorage() });
+    const named = (input: Partial<Parameters<typeof defineResource>[0]>) =>
+      defineResource({
+        name: 'happening',
+        idPrefix: 'hap',
+        fields: { clientId: z.string(), title: z.string() },
+        relations: { clientId: 'client' },
+        scopes: { read: 'diary.happenings.read', write: 'diary.happenings.write' },
+        ...input,
+      });
+    expect(() => createDomain(runtime, { resources: [named({ plural: 'events' })] })).toThrow(
+      'happening: the plural "events" is the event feed\'s; name the records otherwise.',
+    );
+    expect(() => named({ subject: 'title' })).toThrow('happening: the subject "title" must be a relation.');
+    expect(named({ subject: 'clientId' }).subject).toBe('clientId');
   });
 });

@@ -69,6 +69,11 @@ export function createDomain(
   const owners = ownerPaths(all);
   for (const resource of all) {
     if (registry.has(resource.name)) throw new Error(`Two resources are named "${resource.name}".`);
+    // Each API version serves the event feed at `/events` (and GraphQL's `events`).
+    if (resource.plural === 'events')
+      throw new Error(
+        `${resource.name}: the plural "events" is the event feed's; name the records otherwise.`,
+      );
     registry.set(resource.name, resourceService(ctx, resource, registry, owners.get(resource.name)));
   }
   const resources: Record<string, ResourceService> = Object.fromEntries(registry);
