@@ -109,15 +109,3 @@ function signatureBytes(base64: string): Uint8Array<ArrayBuffer> | null {
     return null;
   }
 }
-
-const encoder = new TextEncoder();
-
-/** The bytes a `v1a` signature covers: `"<id>.<timestamp>."` then the body exactly as sent. */
-export function signedMessage(prefix: string, body: string | Uint8Array): Uint8Array<ArrayBuffer> {
-  if (typeof body === 'string') return encoder.encode(prefix + body);
-  const head = encoder.encode(prefix);
-  const out = new Uint8Array(head.byteLength + body.byteLength);
-  out.set(head);
-  out.set(body, head.byteLength);
-  return out;
-}

@@ -1,5 +1,6 @@
 import { decodeBase64, encodeBase64, encodeHexLowerCase } from '@oslojs/encoding';
 import { nativeCrypto } from '../internal/native-crypto.js';
+import { signedMessage } from './signed-message.js';
 
 /** How the shared secret becomes HMAC key bytes, per scheme. */
 export type KeyFormat = 'utf8' | 'whsec';
@@ -70,7 +71,7 @@ async function webCryptoKey(bytes: Uint8Array<ArrayBuffer>): Promise<HmacKey> {
   const key = await crypto.subtle.importKey('raw', bytes, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
   return {
     async sign(prefix, body, encoding) {
-      const mac = new Uint8Array(await crypto.subtle.sign('HMAC', key, concat(prefix, body)));
+      const mac = new Uint8Array(await crypto.subtle.sign('HMAC', key, signedMessage(prefix, body)));
       return encoding === 'hex' ? encodeHexLowerCase(mac) : encodeBase64(mac);
     },
   };
@@ -83,13 +84,4 @@ function keyBytes(secret: string, format: KeyFormat): Uint8Array<ArrayBuffer> | 
   } catch {
     return null;
   }
-}
-
-function concat(prefix: string, body: string | Uint8Array): Uint8Array<ArrayBuffer> {
-  if (typeof body === 'string') return encoder.encode(prefix + body);
-  const head = encoder.encode(prefix);
-  const out = new Uint8Array(head.byteLength + body.byteLength);
-  out.set(head);
-  out.set(body, head.byteLength);
-  return out;
 }

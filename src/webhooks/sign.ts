@@ -1,5 +1,6 @@
-import { type Ed25519PrivateJwk, ed25519Signer, signedMessage } from './ed25519.js';
+import { type Ed25519PrivateJwk, ed25519Signer } from './ed25519.js';
 import { type HmacKey, hmacKey, type KeyFormat, type SignatureEncoding } from './hmac.js';
+import { signedMessage } from './signed-message.js';
 
 /**
  * Which headers and bytes a signature uses:

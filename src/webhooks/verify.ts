@@ -1,8 +1,9 @@
 import { type Clock, systemClock } from '../core/runtime.js';
 import { textEquals } from '../internal/text-equals.js';
-import { ed25519Verifier, signedMessage } from './ed25519.js';
+import { ed25519Verifier } from './ed25519.js';
 import { hmacKey, type KeyFormat, type SignatureEncoding } from './hmac.js';
 import type { SignatureScheme, SignedContent } from './sign.js';
+import { signedMessage } from './signed-message.js';
 
 /** Why a request failed verification. Safe to show to the sender: none reveals the expected value. */
 export type VerifyFailureReason = 'missing_header' | 'malformed' | 'mismatch' | 'stale' | 'future';
