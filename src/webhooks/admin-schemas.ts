@@ -4,6 +4,7 @@ import {
   MAX_PER_SECOND_BOUNDS,
   RETRY_SCHEDULE_BOUNDS,
 } from '../core/storage/webhooks.js';
+import { orderingEnum } from './admin-wire.js';
 import {
   CUSTOM_HEADER_BOUNDS,
   headerNameProblem,
@@ -126,7 +127,7 @@ const headersPatch = z
     description: `${headersMeta.description} In a change, each name given is set and a null value removes it; null removes them all.`,
   });
 
-const ordering = z.enum(['none', 'subject']).meta({
+const ordering = orderingEnum().meta({
   description:
     "`subject`: the events of one subject (the record they are about; a message's conversation) arrive strictly in `sequence` order, a later one waiting while an earlier one fails and is retried (other subjects flow); `none` (default): each as soon as it can",
 });
