@@ -15,6 +15,28 @@ export interface Sealer {
   open(sealed: string, context: string): Promise<string>;
 }
 
+/**
+ * A stored value in clear: opened when sealed, as it is when stored before an encryption key was
+ * configured. `what` names it for the errors ("The webhook signing key whk_1"), which say what to
+ * configure when there is no sealer, and that another key sealed it when opening fails.
+ */
+export async function openStored(
+  sealer: Sealer | undefined,
+  value: string,
+  context: string,
+  what: string,
+): Promise<string> {
+  if (!value.startsWith(SEALED_PREFIX)) return value;
+  if (!sealer) throw new Error(`${what} is stored encrypted; give the storage adapter its encryptionKey.`);
+  try {
+    return await sealer.open(value, context);
+  } catch {
+    throw new Error(
+      `${what} cannot be opened with this encryptionKey (another key sealed it, or it was altered).`,
+    );
+  }
+}
+
 /** The shortest encryption key text accepted: 32 characters, e.g. 32 random bytes in base64. */
 export const MIN_ENCRYPTION_KEY_LENGTH = 32;
 

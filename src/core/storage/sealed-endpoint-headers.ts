@@ -1,4 +1,4 @@
-import { SEALED_PREFIX, type Sealer } from '../../internal/sealer.js';
+import { openStored, type Sealer } from '../../internal/sealer.js';
 import type { WebhookEndpointRecord, WebhookEndpointStore } from './webhooks.js';
 
 /**
@@ -24,23 +24,13 @@ export function sealingEndpointHeaders(
   const open = async (endpoint: WebhookEndpointRecord): Promise<WebhookEndpointRecord> => {
     if (!endpoint.headers) return endpoint;
     const opened: Record<string, string> = {};
-    for (const [name, value] of Object.entries(endpoint.headers)) {
-      // A value stored before an encryption key was configured is read as it is.
-      if (!value.startsWith(SEALED_PREFIX)) opened[name] = value;
-      else if (!sealer) {
-        throw new Error(
-          `The headers of webhook endpoint ${endpoint.id} are stored encrypted; give the storage adapter its encryptionKey.`,
-        );
-      } else {
-        try {
-          opened[name] = await sealer.open(value, context(endpoint, name));
-        } catch {
-          throw new Error(
-            `The header ${name} of webhook endpoint ${endpoint.id} cannot be opened with this encryptionKey (another key sealed it, or it was altered).`,
-          );
-        }
-      }
-    }
+    for (const [name, value] of Object.entries(endpoint.headers))
+      opened[name] = await openStored(
+        sealer,
+        value,
+        context(endpoint, name),
+        `The header ${name} of webhook endpoint ${endpoint.id}`,
+      );
     return { ...endpoint, headers: opened };
   };
   const openOrNull = async (endpoint: WebhookEndpointRecord | null) => endpoint && open(endpoint);

@@ -1,4 +1,4 @@
-import { SEALED_PREFIX, type Sealer } from '../../internal/sealer.js';
+import { openStored, SEALED_PREFIX, type Sealer } from '../../internal/sealer.js';
 import type { WebhookSigningKeyRecord, WebhookSigningKeyStore } from './webhook-signing-keys.js';
 
 /**
@@ -12,21 +12,10 @@ export function sealingSigningKeys(
   store: WebhookSigningKeyStore,
   sealer: Sealer | undefined,
 ): WebhookSigningKeyStore {
-  const open = async (key: WebhookSigningKeyRecord): Promise<WebhookSigningKeyRecord> => {
-    if (!key.privateKey.startsWith(SEALED_PREFIX)) return key;
-    if (!sealer) {
-      throw new Error(
-        `The webhook signing key ${key.id} is stored encrypted; give the storage adapter its encryptionKey.`,
-      );
-    }
-    try {
-      return { ...key, privateKey: await sealer.open(key.privateKey, key.id) };
-    } catch {
-      throw new Error(
-        `The webhook signing key ${key.id} cannot be opened with this encryptionKey (another key sealed it, or it was altered).`,
-      );
-    }
-  };
+  const open = async (key: WebhookSigningKeyRecord): Promise<WebhookSigningKeyRecord> => ({
+    ...key,
+    privateKey: await openStored(sealer, key.privateKey, key.id, `The webhook signing key ${key.id}`),
+  });
   return {
     async list(now) {
       const keys = await store.list(now);
