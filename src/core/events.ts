@@ -49,6 +49,38 @@ export interface DomainEvent {
 }
 
 /**
+ * An event as it travels, the same on a webhook and in the feed: snake_case names, the record's data,
+ * and `redacted` on a tombstone.
+ */
+export interface EventBody {
+  readonly event: string;
+  readonly event_id: string;
+  readonly created_at: string;
+  readonly subject?: string;
+  readonly sequence?: number;
+  readonly data: Readonly<Record<string, unknown>>;
+  readonly redacted?: true;
+}
+
+/** The body of `event`, carrying `data` (its own data unless given, e.g. shaped for an API version). */
+export function eventBody(
+  event: DomainEvent,
+  data: Readonly<Record<string, unknown>> = event.data,
+): EventBody {
+  return {
+    event: event.type,
+    event_id: event.id,
+    created_at: event.occurredAt,
+    // The record the event is about and its place among that record's events, when it has them.
+    ...(event.subject !== undefined ? { subject: event.subject } : {}),
+    ...(event.sequence !== undefined ? { sequence: event.sequence } : {}),
+    data,
+    // A tombstone (its client erased): `data` keeps ids only.
+    ...(event.redacted ? { redacted: true as const } : {}),
+  };
+}
+
+/**
  * Whether an event type matches a pattern: exact (`order.created`), a resource wildcard (`order.*`) or
  * everything (`*`).
  */

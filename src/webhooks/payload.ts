@@ -1,6 +1,6 @@
-import type { DomainEvent } from '../core/events.js';
+import { type DomainEvent, eventBody } from '../core/events.js';
 import type { Resource } from '../core/resources/define.js';
-import { eventDataIn, resourcesByEventType } from '../core/resources/wire.js';
+import { resourcesByEventType, versionedEventData } from '../core/resources/wire.js';
 
 /**
  * The kind of a test event, sent to one endpoint on an admin's request (`sendTestEvent`).
@@ -43,17 +43,7 @@ export function testEventData(endpointId: string): Record<string, unknown> {
  * //  "data":{"id":"ord_…","status":"shipped","customerEmail":"ada@example.com",…}}
  */
 export function webhookPayload(event: DomainEvent): string {
-  return JSON.stringify({
-    event: event.type,
-    event_id: event.id,
-    created_at: event.occurredAt,
-    // The record the event is about and its place among that record's events, when it has them.
-    ...(event.subject !== undefined ? { subject: event.subject } : {}),
-    ...(event.sequence !== undefined ? { sequence: event.sequence } : {}),
-    data: event.data,
-    // A tombstone (its client erased): `data` keeps ids only.
-    ...(event.redacted ? { redacted: true } : {}),
-  });
+  return JSON.stringify(eventBody(event));
 }
 
 /**
@@ -85,10 +75,6 @@ export function versionedPayloads(
   resources: readonly Resource[],
 ): (event: DomainEvent, apiVersion: number) => string {
   const byType = resourcesByEventType(resources);
-  return (event, apiVersion) => {
-    const resource = byType.get(event.type);
-    // A tombstone's ids are the same in every version: there is no record left to shape.
-    if (!resource || event.redacted) return webhookPayload(event);
-    return webhookPayload({ ...event, data: eventDataIn(resource, event.data, apiVersion) });
-  };
+  return (event, apiVersion) =>
+    JSON.stringify(eventBody(event, versionedEventData(byType.get(event.type), event, apiVersion)));
 }

@@ -1,6 +1,6 @@
-import type { DomainEvent } from '../events.js';
+import { type DomainEvent, eventBody } from '../events.js';
 import type { Resource } from '../resources/define.js';
-import { eventDataIn } from '../resources/wire.js';
+import { versionedEventData } from '../resources/wire.js';
 import { encodeCursor } from './cursor.js';
 
 /**
@@ -27,14 +27,7 @@ export function feedItem(
   apiVersion: number,
 ): FeedItem {
   return {
-    event: event.type,
-    event_id: event.id,
-    created_at: event.occurredAt,
-    ...(event.subject !== undefined ? { subject: event.subject } : {}),
-    ...(event.sequence !== undefined ? { sequence: event.sequence } : {}),
-    // A tombstone's ids are the same in every version: there is no record left to shape.
-    data: resource && !event.redacted ? eventDataIn(resource, event.data, apiVersion) : event.data,
-    ...(event.redacted ? { redacted: true as const } : {}),
+    ...eventBody(event, versionedEventData(resource, event, apiVersion)),
     cursor: encodeCursor(position),
   };
 }

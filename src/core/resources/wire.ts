@@ -4,6 +4,7 @@
  * for the current version. One derivation, so the three cannot drift apart.
  */
 import type { z } from 'zod';
+import type { DomainEvent } from '../events.js';
 import type { ResourceRecord } from '../storage/index.js';
 import type { Resource } from './define.js';
 
@@ -54,6 +55,18 @@ export function resourcesByEventType(resources: readonly Resource[]): ReadonlyMa
   const byType = new Map<string, Resource>();
   for (const resource of resources) for (const type of resource.eventTypes) byType.set(type, resource);
   return byType;
+}
+
+/**
+ * The `data` an event carries in an API version: shaped by {@link eventDataIn} when a resource
+ * published it; a tombstone's ids, or another kind's data, as they are (there is no record to shape).
+ */
+export function versionedEventData(
+  resource: Resource | undefined,
+  event: DomainEvent,
+  apiVersion: number,
+): Readonly<Record<string, unknown>> {
+  return resource && !event.redacted ? eventDataIn(resource, event.data, apiVersion) : event.data;
 }
 
 /**
