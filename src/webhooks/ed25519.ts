@@ -4,6 +4,7 @@
  * Web Crypto elsewhere (workerd). Keys travel as JWK members: `x` the public key, `d` the private seed.
  */
 import { decodeBase64, encodeBase64 } from '@oslojs/encoding';
+import { kept } from '../internal/kept.js';
 import { type NativeKey, nativeCrypto } from '../internal/native-crypto.js';
 
 /** An Ed25519 public key as a JWK (RFC 8037): `kty` `OKP`, `crv` `Ed25519`, `x` base64url. */
@@ -31,15 +32,6 @@ const MAX_CACHED_KEYS = 64;
 const signers = new Map<string, Ed25519Sign>();
 const verifiers = new Map<string, Ed25519Verify>();
 
-function cached<T>(cache: Map<string, T>, key: string, make: () => T): T {
-  const found = cache.get(key);
-  if (found !== undefined) return found;
-  const made = make();
-  if (cache.size >= MAX_CACHED_KEYS) cache.delete(cache.keys().next().value as string);
-  cache.set(key, made);
-  return made;
-}
-
 /** A new key pair, as a private JWK (which holds the public `x` too). */
 export async function generateEd25519Key(): Promise<Ed25519PrivateJwk> {
   const native = nativeCrypto;
@@ -55,7 +47,7 @@ export async function generateEd25519Key(): Promise<Ed25519PrivateJwk> {
 
 /** The signer of a private key, imported once and kept (a sender signs with the same key all day). */
 export function ed25519Signer(key: Ed25519PrivateJwk): Ed25519Sign {
-  return cached(signers, key.d, () => {
+  return kept(signers, key.d, MAX_CACHED_KEYS, () => {
     const jwk = { kty: 'OKP', crv: 'Ed25519', x: key.x, d: key.d };
     const native = nativeCrypto;
     if (native?.sign && native.createPrivateKey) {
@@ -71,7 +63,7 @@ export function ed25519Signer(key: Ed25519PrivateJwk): Ed25519Sign {
 
 /** The verifier of a public key; one whose `x` is not a key verifies nothing. */
 export function ed25519Verifier(key: Ed25519PublicJwk): Ed25519Verify {
-  return cached(verifiers, key.x, () => {
+  return kept(verifiers, key.x, MAX_CACHED_KEYS, () => {
     const jwk = { kty: 'OKP', crv: 'Ed25519', x: key.x };
     const native = nativeCrypto;
     if (native?.verify && native.createPublicKey) {

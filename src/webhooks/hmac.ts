@@ -1,4 +1,5 @@
 import { decodeBase64, encodeBase64, encodeHexLowerCase } from '@oslojs/encoding';
+import { kept } from '../internal/kept.js';
 import { nativeCrypto } from '../internal/native-crypto.js';
 import { signedMessage } from './signed-message.js';
 
@@ -33,19 +34,17 @@ const MAX_CACHED_KEYS = 256;
  */
 export function hmacKey(secret: string, format: KeyFormat): FoundKey {
   const cache = caches[format];
-  const cached = cache.get(secret);
-  if (cached !== undefined) return cached;
-  const key = importKey(secret, format);
-  if (cache.size >= MAX_CACHED_KEYS) cache.delete(cache.keys().next().value as string);
-  cache.set(secret, key);
-  if (key instanceof Promise) {
-    // Once Web Crypto has imported it, later messages get the key without awaiting.
-    key.then(
-      (found) => cache.get(secret) === key && cache.set(secret, found),
-      () => cache.get(secret) === key && cache.delete(secret),
-    );
-  }
-  return key;
+  return kept(cache, secret, MAX_CACHED_KEYS, () => {
+    const key = importKey(secret, format);
+    if (key instanceof Promise) {
+      // Once Web Crypto has imported it, later messages get the key without awaiting.
+      key.then(
+        (found) => cache.get(secret) === key && cache.set(secret, found),
+        () => cache.get(secret) === key && cache.delete(secret),
+      );
+    }
+    return key;
+  });
 }
 
 function importKey(secret: string, format: KeyFormat): FoundKey {
