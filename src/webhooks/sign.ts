@@ -54,7 +54,7 @@ export interface SignOptions {
  * // { …, 'webhook-id': 'evt_1', 'webhook-timestamp': '1767225600', 'webhook-signature': 'v1a,…' }
  */
 export async function signWebhook(options: SignOptions): Promise<Record<string, string>> {
-  const { body, secrets = [], privateKeys = [] } = options;
+  const { body, secrets = NONE, privateKeys = NONE } = options;
   if (secrets.length === 0 && privateKeys.length === 0) {
     throw new TypeError('signWebhook needs at least one secret or private key.');
   }
@@ -100,6 +100,8 @@ export async function signWebhook(options: SignOptions): Promise<Record<string, 
     'x-signature': signature,
   };
 }
+
+const NONE: readonly never[] = [];
 
 /** One signature; a plain string (nothing to await) where node:crypto signs synchronously. */
 function sign(

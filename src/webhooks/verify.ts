@@ -97,10 +97,8 @@ export async function verifyWebhook(options: VerifyOptions): Promise<VerifyResul
   let timestamp: number | null = null;
   const timestampText = timestampHeader?.trim();
   if (timestampHeader) {
-    if (!timestampText || !/^\d{1,12}$/.test(timestampText)) {
-      return fail('malformed', `The ${timestampName} header must be Unix seconds.`);
-    }
-    timestamp = Number(timestampText);
+    timestamp = unixSeconds(timestampText!);
+    if (timestamp === null) return fail('malformed', `The ${timestampName} header must be Unix seconds.`);
     const tolerance = options.toleranceSeconds ?? 300;
     const now = Math.floor((options.clock ?? systemClock).now() / 1000);
     if (timestamp < now - tolerance)
@@ -111,12 +109,14 @@ export async function verifyWebhook(options: VerifyOptions): Promise<VerifyResul
   }
 
   // With both keys and secrets (a receiver while its endpoint moves to ed25519), either kind passes.
+  // `v1` values are checked for base64 only if none matches: one that is not can match nothing.
   const signatures = standard ? parseStandard(signatureText, 'v1,') : parseHex(signatureText);
-  const asymmetricSignatures = asymmetric ? parseStandard(signatureText, 'v1a,') : [];
-  if (signatures.length === 0 && asymmetricSignatures.length === 0) {
+  const asymmetricSignatures = asymmetric ? parseStandard(signatureText, 'v1a,').filter(isBase64) : [];
+  const malformed = () => {
     const shape = asymmetric ? 'v1a,<base64>' : standard ? 'v1,<base64>' : 'sha256=<hex>';
     return fail('malformed', `The ${signatureName} header must look like ${shape}.`);
-  }
+  };
+  if (signatures.length === 0 && asymmetricSignatures.length === 0) return malformed();
 
   const prefix = standard
     ? `${eventId}.${timestampText}.`
@@ -147,7 +147,20 @@ export async function verifyWebhook(options: VerifyOptions): Promise<VerifyResul
       if (textEquals(signature, expected)) return { ok: true, eventId, timestamp };
     }
   }
+  if (asymmetricSignatures.length === 0 && !signatures.some(isBase64)) return malformed();
   return fail('mismatch', 'The signature does not match the body and timestamp.');
+}
+
+/** Digits only, at most 12 (Unix seconds), read without a regular expression; else null. */
+function unixSeconds(text: string): number | null {
+  if (text.length === 0 || text.length > 12) return null;
+  let value = 0;
+  for (let i = 0; i < text.length; i++) {
+    const digit = text.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) return null;
+    value = value * 10 + digit;
+  }
+  return value;
 }
 
 /**
@@ -160,9 +173,8 @@ function header(headers: VerifyOptions['headers'], name: string): string | null 
   const record = headers as Readonly<Record<string, string>>;
   let found: string | null = null;
   for (const key in record) {
-    if (key.length === name.length && key.toLowerCase() === name && Object.hasOwn(record, key)) {
-      found = record[key]!;
-    }
+    if (key.length !== name.length) continue;
+    if ((key === name || key.toLowerCase() === name) && Object.hasOwn(record, key)) found = record[key]!;
   }
   return found;
 }
@@ -177,8 +189,10 @@ function parseHex(text: string): string[] {
   return out;
 }
 
+const isBase64 = (value: string): boolean => /^[A-Za-z0-9+/]+={0,2}$/.test(value);
+
 /**
- * The base64 values of `v1,<base64>` (or, with `version` `v1a,`, the Ed25519 `v1a,<base64>`) entries,
+ * The values (not yet checked as base64) of `v1,<base64>` (or, with `version` `v1a,`, the Ed25519 `v1a,<base64>`) entries,
  * separated by white space (other versions are skipped). Text after a second comma is ignored.
  */
 function parseStandard(text: string, version: 'v1,' | 'v1a,'): string[] {
@@ -188,7 +202,7 @@ function parseStandard(text: string, version: 'v1,' | 'v1a,'): string[] {
     if (!part.startsWith(version)) continue;
     const end = part.indexOf(',', version.length);
     const value = end === -1 ? part.slice(version.length) : part.slice(version.length, end);
-    if (value && /^[A-Za-z0-9+/]+={0,2}$/.test(value)) out.push(value);
+    if (value) out.push(value);
   }
   return out;
 }

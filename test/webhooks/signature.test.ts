@@ -234,6 +234,37 @@ describe('Standard Webhooks scheme, interoperable with the standardwebhooks pack
     expect(noId).toMatchObject({ ok: false, reason: 'missing_header' });
   });
 
+  it('tells a malformed signature or timestamp from a mismatch', async () => {
+    const headers = await signWebhook({
+      body,
+      secrets: [secret],
+      eventId: 'msg_3',
+      timestamp: nowSeconds(),
+      scheme: 'standard',
+    });
+    const valid = headers['webhook-signature']!;
+    const cases: [Record<string, string>, string][] = [
+      [{ 'webhook-signature': 'v1,not*base64!' }, 'malformed'],
+      [{ 'webhook-signature': 'v2,abcd v1,' }, 'malformed'],
+      [{ 'webhook-signature': `v1,${'A'.repeat(43)}=` }, 'mismatch'],
+      [{ 'webhook-signature': `v1,not*base64! ${valid}` }, 'ok'],
+      [{ 'webhook-signature': `  ${valid},ignored  ` }, 'ok'],
+      [{ 'webhook-timestamp': `${nowSeconds()}x` }, 'malformed'],
+      [{ 'webhook-timestamp': '1234567890123' }, 'malformed'],
+      [{ 'webhook-timestamp': ` ${nowSeconds()} ` }, 'ok'],
+    ];
+    for (const [changed, reason] of cases) {
+      const result = await verifyWebhook({
+        body,
+        headers: { ...headers, ...changed },
+        secrets: [secret],
+        scheme: 'standard',
+        clock,
+      });
+      expect(result.ok ? 'ok' : result.reason, JSON.stringify(changed)).toBe(reason);
+    }
+  });
+
   it('generates secrets the standardwebhooks package can use', async () => {
     const fresh = generateWebhookSecret();
     expect(fresh).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
