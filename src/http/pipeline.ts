@@ -75,22 +75,30 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   const openapiTag = textTag(openapiText);
   let docsHtml: string | undefined;
 
+  // Each route's template under this base path, made once rather than per request.
+  const templates = new Map<AnyRoute, string>();
+
   async function run(route: AnyRoute, at: RequestContext, raw: Record<string, string>): Promise<Reply> {
     const { request } = at;
-    at.route = `${options.basePath}${route.path}`;
+    let template = templates.get(route);
+    if (template === undefined) {
+      template = `${options.basePath}${route.path}`;
+      templates.set(route, template);
+    }
+    at.route = template;
+    const { rateLimit } = options;
     // The budget the request was charged to: every answer from then on carries its fields, problems too.
     let limits: RateHeaders | undefined;
     try {
-      const take = (who: Principal) => options.rateLimit!.take(at, who, classOf(request));
       let principal: Principal;
       try {
         principal = route.scope === 'public' ? anonymous : await options.authenticate(request);
       } catch (error) {
         // Refused credentials count against the caller's address: guessing keys is not free.
-        if (options.rateLimit) limits = await take(anonymous);
+        if (rateLimit) limits = await rateLimit.take(at, anonymous, classOf(request));
         throw error;
       }
-      if (options.rateLimit) limits = await take(principal);
+      if (rateLimit) limits = await rateLimit.take(at, principal, classOf(request));
       if (route.scope !== null && route.scope !== 'public') requireScope(principal, route.scope);
       const params = parseParamsOrNotFound(route, request, raw);
       const context = new Context(request, principal, params, options);
@@ -256,10 +264,12 @@ function parseParamsOrNotFound(route: AnyRoute, request: Request, raw: Record<st
 }
 
 /** A route's context; the URL is parsed on demand (a GET by id never needs it). */
+const notIdempotent: RouteContext['idempotent'] = () => ({});
+
 class Context implements RouteContext {
   query: unknown = {};
   body: unknown = undefined;
-  idempotent: RouteContext['idempotent'] = () => ({});
+  idempotent: RouteContext['idempotent'] = notIdempotent;
   readonly basePath: string;
   readonly apiVersion: number;
   readonly clock: Clock;

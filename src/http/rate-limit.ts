@@ -135,6 +135,10 @@ export function createRateLimiter(runtime: RateLimitRuntime, options: RateLimitC
   const trustedProxies = options.trustedProxies ?? 0;
   const { rateLimitRefusals } = runtime.telemetry;
   const leases = store.remote ? createLeases(store) : undefined;
+  // Each class's policy field is the same on every answer: written once.
+  const policies = Object.fromEntries(
+    Object.entries(rules).map(([cls, rule]) => [cls, policyField(cls, rule)]),
+  ) as Record<RateClass, string>;
   async function takeFor(caller: string, cls: RateClass, cost = 1): Promise<RateHeaders> {
     const rule = rules[cls];
     const key = `${cls}:${caller}`;
@@ -144,7 +148,7 @@ export function createRateLimiter(runtime: RateLimitRuntime, options: RateLimitC
       leases && cost > 0 && rule.windowMs <= MAX_LEASED_WINDOW_MS
         ? await leases.take(key, rule, cost, now)
         : await store.take(key, rule, cost, now);
-    const headers = rateHeaders(cls, rule, decision);
+    const headers = { 'ratelimit-policy': policies[cls], ratelimit: limitField(cls, decision) };
     if (decision.allowed) return headers;
     rateLimitRefusals.add(1, { 'switchboard.rate_limit.class': cls });
     const seconds = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
@@ -264,11 +268,13 @@ export function rateHeaders(
   rule: RateRule,
   decision: RateDecision,
 ): RateHeaders {
-  return {
-    'ratelimit-policy': `"${policy}";q=${rule.limit};w=${Math.ceil(rule.windowMs / 1000)}`,
-    ratelimit: `"${policy}";r=${decision.remaining};t=${Math.ceil(decision.resetMs / 1000)}`,
-  };
+  return { 'ratelimit-policy': policyField(policy, rule), ratelimit: limitField(policy, decision) };
 }
+
+const policyField = (policy: string, rule: RateRule): string =>
+  `"${policy}";q=${rule.limit};w=${Math.ceil(rule.windowMs / 1000)}`;
+const limitField = (policy: string, decision: RateDecision): string =>
+  `"${policy}";r=${decision.remaining};t=${Math.ceil(decision.resetMs / 1000)}`;
 
 /** The RateLimit fields a refusal carries, if it came from a budget. */
 export function rateHeadersOf(error: unknown): RateHeaders | undefined {

@@ -71,7 +71,9 @@ export function createRequestListener(
         response = problemResponse(error);
       }
     }
-    await writeResponse(response, outgoing);
+    // A light response is written at once: awaiting its `undefined` would cost one more turn.
+    const streaming = writeResponse(response, outgoing);
+    if (streaming) await streaming;
   };
 }
 

@@ -167,13 +167,14 @@ export function createAuthorizationServer(
 
   const checkCredentials = createGuard(ctx, ctx.bus ? { bus: ctx.bus } : {});
   let stored = !adminApiKey;
-  const guard: Authenticate = async (request) => {
-    if (!stored) {
-      await ready();
-      stored = true;
-    }
-    return checkCredentials(request);
-  };
+  // Once stored, the check's own promise is handed on: no async wrapper adding one more per request.
+  const guard: Authenticate = (request) =>
+    stored
+      ? checkCredentials(request)
+      : ready().then(() => {
+          stored = true;
+          return checkCredentials(request);
+        });
   // A trusted caller (trustEveryone) holds every scope of this server's catalogue.
   const authenticate = options.authenticate
     ? resolveTrust(options.authenticate, Object.keys(ctx.scopes))

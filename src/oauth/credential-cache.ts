@@ -9,7 +9,7 @@ export interface CredentialOwners {
 
 /** The bound and safety TTL of the credentials the guard keeps in memory (`GuardOptions.cache`). */
 export interface CredentialCacheOptions {
-  /** At most this many credentials are held; the least recently used goes first (default 10 000). */
+  /** At most this many credentials are held; the one stored longest ago goes first (default 10 000). */
   readonly maxEntries?: number;
   /** A credential is read again from storage after this long, whatever the bus said (default 5 s). */
   readonly ttlMs?: number;
@@ -39,7 +39,11 @@ interface Entry<T> {
   readonly storedAt: number;
 }
 
-/** A {@link CredentialCache}: a `Map` in use order (a hit moves its entry to the end), scanned on change. */
+/**
+ * A {@link CredentialCache}: a `Map` in the order entries were stored, scanned on change. A hit does not
+ * move its entry: each lives at most `ttlMs` anyway, and a delete and set per request cost more than
+ * the rest of the lookup.
+ */
 export function createCredentialCache<T>(options: CredentialCacheOptions = {}): CredentialCache<T> {
   const maxEntries = options.maxEntries ?? 10_000;
   const ttlMs = options.ttlMs ?? 5_000;
@@ -50,10 +54,9 @@ export function createCredentialCache<T>(options: CredentialCacheOptions = {}): 
     get(hash, now) {
       const entry = entries.get(hash);
       if (!entry) return undefined;
+      if (entry.storedAt + ttlMs > now && entry.storedAt <= now) return entry.value;
       entries.delete(hash);
-      if (entry.storedAt + ttlMs <= now || entry.storedAt > now) return undefined;
-      entries.set(hash, entry);
-      return entry.value;
+      return undefined;
     },
     generation: () => generation,
     set(hash, value, owners, since, now) {

@@ -36,7 +36,8 @@ type Known =
   | {
       readonly kind: 'key';
       readonly id: string;
-      readonly scopes: ReadonlySet<Scope>;
+      /** The key's principal, one object for every request it makes. */
+      readonly principal: Principal;
       lastUsedAt: number | null;
     }
   | { readonly kind: 'access'; readonly access: AccessTokenRecord; readonly scopes: ReadonlySet<Scope> };
@@ -104,7 +105,7 @@ export function createGuard(runtime: GuardRuntime, options: GuardOptions = {}): 
         known.lastUsedAt = now;
         await storage.apiKeys.touch(known.id, now);
       }
-      return { kind: 'service', subject: known.id, scopes: known.scopes };
+      return known.principal;
     }
 
     const { access, scopes } = known;
@@ -126,7 +127,8 @@ export function createGuard(runtime: GuardRuntime, options: GuardOptions = {}): 
       const key = await storage.apiKeys.findByHash(hash);
       if (!key || key.revokedAt !== null)
         throw failure('invalid_token', 'The API key is unknown or revoked.');
-      const known: Known = { kind: 'key', id: key.id, scopes: scopesOf(key), lastUsedAt: key.lastUsedAt };
+      const principal: Principal = { kind: 'service', subject: key.id, scopes: scopesOf(key) };
+      const known: Known = { kind: 'key', id: key.id, principal, lastUsedAt: key.lastUsedAt };
       cache?.set(hash, known, { apiKey: key.id }, since, now);
       return known;
     }

@@ -285,8 +285,9 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
           ...(outbound ? { outbound } : {}),
           // Declared resources' scopes can be granted, shown on the consent page and held by the admin key.
           scopes,
-          // The host's bus reaches every instance: revocations go through it, so the guard keeps credentials.
-          ...(options.bus ? { bus: options.bus } : {}),
+          // A bus that reaches every instance on the storage carries revocations, so the guard keeps
+          // credentials: the host's, or the in-process one over the switchboard's own memory storage.
+          ...(options.bus || !options.storage ? { bus } : {}),
           ...(rateLimit ? { rateLimit } : {}),
           ...(hostAuthenticate ? { authenticate: hostAuthenticate } : {}),
           ...(mcpTools ? { mcpTools } : {}),
@@ -441,7 +442,8 @@ export function createSwitchboard(options: SwitchboardOptions = {}): Switchboard
     graphqlWebSocket,
     logger,
   });
-  async function route(request: Request, context: RequestContext, pathname: string): Promise<Response> {
+  // Not async: it hands on the mount's promise rather than wrapping it in one more.
+  function route(request: Request, context: RequestContext, pathname: string): Promise<Response> {
     const mount = mountAt(pathname);
     if (!mount) throw new SwitchboardError('not_found', `Nothing is served at ${pathname}.`);
     // Measured under its interface; its route the template its router notes, else the mount's path.

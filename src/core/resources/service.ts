@@ -134,9 +134,18 @@ export function resourceService(
     );
   };
 
-  /** Whether `userId` (a signed-in user; undefined: any caller) owns the record. */
-  const owns = async (tx: Stores, userId: string | undefined, record: Readonly<Record<string, unknown>>) =>
-    userId === undefined || !ownerPath || (await ownerOf(ownerPath, record, getIn(tx))) === userId;
+  /**
+   * Whether `userId` (a signed-in user; undefined: any caller) owns the record; known at once, without a
+   * promise, when no owner need be read.
+   */
+  const owns = (
+    tx: Stores,
+    userId: string | undefined,
+    record: Readonly<Record<string, unknown>>,
+  ): boolean | Promise<boolean> =>
+    userId === undefined ||
+    !ownerPath ||
+    ownerOf(ownerPath, record, getIn(tx)).then((owner) => owner === userId);
 
   /**
    * What a user writes stays theirs: the direct owner field is their own client (filled in when left
@@ -203,7 +212,9 @@ export function resourceService(
   /** The stored record, if there is one and the user (when one) may see it. */
   const visibleIn = async (tx: Stores, userId: string | undefined, id: string) => {
     const record = await tx.resources.get(name, id);
-    return record && (await owns(tx, userId, record)) ? record : null;
+    if (!record) return null;
+    const mine = owns(tx, userId, record);
+    return mine === true || (mine !== false && (await mine)) ? record : null;
   };
 
   const change = (
