@@ -13,9 +13,12 @@ export function writeResponse(response: Response, res: ServerResponse): Promise<
   return undefined;
 }
 
+// Flat name, value pairs: node:http takes them without building a header object of its own, and copies
+// them into the head before writeHead returns, so one array serves every response.
+const fields: string[] = [];
+
 function writeRaw(raw: RawResponse, res: ServerResponse): void {
-  // Flat name, value pairs: node:http takes them without building a header object of its own.
-  const fields: string[] = [];
+  fields.length = 0;
   let typed = false;
   let sized = false;
   const headers = raw.headers;
@@ -34,8 +37,12 @@ function writeRaw(raw: RawResponse, res: ServerResponse): void {
       'content-length',
       String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength),
     );
-  if (raw.statusText) res.writeHead(raw.status, raw.statusText, fields);
-  else res.writeHead(raw.status, fields);
+  try {
+    if (raw.statusText) res.writeHead(raw.status, raw.statusText, fields);
+    else res.writeHead(raw.status, fields);
+  } finally {
+    fields.length = 0;
+  }
   if (body === null) res.end();
   else res.end(body);
 }

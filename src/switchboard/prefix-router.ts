@@ -28,6 +28,13 @@ export function prefixRouter(mounts: readonly Mount[]): (pathname: string) => Mo
     seen.add(prefix);
   }
   const longestFirst = [...mounts].sort((a, b) => b.prefix.length - a.prefix.length);
-  return (pathname) =>
-    longestFirst.find(({ prefix }) => pathname === prefix || pathname.startsWith(`${prefix}/`));
+  // Each prefix with its boundary, made once: a request makes no string to match.
+  const under = longestFirst.map(({ prefix }) => `${prefix}/`);
+  return (pathname) => {
+    for (let i = 0; i < longestFirst.length; i++) {
+      const mount = longestFirst[i]!;
+      if (pathname === mount.prefix || pathname.startsWith(under[i]!)) return mount;
+    }
+    return undefined;
+  };
 }

@@ -274,10 +274,11 @@ export function resourceService(
     }
   };
 
-  const find = async (principal: Principal | undefined, id: string) => {
+  // Not async: a versioned record is its own view, so the read's promise is handed on as it is.
+  const find = (principal: Principal | undefined, id: string): Promise<ResourceRecord | null> => {
     if (principal) requireScope(principal, resource.scopes.read);
-    const record = await visibleIn(ctx.storage, principal?.userId, id);
-    return record && view(record);
+    const found = visibleIn(ctx.storage, principal?.userId, id);
+    return resource.versioned ? found : found.then((record) => record && view(record));
   };
 
   // A change the declaration does not allow is refused here, whoever asks (the host's own calls too),
@@ -330,7 +331,7 @@ export function resourceService(
       return record;
     }
 
-    find(id: string): Promise<ResourceRecord | null> {
+    async find(id: string): Promise<ResourceRecord | null> {
       return find(this.principal, id);
     }
 
