@@ -111,12 +111,9 @@ export async function verifyWebhook(options: VerifyOptions): Promise<VerifyResul
   // With both keys and secrets (a receiver while its endpoint moves to ed25519), either kind passes.
   // `v1` values are checked for base64 only if none matches: one that is not can match nothing.
   const signatures = standard ? parseStandard(signatureText, 'v1,') : parseHex(signatureText);
-  const asymmetricSignatures = asymmetric ? parseStandard(signatureText, 'v1a,').filter(isBase64) : [];
-  const malformed = () => {
-    const shape = asymmetric ? 'v1a,<base64>' : standard ? 'v1,<base64>' : 'sha256=<hex>';
-    return fail('malformed', `The ${signatureName} header must look like ${shape}.`);
-  };
-  if (signatures.length === 0 && asymmetricSignatures.length === 0) return malformed();
+  const asymmetricSignatures = asymmetric ? parseStandard(signatureText, 'v1a,').filter(isBase64) : NONE;
+  const shape = asymmetric ? 'v1a,<base64>' : standard ? 'v1,<base64>' : 'sha256=<hex>';
+  if (signatures.length === 0 && asymmetricSignatures.length === 0) return malformed(signatureName, shape);
 
   const prefix = standard
     ? `${eventId}.${timestampText}.`
@@ -147,9 +144,14 @@ export async function verifyWebhook(options: VerifyOptions): Promise<VerifyResul
       if (textEquals(signature, expected)) return { ok: true, eventId, timestamp };
     }
   }
-  if (asymmetricSignatures.length === 0 && !signatures.some(isBase64)) return malformed();
+  if (asymmetricSignatures.length === 0 && !signatures.some(isBase64)) return malformed(signatureName, shape);
   return fail('mismatch', 'The signature does not match the body and timestamp.');
 }
+
+const NONE: readonly string[] = [];
+
+const malformed = (name: string, shape: string): VerifyResult =>
+  fail('malformed', `The ${name} header must look like ${shape}.`);
 
 /** Digits only, at most 12 (Unix seconds), read without a regular expression; else null. */
 function unixSeconds(text: string): number | null {
@@ -198,11 +200,16 @@ const isBase64 = (value: string): boolean => /^[A-Za-z0-9+/]+={0,2}$/.test(value
 function parseStandard(text: string, version: 'v1,' | 'v1a,'): string[] {
   const out: string[] = [];
   const trimmed = text.trim();
-  for (const part of /\s/.test(trimmed) ? trimmed.split(/\s+/) : [trimmed]) {
-    if (!part.startsWith(version)) continue;
-    const end = part.indexOf(',', version.length);
-    const value = end === -1 ? part.slice(version.length) : part.slice(version.length, end);
-    if (value) out.push(value);
-  }
+  if (!/\s/.test(trimmed)) return addValue(out, trimmed, version);
+  for (const part of trimmed.split(/\s+/)) addValue(out, part, version);
+  return out;
+}
+
+/** Adds the value of one `<version><value>[,…]` entry to `out`, if `part` is one. */
+function addValue(out: string[], part: string, version: string): string[] {
+  if (!part.startsWith(version)) return out;
+  const end = part.indexOf(',', version.length);
+  const value = end === -1 ? part.slice(version.length) : part.slice(version.length, end);
+  if (value) out.push(value);
   return out;
 }
