@@ -31,6 +31,25 @@ export function refusingUnstorableText<T extends object>(stores: T): T {
   });
 }
 
+/**
+ * {@link refusingUnstorableText} wrapped all at once, into plain objects: for the stores an adapter makes
+ * once and every request uses (those outside transactions), whose reads then cost no proxy trap and no
+ * lookup of the wrapper.
+ */
+export function refusingUnstorableTextNow<T extends object>(stores: T): T {
+  const wrapped: Record<PropertyKey, unknown> = {};
+  for (const key of Reflect.ownKeys(stores)) {
+    const value = Reflect.get(stores, key) as unknown;
+    wrapped[key] =
+      typeof value === 'function'
+        ? refusing(value as Method, stores)
+        : isPlainStore(value)
+          ? refusingUnstorableTextNow(value)
+          : value;
+  }
+  return wrapped as T;
+}
+
 function isPlainStore(value: unknown): value is object {
   return value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype;
 }
@@ -40,7 +59,9 @@ type Method = (...args: unknown[]) => unknown;
 function refusing(method: Method, self: object): Method {
   return (...args) => {
     // Every store call passes here: the check allocates nothing, the paths are found only on refusal.
-    if (args.every(isStorableValue)) return method.apply(self, args);
+    let storable = true;
+    for (let i = 0; storable && i < args.length; i++) storable = isStorableValue(args[i]);
+    if (storable) return method.apply(self, args);
     const fields = args.flatMap((arg) => unstorableTextIn(arg)).map((at) => at || 'value');
     const details = fields.map(invalidText);
     return Promise.reject(new SwitchboardError('validation_failed', summaryOf(details), { details }));

@@ -8,7 +8,7 @@
  */
 import type { Storage, Stores } from '../../core/storage/index.js';
 import { DEFAULT_EVENT_RETENTION_MS } from '../../core/storage/outbox.js';
-import { refusingUnstorableText } from '../../core/storage/storable-text.js';
+import { refusingUnstorableText, refusingUnstorableTextNow } from '../../core/storage/storable-text.js';
 import { DEFAULT_DELIVERY_RETENTION_MS } from '../../core/storage/webhooks.js';
 import { createSealer } from '../../internal/sealer.js';
 import { createApiKeyState, memoryApiKeyStore } from './api-keys.js';
@@ -75,7 +75,7 @@ export function createMemoryStorage(options: MemoryStorageOptions = {}): Storage
   });
 
   // The stores outside any transaction: writes are final at once.
-  const outside = refusingUnstorableText(stores(noJournal));
+  const outside = refusingUnstorableTextNow(stores(noJournal));
   return {
     ...outside,
     transaction(work) {

@@ -2,7 +2,7 @@ import type { Pool, PoolClient } from 'pg';
 import { type Logger, silentLogger } from '../../core/runtime.js';
 import type { Storage, Stores } from '../../core/storage/index.js';
 import { DEFAULT_EVENT_RETENTION_MS } from '../../core/storage/outbox.js';
-import { refusingUnstorableText } from '../../core/storage/storable-text.js';
+import { refusingUnstorableText, refusingUnstorableTextNow } from '../../core/storage/storable-text.js';
 import { DEFAULT_DELIVERY_RETENTION_MS } from '../../core/storage/webhooks.js';
 import { createSealer } from '../../internal/sealer.js';
 import { postgresApiKeyStore } from './api-keys.js';
@@ -148,7 +148,7 @@ function view(
   }
   const outer = database(pool, { begin: inTransaction, prepare, cache });
   return {
-    ...refusingUnstorableText(stores(outer)),
+    ...refusingUnstorableTextNow(stores(outer)),
     pool,
     transaction: (work) => inTransaction((db) => work(refusingUnstorableText(stores(db)))),
     async ping() {
