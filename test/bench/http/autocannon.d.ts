@@ -13,6 +13,8 @@ declare module 'autocannon' {
     readonly pipelining?: number;
     /** Seconds. */
     readonly duration?: number;
+    /** Requests per second across every connection. */
+    readonly overallRate?: number;
     readonly method?: string;
     readonly headers?: Readonly<Record<string, string>>;
     readonly body?: string;

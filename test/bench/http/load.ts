@@ -8,6 +8,8 @@ export interface LoadSettings {
   /** Seconds per round. */
   readonly duration: number;
   readonly connections: number;
+  /** Requests per second the load holds to (autocannon's `overallRate`); as fast as served when absent. */
+  readonly rate?: number | undefined;
 }
 
 export interface Round {
@@ -22,6 +24,8 @@ export interface Round {
   /** Connection errors, including timeouts. */
   readonly errors: number;
   readonly timeouts: number;
+  /** The server's CPU time (user + system) per answer in the round, in µs, where the platform tells. */
+  readonly cpuPerAnswerUs: number | undefined;
 }
 
 export async function runRound(
@@ -30,6 +34,7 @@ export async function runRound(
   clientId: string,
   settings: LoadSettings,
 ): Promise<Round> {
+  const cpuBefore = server.cpuMicros();
   const result = await autocannon({
     url: `${server.url}${scenario.path(clientId)}`,
     method: scenario.method,
@@ -38,7 +43,9 @@ export async function runRound(
     connections: settings.connections,
     pipelining: 1,
     duration: settings.duration,
+    ...(settings.rate ? { overallRate: settings.rate } : {}),
   });
+  const cpuAfter = server.cpuMicros();
   const unexpected: Record<string, number> = {};
   for (const [status, { count }] of Object.entries(result.statusCodeStats)) {
     if (!status.startsWith('2')) unexpected[status] = count;
@@ -51,6 +58,10 @@ export async function runRound(
     unexpected,
     errors: result.errors,
     timeouts: result.timeouts,
+    cpuPerAnswerUs:
+      cpuBefore === undefined || cpuAfter === undefined || result.requests.total === 0
+        ? undefined
+        : (cpuAfter - cpuBefore) / result.requests.total,
   };
 }
 

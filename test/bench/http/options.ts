@@ -9,6 +9,8 @@ export interface BenchOptions {
   /** Seconds of the uncounted warm-up round per server and scenario. */
   readonly warmUp: number;
   readonly connections: number;
+  /** Each round holds to this many requests per second; the CPU per answer is then the figure to compare. */
+  readonly rate: number | undefined;
   readonly only: readonly ScenarioId[];
   /** Also run the adapter floors (test/bench/http/adapter.ts) beside the peers. */
   readonly floors: boolean;
@@ -28,6 +30,9 @@ export const USAGE = `usage: npm run bench:http -- [options]
   --rounds <n>        counted rounds per server and scenario, at least 3 (default 5)
   --warmup <s>        seconds of the uncounted warm-up round (default: --duration)
   --connections <n>   autocannon connections (default 10)
+  --rate <n>          hold every round to n requests per second (one every server sustains), and compare
+                      the servers' CPU per answer: the work a request costs, without the waiting a
+                      saturated run adds (Linux; the CPU per answer is printed in every run)
   --only <ids>        comma-separated: ${SCENARIO_IDS.join(', ')} (default all)
   --floors            also Switchboard's Node adapter answering precomputed bytes (and serialising them)
   --pg                also Switchboard on PostgreSQL vs in memory (on when DATABASE_URL is set)
@@ -43,6 +48,7 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): B
       rounds: { type: 'string', default: '5' },
       warmup: { type: 'string' },
       connections: { type: 'string', default: '10' },
+      rate: { type: 'string' },
       only: { type: 'string', default: SCENARIO_IDS.join(',') },
       floors: { type: 'boolean', default: false },
       pg: { type: 'boolean', default: false },
@@ -66,6 +72,7 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): B
     rounds,
     warmUp: values.warmup === undefined ? duration : positive('--warmup', values.warmup),
     connections: positive('--connections', values.connections),
+    rate: values.rate === undefined ? undefined : positive('--rate', values.rate),
     only: only as ScenarioId[],
     floors: values.floors,
     postgres: values.pg || databaseUrl !== undefined,

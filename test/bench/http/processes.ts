@@ -6,6 +6,7 @@
  * commands: `ask` writes a line to its stdin and awaits the next `REPLY <answer>` line it prints.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createInterface, type Interface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -30,6 +31,8 @@ export interface RunningServer {
   readonly url: string;
   /** Sends `command` as one line and resolves with the answer of the next `REPLY <answer>` line. */
   ask(command: string, timeoutMs?: number): Promise<string>;
+  /** CPU time the process has used (user + system), in µs; undefined where /proc cannot tell (not Linux). */
+  cpuMicros(): number | undefined;
   stop(): Promise<void>;
 }
 
@@ -87,7 +90,22 @@ export async function startServer(spec: ServerSpec, timeoutMs = 60_000): Promise
       child.stdin!.write(`${command}\n`);
     });
   const port = await readyPort(child, lines, spec, timeoutMs);
-  return { spec, url: `http://127.0.0.1:${port}`, ask, stop };
+  return { spec, url: `http://127.0.0.1:${port}`, ask, cpuMicros: () => cpuMicrosOf(child.pid), stop };
+}
+
+/** Linux's `/proc/<pid>/stat` counts in USER_HZ, which is 100 per second for every process. */
+const MICROS_PER_TICK = 10_000;
+
+function cpuMicrosOf(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // After the command name (in parentheses, and it may hold spaces): state is field 3, utime 14, stime 15.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * MICROS_PER_TICK;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -28,6 +28,8 @@ export interface ServerSummary {
   readonly non2xx: number;
   /** More than {@link VOID_SHARE} of the counted answers were not 2xx: a 429 is not a served request. */
   readonly voided: boolean;
+  /** The server's CPU time per answer over the counted rounds, in µs, where the platform tells. */
+  readonly cpuUs: Spread | undefined;
 }
 
 /** The share of non-2xx answers above which a server's rounds do not count. */
@@ -44,6 +46,8 @@ export interface ScenarioSummary {
   readonly label: string;
   readonly servers: readonly ServerSummary[];
   readonly ratios: readonly RatioSummary[];
+  /** The reference's CPU per answer over each peer's, per round (lower is less work). */
+  readonly cpuRatios: readonly RatioSummary[];
 }
 
 export function spread(values: readonly number[]): Spread {
@@ -60,7 +64,14 @@ export function summarize(result: ScenarioResult): ScenarioSummary {
     const rounds = reference!.rounds.map((round, i) => round.rps / peer.rounds[i]!.rps);
     return { vs: peer.name, rounds, ...spread(rounds) };
   });
-  return { id: result.id, label: result.label, servers, ratios };
+  const cpuOf = (round: Round): number => round.cpuPerAnswerUs ?? Number.NaN;
+  const cpuRatios = servers.every((server) => server.cpuUs)
+    ? peers.map((peer) => {
+        const rounds = reference!.rounds.map((round, i) => cpuOf(round) / cpuOf(peer.rounds[i]!));
+        return { vs: peer.name, rounds, ...spread(rounds) };
+      })
+    : [];
+  return { id: result.id, label: result.label, servers, ratios, cpuRatios };
 }
 
 /** One line per scenario (and one per server that answered anything but 2xx or lost connections). */
@@ -80,6 +91,13 @@ export function formatGroup(group: GroupResult): string[] {
       }),
     ];
     lines.push(`${summary.label.padEnd(width)}${cells.join(' | ')}`);
+    if (summary.cpuRatios.length > 0) {
+      const cpu = summary.servers.map(
+        (s) => `${s.name} ${micros(s.cpuUs!.median)} µs ${range(s.cpuUs!, micros)}`,
+      );
+      const ratios = summary.cpuRatios.map((r) => `/ ${r.vs} ${factor(r.median)}× ${range(r, factor)}`);
+      lines.push(`${''.padEnd(width)}CPU per answer: ${[...cpu, ...ratios].join(' | ')}`);
+    }
     const answers = summary.servers.map((s) => `${s.name} ${rate(s.answers)}`).join(', ');
     lines.push(
       `${''.padEnd(width)}answers checked: every status of ${answers} (counted rounds); each server's body verified before the load`,
@@ -111,7 +129,9 @@ function serverSummary(server: ServerResult): ServerSummary {
     (sum, round) => sum + Object.values(round.unexpected).reduce((a, b) => a + b, 0),
     0,
   );
+  const cpu = server.rounds.map((round) => round.cpuPerAnswerUs);
   return {
+    cpuUs: cpu.every((us) => us !== undefined) ? spread(cpu as number[]) : undefined,
     answers,
     non2xx,
     voided: answers === 0 || non2xx / answers > VOID_SHARE,
@@ -128,4 +148,5 @@ function serverSummary(server: ServerResult): ServerSummary {
 
 const rate = (value: number): string => Math.round(value).toLocaleString('en-US');
 const factor = (value: number): string => value.toFixed(2);
+const micros = (value: number): string => value.toFixed(1);
 const range = (s: Spread, format: (value: number) => string): string => `(${format(s.min)}–${format(s.max)})`;

@@ -8,6 +8,7 @@
  *   npm run bench:http -- --pg                      # also PostgreSQL vs memory (throwaway cluster)
  *   npm run bench:http -- --limits --pg             # also rate limits on vs off, in memory and on PostgreSQL
  *   npm run bench:http -- --otel                    # also the OpenTelemetry SDK on vs off
+ *   npm run bench:http -- --only rest-get --rate 12000   # CPU per answer at a rate every server holds
  *   DATABASE_URL=postgres://… npm run bench:http    # same, on a throwaway database of that server
  *   npm run bench:http -- --json results.json
  *
@@ -154,7 +155,8 @@ async function main(options: BenchOptions): Promise<void> {
   const log = (line: string): void => void process.stderr.write(`${line}\n`);
   process.stdout.write(`Switchboard over the wire: ${machine()}\n`);
   process.stdout.write(
-    `autocannon in the runner process, ${options.connections} connections, pipelining 1; per scenario a ` +
+    `autocannon in the runner process, ${options.connections} connections, pipelining 1` +
+      `${options.rate ? `, held to ${options.rate.toLocaleString('en-US')} requests/s` : ''}; per scenario a ` +
       `${options.warmUp} s warm-up per server, then ${options.rounds} interleaved rounds of ${options.duration} s\n\n`,
   );
   const results: GroupResult[] = [];
