@@ -10,6 +10,8 @@ export interface BenchOptions {
   readonly messages: number;
   /** Also measure the floor (floor.ts) after Switchboard, for every WebSocket (mode, N). */
   readonly floor: boolean;
+  /** With the floor: Switchboard and the floor this many times per (mode, N), in alternating order. */
+  readonly rounds: number;
   readonly json: string | undefined;
   /** Where Switchboard's server writes a V8 CPU profile of each (mode, N) (`node --cpu-prof`). */
   readonly cpuProf: string | undefined;
@@ -32,6 +34,9 @@ export const USAGE = `usage: npm run bench:subscriptions -- [options]
   --floor             also measure each socket and shared size on the floor (floor.ts: a bare ws
                       server, no GraphQL, its own fresh process), printed under Switchboard's line
                       with Switchboard's p50 and p99 as multiples of the floor's
+  --rounds <n>        with --floor: measure Switchboard and the floor n times per size, in alternating
+                      order (A B, B A, …), and print the median and spread of the p50 and p99 ratios
+                      (default 1)
   --json <path>       write the results as JSON there
   --cpu-prof <dir>    start Switchboard's server with node --cpu-prof, its profile of each size
                       written to <dir> when the server stops (open it in Chrome DevTools)`;
@@ -56,6 +61,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     sizes: values.sizes === undefined ? undefined : list(values.sizes).map((s) => count('--sizes', s)),
     messages: count('--messages', values.messages),
     floor: values.floor,
+    rounds: count('--rounds', values.rounds),
     json: values.json,
     cpuProf: values['cpu-prof'],
   };
@@ -70,6 +76,7 @@ function parse(argv: readonly string[]) {
       sizes: { type: 'string' },
       messages: { type: 'string', default: '20' },
       floor: { type: 'boolean', default: false },
+      rounds: { type: 'string', default: '1' },
       json: { type: 'string' },
       'cpu-prof': { type: 'string' },
       help: { type: 'boolean', default: false },

@@ -38,6 +38,17 @@ export function formatResult(r: Result, ratios?: FloorRatios): string[] {
   return [line, ...reasons];
 }
 
+/** The median and spread of each ratio over rounds of one (mode, N). */
+export function formatRounds(mode: string, n: number, rounds: readonly FloorRatios[]): string {
+  const of = (pick: (r: FloorRatios) => number): string => {
+    const sorted = rounds.map(pick).sort((a, b) => a - b);
+    const mid = sorted.length >> 1;
+    const median = sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+    return `${times(median)} (${times(sorted[0]!)}–${times(sorted.at(-1)!)})`;
+  };
+  return `${mode} N=${whole.format(n)} over ${rounds.length} rounds: switchboard p50 ${of((r) => r.p50)} floor, p99 ${of((r) => r.p99)} floor`;
+}
+
 function ms(value: number): string {
   return `${value < 10 ? value.toFixed(2) : value.toFixed(1)} ms`;
 }

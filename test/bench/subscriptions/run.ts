@@ -7,6 +7,7 @@
  *   npm run bench:subscriptions -- --modes socket --sizes 10000
  *   npm run bench:subscriptions -- --sse                          # also GraphQL over SSE, N = 1,000
  *   npm run bench:subscriptions -- --floor                        # and the floor beside Switchboard
+ *   npm run bench:subscriptions -- --floor --rounds 3             # 3 alternating rounds, median ratios
  *   npm run bench:subscriptions -- --json results.json
  *
  * Default plan: one subscription per WebSocket (`socket`) at N = 1,000 and 10,000; 20 per WebSocket
@@ -39,7 +40,7 @@ import { stopAll } from '../http/processes.js';
 import { SHARED_PER_SOCKET } from './client.js';
 import { measure, type Result } from './measure.js';
 import { type BenchOptions, DEFAULT_SIZES, parseOptions, USAGE, UsageError } from './options.js';
-import { type FloorRatios, formatResult, vsFloor } from './report.js';
+import { type FloorRatios, formatResult, formatRounds, vsFloor } from './report.js';
 
 /** Switchboard's result; with --floor (WebSocket modes), the floor's beside it. */
 type Entry = Result & { readonly floor?: Result; readonly vsFloor?: FloorRatios };
@@ -70,16 +71,29 @@ async function main(options: BenchOptions): Promise<void> {
   try {
     for (const mode of options.modes) {
       for (const n of options.sizes ?? DEFAULT_SIZES[mode]) {
-        const result = await measure('switchboard', mode, n, options.messages, log, options.cpuProf);
-        print(formatResult(result));
         if (!options.floor || mode === 'sse') {
+          const result = await measure('switchboard', mode, n, options.messages, log, options.cpuProf);
+          print(formatResult(result));
           results.push(result);
           continue;
         }
-        const floor = await measure('floor', mode, n, options.messages, log);
-        const ratios = vsFloor(result, floor);
-        print(formatResult(floor, ratios));
-        results.push({ ...result, floor, vsFloor: ratios });
+        // Alternating order (A B, B A, …), so a drift of the machine falls on both alike.
+        const rounds: FloorRatios[] = [];
+        for (let round = 0; round < options.rounds; round++) {
+          const measured: Partial<Record<'switchboard' | 'floor', Result>> = {};
+          const order = round % 2 ? (['floor', 'switchboard'] as const) : (['switchboard', 'floor'] as const);
+          for (const server of order) {
+            const profile = server === 'switchboard' ? options.cpuProf : undefined;
+            measured[server] = await measure(server, mode, n, options.messages, log, profile);
+          }
+          const result = measured.switchboard!;
+          const floor = measured.floor!;
+          const ratios = vsFloor(result, floor);
+          print([...formatResult(result), ...formatResult(floor, ratios)]);
+          results.push({ ...result, floor, vsFloor: ratios });
+          rounds.push(ratios);
+        }
+        if (rounds.length > 1) print([formatRounds(mode, n, rounds)]);
       }
     }
   } finally {
