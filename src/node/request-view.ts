@@ -6,6 +6,7 @@
  * and answers from that, so handlers see no difference. It passes `instanceof Request`.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { CONNECTION } from '../internal/connection.js';
 import { bodyWasRead } from './consumed-body.js';
 import { webRequestOf } from './convert.js';
 import { realGlobal, replaceGlobal, standInFor } from './stand-in.js';
@@ -179,6 +180,11 @@ class NodeRequest {
 
   json(): Promise<unknown> {
     return this.text().then((text) => JSON.parse(text));
+  }
+
+  /** The socket, for memos that hold for a connection's requests (internal/connection.ts). */
+  get [CONNECTION](): object {
+    return this.incoming.socket;
   }
 
   get bodyUsed(): boolean {

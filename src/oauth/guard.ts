@@ -5,6 +5,8 @@ import type { Runtime } from '../core/runtime.js';
 import type { AccessTokenRecord, Stores } from '../core/storage/index.js';
 import type { BearerErrorCode } from '../http/challenge.js';
 import { hasQueryParam } from '../http/url.js';
+import { connectionOf } from '../internal/connection.js';
+import { textEquals } from '../internal/text-equals.js';
 import { type CredentialCacheOptions, createCredentialCache } from './credential-cache.js';
 import { CREDENTIALS_TOPIC, parseCredentialChange } from './credential-changes.js';
 import { audienceAllows } from './resource-indicators.js';
@@ -70,6 +72,8 @@ export function createGuard(runtime: GuardRuntime, options: GuardOptions = {}): 
     bus?.receive?.(CREDENTIALS_TOPIC, (message) =>
       cache.forget(message === null ? null : parseCredentialChange(message)),
     );
+  // The last token each connection sent, with its hash; gone with the connection.
+  const lastSent = new WeakMap<object, { readonly token: string; readonly hash: string }>();
   // One scope set per stored key record, not one per request (records are immutable snapshots).
   const scopeSets = new WeakMap<object, ReadonlySet<Scope>>();
   const scopesOf = (record: { readonly scopes: readonly Scope[] }): ReadonlySet<Scope> => {
@@ -95,7 +99,7 @@ export function createGuard(runtime: GuardRuntime, options: GuardOptions = {}): 
       ready = true;
     }
     const now = clock.now();
-    const hash = hashSecret(token);
+    const hash = hashOf(request, token);
 
     const known = cache?.get(hash, now) ?? (await lookUp(token, hash, now));
 
@@ -119,6 +123,21 @@ export function createGuard(runtime: GuardRuntime, options: GuardOptions = {}): 
     }
     return { kind: 'user', subject: access.userId, scopes, userId: access.userId, clientId: access.clientId };
   };
+
+  /**
+   * The token's hash, not made again for the token a connection sent last: a keep-alive client sends
+   * the same one with every request, and SHA-256 is the largest part of a kept credential's check.
+   * Compared in constant time, since a connection may carry several callers' requests (a proxy's).
+   */
+  function hashOf(request: Request, token: string): string {
+    const connection = connectionOf(request);
+    if (!connection) return hashSecret(token);
+    const last = lastSent.get(connection);
+    if (last && textEquals(last.token, token)) return last.hash;
+    const hash = hashSecret(token);
+    lastSent.set(connection, { token, hash });
+    return hash;
+  }
 
   /** Reads a credential from storage; keeps it when valid, unless a change was announced meanwhile. */
   async function lookUp(token: string, hash: string, now: number): Promise<Known> {

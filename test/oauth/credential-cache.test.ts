@@ -3,6 +3,7 @@
  * a revoked one at once: on the instance that revoked it, and on every other instance sharing the
  * database and the PostgreSQL bus, as soon as the bus delivers the announcement.
  */
+import { Agent, request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createMemoryEventBus,
@@ -57,11 +58,11 @@ async function read(instance: Instance, token: string): Promise<number> {
   return response.status;
 }
 
-async function newApiKey(instance: Instance): Promise<{ id: string; key: string }> {
-  const response = await call(instance, 'POST', '/oauth/api-keys', ADMIN_KEY, {
-    name: 'CRM sync',
-    scopes: ['crm.clients.read'],
-  });
+async function newApiKey(
+  instance: Instance,
+  scopes: readonly string[] = ['crm.clients.read'],
+): Promise<{ id: string; key: string }> {
+  const response = await call(instance, 'POST', '/oauth/api-keys', ADMIN_KEY, { name: 'CRM sync', scopes });
   expect(response.status).toBe(201);
   const { id, key } = (await response.json()) as { id: string; key: string };
   return { id, key };
@@ -278,5 +279,65 @@ describe('credential cache, two instances on one PostgreSQL database and bus', (
       expect(await read(a!, token)).toBe(401);
       expect(await refusedWithin(b!, token)).toBeLessThan(1_000);
     }
+  });
+});
+
+describe('one keep-alive connection carrying several callers (a proxy)', () => {
+  let instance: Instance;
+  // One socket for every request: what the guard remembers of a connection is tested across callers.
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  beforeAll(async () => {
+    instance = await start({});
+  });
+  afterAll(async () => {
+    agent.destroy();
+    await stop(instance);
+  });
+
+  /** The status of a clients read over the one socket, and whether the socket was reused. */
+  const readOnSocket = (token: string): Promise<{ status: number; reused: boolean }> =>
+    new Promise((resolve, reject) => {
+      const request = httpRequest(
+        `${instance.base}/api/v1/clients?limit=1`,
+        { agent, headers: { authorization: `Bearer ${token}` } },
+        (response) => {
+          response.resume();
+          response.on('end', () => resolve({ status: response.statusCode!, reused: request.reusedSocket }));
+        },
+      );
+      request.on('error', reject).end();
+    });
+
+  it("answers each request as its own caller's, and refuses a revoked key at once", async () => {
+    const reader = await newApiKey(instance);
+    const other = await newApiKey(instance, ['crm.orders.read']);
+    const seen: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      for (const [key, name] of [
+        [reader.key, 'reader'],
+        [other.key, 'other'],
+        [reader.key, 'reader'],
+      ] as const) {
+        const { status, reused } = await readOnSocket(key);
+        seen.push(`${name} ${status}${reused ? '' : ' (new socket)'}`);
+      }
+    }
+    expect(seen).toEqual([
+      'reader 200 (new socket)',
+      ...[
+        'other 403',
+        'reader 200',
+        'reader 200',
+        'other 403',
+        'reader 200',
+        'reader 200',
+        'other 403',
+        'reader 200',
+      ],
+    ]);
+    expect((await call(instance, 'DELETE', `/oauth/api-keys/${reader.id}`, ADMIN_KEY)).status).toBe(204);
+    expect(await readOnSocket(reader.key)).toEqual({ status: 401, reused: true });
+    expect(await readOnSocket('sbk_guessed_0123456789')).toEqual({ status: 401, reused: true });
+    expect(await readOnSocket(other.key)).toEqual({ status: 403, reused: true });
   });
 });
