@@ -20,7 +20,7 @@ import { problemOf, routeNotFound } from './problems.js';
 import { type RateHeaders, type RateLimiter, rateHeadersOf } from './rate-limit.js';
 import { renderReferencePage } from './reference-page.js';
 import { REFERENCE_SCRIPT } from './reference-script.js';
-import { decodeParams, parseQuery, readJsonBody } from './request.js';
+import { decodeParams, isIdParams, parseQuery, readJsonBody } from './request.js';
 import type { RequestContext } from './request-context.js';
 import { type Answer, isAnswer, RecordHeaders, toResponse } from './responses.js';
 import type { AnyRoute, RouteContext } from './route.js';
@@ -255,7 +255,7 @@ function classOf(request: Request): 'read' | 'write' {
 
 function parseParamsOrNotFound(route: AnyRoute, request: Request, raw: Record<string, string>): unknown {
   const params = decodeParams(raw, request.url);
-  if (!route.params) return params;
+  if (!route.params || isIdParams(route.params)) return params;
   try {
     return validate(route.params, params);
   } catch {

@@ -1,6 +1,6 @@
 /** Reading a request's parts: path params, query and body, each checked before a route runs. */
 
-import type { z } from 'zod';
+import { z } from 'zod';
 import { SwitchboardError } from '../core/errors.js';
 import { isPossibleId, MAX_ID_LENGTH } from '../core/storable-text.js';
 import { validate } from '../core/validation.js';
@@ -25,6 +25,33 @@ export function decodeParams(raw: Record<string, string>, url: string): Record<s
     params[key] = decoded;
   }
   return params;
+}
+
+// The schemas made by idParams: what they ask of a parameter, decodeParams has checked already.
+const idSchemas = new WeakSet<z.ZodType>();
+
+/**
+ * A route's `params` of ids in the path, a description each. The route table and {@link decodeParams}
+ * already hold every path parameter to what an id may be (1 to {@link MAX_ID_LENGTH} characters of
+ * storable text), so the pipeline does not run these schemas per request: they are what OpenAPI shows.
+ */
+export function idParams<K extends string>(
+  descriptions: Readonly<Record<K, string>>,
+): z.ZodObject<Record<K, z.ZodString>> {
+  const shape = Object.fromEntries(
+    Object.entries<string>(descriptions).map(([name, description]) => [
+      name,
+      z.string().min(1).meta({ description }),
+    ]),
+  ) as Record<K, z.ZodString>;
+  const schema = z.object(shape);
+  idSchemas.add(schema);
+  return schema;
+}
+
+/** Whether `schema` is one of {@link idParams}: nothing to check beyond {@link decodeParams}. */
+export function isIdParams(schema: z.ZodType): boolean {
+  return idSchemas.has(schema);
 }
 
 function noSuchId(key: string, id: string): SwitchboardError {

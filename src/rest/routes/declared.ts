@@ -17,6 +17,7 @@ import type { ResourceRecord } from '../../core/storage/index.js';
 import { ifMatch } from '../../http/conditional.js';
 import { listQueryOf } from '../../http/list-query.js';
 import { PAGE_HEADERS, paginated, rangeOf } from '../../http/pagination.js';
+import { idParams } from '../../http/request.js';
 import { created, json, noContent } from '../../http/responses.js';
 import { type AnyRoute, defineRoute, type RouteContext } from '../../http/route.js';
 import { ProblemSchema, pageOf } from '../../http/schemas.js';
@@ -31,12 +32,7 @@ export function declaredRoutes(service: ResourceService, options: ResourceRouteO
   const tags = [typeName];
   const path = `/${plural}`;
   const one = `${path}/{id}`;
-  const idParams = z.object({
-    id: z
-      .string()
-      .min(1)
-      .meta({ description: `${typeName} id` }),
-  });
+  const byId = idParams({ id: `${typeName} id` });
   const wire = wireOf(resource, options.apiVersion ?? 1);
   const etagged = resource.versioned
     ? { ETag: `The version of the ${name}, for If-None-Match and If-Match` }
@@ -120,7 +116,7 @@ export function declaredRoutes(service: ResourceService, options: ResourceRouteO
       summary: `Get a ${name}`,
       tags,
       scope: resource.scopes.read,
-      params: idParams,
+      params: byId,
       responses: {
         200: { description: `The ${name}`, ...record },
         304: { description: 'Not modified since the ETag sent in If-None-Match' },
@@ -143,7 +139,7 @@ export function declaredRoutes(service: ResourceService, options: ResourceRouteO
           'Full replacement of the writable fields: send each one (`null` clears a nullable one); an optional field left out is cleared.',
         tags,
         scope: resource.scopes.write,
-        params: idParams,
+        params: byId,
         body: { schema: resource.replaceInput, name: `${typeName}Replace` },
         responses: {
           200: { description: `The updated ${name}`, ...record },
@@ -171,7 +167,7 @@ export function declaredRoutes(service: ResourceService, options: ResourceRouteO
         description: patchDescription(resource),
         tags,
         scope: resource.scopes.write,
-        params: idParams,
+        params: byId,
         body: {
           schema: resource.patchInput,
           name: `${typeName}Patch`,
@@ -202,7 +198,7 @@ export function declaredRoutes(service: ResourceService, options: ResourceRouteO
         description: `Deletes the records it owns with it.`,
         tags,
         scope: resource.scopes.write,
-        params: idParams,
+        params: byId,
         responses: {
           204: { description: 'Deleted' },
           404: problem(`No such ${name} (or already deleted)`),
@@ -218,7 +214,7 @@ export function declaredRoutes(service: ResourceService, options: ResourceRouteO
 
   // Under the client that owns the records: /clients/{id}/orders, and /users/{user_id}/orders.
   if (owner && owner !== 'id' && resource.relations[owner] === 'client') {
-    const clientParams = z.object({ id: z.string().min(1).meta({ description: 'Client id' }) });
+    const clientParams = idParams({ id: 'Client id' });
     const owners = options.domain.resources[resource.relations[owner]!]!;
     // The client must exist and be the caller's to reach: else the same 404 either way.
     const clientExists = async (principal: Principal, id: string, kind = 'client') => {
@@ -277,7 +273,7 @@ export function declaredRoutes(service: ResourceService, options: ResourceRouteO
         description: 'A user is a client who can sign in; `me` names the signed-in user.',
         tags,
         scope: resource.scopes.read,
-        params: z.object({ user_id: z.string().min(1).meta({ description: 'A client id, or `me`' }) }),
+        params: idParams({ user_id: 'A client id, or `me`' }),
         query: listQuery,
         responses: { ...listResponses, 404: problem('No such user') },
         async handle({ params, query, principal, url }) {
