@@ -1,4 +1,4 @@
-import { type DomainEvent, eventBody } from '../events.js';
+import { type DomainEvent, type EventBody, eventBody } from '../events.js';
 import type { Resource } from '../resources/define.js';
 import { versionedEventData } from '../resources/wire.js';
 import { encodeCursor } from './cursor.js';
@@ -7,15 +7,7 @@ import { encodeCursor } from './cursor.js';
  * One event of the feed: what a webhook endpoint pinned to the same API version is sent for it (its
  * body, key for key), plus the cursor to read on after it.
  */
-export interface FeedItem {
-  readonly event: string;
-  readonly event_id: string;
-  readonly created_at: string;
-  readonly subject?: string;
-  readonly sequence?: number;
-  readonly data: Readonly<Record<string, unknown>>;
-  /** A tombstone: its client was erased, `data` keeps ids only (as its webhooks carry it). */
-  readonly redacted?: true;
+export interface FeedItem extends EventBody {
   readonly cursor: string;
 }
 
