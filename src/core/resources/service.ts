@@ -214,7 +214,7 @@ export function resourceService(
     const record = await tx.resources.get(name, id);
     if (!record) return null;
     const mine = owns(tx, userId, record);
-    return mine === true || (mine !== false && (await mine)) ? record : null;
+    return mine === true || (await mine) ? record : null;
   };
 
   const change = (
