@@ -37,12 +37,8 @@ function writeRaw(raw: RawResponse, res: ServerResponse): void {
       'content-length',
       String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength),
     );
-  try {
-    if (raw.statusText) res.writeHead(raw.status, raw.statusText, fields);
-    else res.writeHead(raw.status, fields);
-  } finally {
-    fields.length = 0;
-  }
+  if (raw.statusText) res.writeHead(raw.status, raw.statusText, fields);
+  else res.writeHead(raw.status, fields);
   if (body === null) res.end();
   else res.end(body);
 }
