@@ -62,8 +62,8 @@ export async function signWebhook(options: SignOptions): Promise<Record<string, 
   if (privateKeys.length > 0) {
     const message = signedMessage(`${options.eventId}.${timestamp}.`, body);
     let signature = '';
-    for (const key of privateKeys) {
-      const sig = ed25519Signer(key)(message);
+    for (let i = 0; i < privateKeys.length; i++) {
+      const sig = ed25519Signer(privateKeys[i]!)(message);
       signature += `${signature ? ' ' : ''}v1a,${typeof sig === 'string' ? sig : await sig}`;
     }
     return {
@@ -76,8 +76,8 @@ export async function signWebhook(options: SignOptions): Promise<Record<string, 
   if (options.scheme === 'standard') {
     const prefix = `${options.eventId}.${timestamp}.`;
     let signature = '';
-    for (const secret of secrets) {
-      const mac = sign(secret, 'whsec', prefix, body, 'base64');
+    for (let i = 0; i < secrets.length; i++) {
+      const mac = sign(secrets[i]!, 'whsec', prefix, body, 'base64');
       signature += `${signature ? ' ' : ''}v1,${typeof mac === 'string' ? mac : await mac}`;
     }
     return {
@@ -89,8 +89,8 @@ export async function signWebhook(options: SignOptions): Promise<Record<string, 
   }
   const prefix = options.content === 'body' ? '' : `${timestamp}.`;
   let signature = '';
-  for (const secret of secrets) {
-    const mac = sign(secret, 'utf8', prefix, body, 'hex');
+  for (let i = 0; i < secrets.length; i++) {
+    const mac = sign(secrets[i]!, 'utf8', prefix, body, 'hex');
     signature += `${signature ? ',' : ''}sha256=${typeof mac === 'string' ? mac : await mac}`;
   }
   return {
