@@ -5,7 +5,11 @@
  * (BENCH_CLIENTS), JSON with ETag, Cache-Control, Vary, Link and total, 201 + Location, problem+json.
  * With DATABASE_URL, GET by id reads the record from Switchboard's table on PostgreSQL instead (one
  * prepared SELECT through a `pg` pool of Switchboard's size): the fastest peer's read on the same database.
+ * With BENCH_PEER_LIMITS=1, @fastify/rate-limit also budgets every request per caller (its bearer key),
+ * with a budget no run reaches and its three RateLimit headers on every answer: the budgets Switchboard
+ * keeps on by default, as a Fastify user would add them.
  */
+import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import { textTag } from '../../../src/http/conditional.js';
 import { linkHeader } from '../../../src/http/pagination.js';
@@ -48,6 +52,16 @@ app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) =>
   }
   request.scopes = scopes;
 });
+
+if (process.env.BENCH_PEER_LIMITS === '1') {
+  // After the key is checked (preHandler), per caller, like Switchboard's budgets.
+  await app.register(rateLimit, {
+    hook: 'preHandler',
+    max: 1_000_000_000_000,
+    timeWindow: 60_000,
+    keyGenerator: (request) => request.headers.authorization ?? request.ip,
+  });
+}
 
 /** A 403 problem unless the caller's key holds `scope`. */
 const missingScope = (request: FastifyRequest, reply: FastifyReply, scope: string) =>

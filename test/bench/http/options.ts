@@ -16,7 +16,10 @@ export interface BenchOptions {
   readonly floors: boolean;
   /** Also compare Switchboard on PostgreSQL with Switchboard in memory. */
   readonly postgres: boolean;
-  /** Also Switchboard with its default rate limits vs without (and on PostgreSQL, with --pg). */
+  /**
+   * Also Switchboard with its default rate limits vs without (and on PostgreSQL, with --pg), and REST
+   * against Fastify with @fastify/rate-limit.
+   */
   readonly limits: boolean;
   /** Also Switchboard with the OpenTelemetry SDK on (every span sampled) vs off. */
   readonly otel: boolean;
@@ -36,7 +39,8 @@ export const USAGE = `usage: npm run bench:http -- [options]
   --only <ids>        comma-separated: ${SCENARIO_IDS.join(', ')} (default all)
   --floors            also Switchboard's Node adapter answering precomputed bytes (and serialising them)
   --pg                also Switchboard on PostgreSQL vs in memory (on when DATABASE_URL is set)
-  --limits            also Switchboard with its rate limits (the default) vs without, and on PostgreSQL with --pg
+  --limits            also Switchboard with its rate limits (the default) vs without (and on PostgreSQL with
+                      --pg), and REST against Fastify with @fastify/rate-limit
   --otel              also Switchboard with the OpenTelemetry SDK on (every span sampled) vs off
   --json <path>       write the results as JSON there`;
 

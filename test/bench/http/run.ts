@@ -96,6 +96,25 @@ function plans(options: BenchOptions, database: BenchDatabase | undefined): Grou
       scenarios: chosen,
     });
   }
+  if (options.limits && rest.length) {
+    // Fastify with the budgets Switchboard keeps on by default (@fastify/rate-limit, per caller).
+    groups.push({
+      id: 'limits-peer',
+      title: 'REST with budgets on both sides: Switchboard vs Fastify + @fastify/rate-limit vs Fastify',
+      servers: [
+        switchboard,
+        {
+          name: 'fastify+limits',
+          script: 'fastify.ts',
+          authenticates: true,
+          listsClients: false,
+          env: { BENCH_PEER_LIMITS: '1' },
+        },
+        { name: 'fastify', script: 'fastify.ts', authenticates: true, listsClients: false },
+      ],
+      scenarios: rest,
+    });
+  }
   if (options.limits && database) {
     const postgres = { ...switchboard, name: 'postgres', env: { DATABASE_URL: database.url } };
     groups.push({
