@@ -111,7 +111,9 @@ export function resourceService(
   const view = (record: ResourceRecord): ResourceRecord => {
     if (resource.versioned) return record;
     const { createdAt, updatedAt: _u, version: _v, ...rest } = record;
-    return { ...rest, timestamp: createdAt } as unknown as ResourceRecord;
+    // Assigned, not `{ ...rest, timestamp }`: Node 20 takes a slow path for members after a spread.
+    (rest as Record<string, unknown>).timestamp = createdAt;
+    return rest as unknown as ResourceRecord;
   };
   const storedSort = (sort: ResourceQuery['sort']): ResourceQuery['sort'] =>
     sort.field === resource.createdField ? { ...sort, field: 'createdAt' } : sort;
