@@ -202,7 +202,7 @@ function createLeases(store: RateLimitStore) {
         const lease = held.get(key);
         if (lease && lease.until > now && lease.units >= cost) {
           lease.units -= cost;
-          return { ...lease.decision, remaining: lease.decision.remaining + lease.units };
+          return withMore(lease.decision, lease.units);
         }
         const inFlight = fetching.get(key);
         if (!inFlight) break;
@@ -223,7 +223,7 @@ function createLeases(store: RateLimitStore) {
         const units = taken - cost + (current && current.until > now ? current.units : 0);
         if (units > 0) held.set(key, { units, until: now + LEASE_MS, decision });
         else held.delete(key);
-        return { ...decision, remaining: decision.remaining + units };
+        return withMore(decision, units);
       } finally {
         fetching.delete(key);
         done();
@@ -280,3 +280,14 @@ const limitField = (policy: string, decision: RateDecision): string =>
 export function rateHeadersOf(error: unknown): RateHeaders | undefined {
   return (error as { rateHeaders?: RateHeaders } | null)?.rateHeaders;
 }
+
+/**
+ * The decision with `units` more remaining (those a lease still holds). Spelled out, not
+ * `{ ...decision, remaining }`: Node 20 takes a slow path for members after a spread, on every request.
+ */
+const withMore = (decision: RateDecision, units: number): RateDecision => ({
+  allowed: decision.allowed,
+  remaining: decision.remaining + units,
+  resetMs: decision.resetMs,
+  retryAfterMs: decision.retryAfterMs,
+});

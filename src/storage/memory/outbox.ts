@@ -28,14 +28,15 @@ export function memoryOutboxStore(
   const eventOf = (id: string): DomainEvent | undefined => state.get(id)?.event;
   return {
     async append(event) {
-      let stored: DomainEvent = event;
+      // A copy by a rest pattern, then assigned: Node 20 takes a slow path for `{ ...event, sequence }`.
+      const { ...stored } = event as { -readonly [K in keyof DomainEvent]: DomainEvent[K] };
       if (event.subject !== undefined) {
         // Nothing awaits between reading the last number and writing the next: no two writers share one.
         const sequence = (subjects.get(event.subject) ?? 0) + 1;
         put(journal, subjects, event.subject, sequence);
-        stored = { ...event, sequence };
+        stored.sequence = sequence;
       }
-      put(journal, state, event.id, { event: Object.freeze({ ...stored }), leaseUntil: 0 });
+      put(journal, state, event.id, { event: Object.freeze(stored), leaseUntil: 0 });
       place(feed, journal, event.id);
     },
     async claim({ now, limit, leaseMs }) {
