@@ -84,7 +84,7 @@ export function createOutcomeWriter(options: OutcomeWriterOptions): OutcomeWrite
   function finishOf({ outcome, now }: Queued): WebhookFinish {
     const { delivery } = outcome;
     const lease = { workerId: workerId(), attempts: delivery.attempts };
-    return { id: delivery.id, lease, outcome: { ...stateAfter(outcome), at: now } };
+    return { id: delivery.id, lease, outcome: stateAfter(outcome, now) };
   }
 
   function attemptOf({
@@ -238,8 +238,8 @@ function byEndpoint(outcomes: readonly Attempted[]): Attempted[][] {
   return [...groups.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, group]) => group);
 }
 
-/** A delivery's state after an outcome: what `finishMany` writes, but for the time. */
-function stateAfter(outcome: Outcome): Omit<WebhookAttemptOutcome, 'at'> {
+/** A delivery's state after an outcome, at `at`: what `finishMany` writes. */
+function stateAfter(outcome: Outcome, at: number): WebhookAttemptOutcome {
   const { delivery } = outcome;
   switch (outcome.kind) {
     case 'deferred': {
@@ -250,6 +250,7 @@ function stateAfter(outcome: Outcome): Omit<WebhookAttemptOutcome, 'at'> {
         nextAttemptAt: outcome.nextAttemptAt,
         lastStatusCode,
         lastError,
+        at,
       };
     }
     case 'dropped': {
@@ -260,6 +261,7 @@ function stateAfter(outcome: Outcome): Omit<WebhookAttemptOutcome, 'at'> {
         nextAttemptAt: null,
         lastStatusCode: null,
         lastError: outcome.reason,
+        at,
       };
     }
     case 'attempted': {
@@ -270,6 +272,7 @@ function stateAfter(outcome: Outcome): Omit<WebhookAttemptOutcome, 'at'> {
         nextAttemptAt: decision.nextAttemptAt,
         lastStatusCode: result.statusCode,
         lastError: result.error ?? (result.ok ? null : `HTTP ${result.statusCode}`),
+        at,
       };
     }
   }

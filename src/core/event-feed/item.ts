@@ -18,8 +18,8 @@ export function feedItem(
   resource: Resource | undefined,
   apiVersion: number,
 ): FeedItem {
-  return {
-    ...eventBody(event, versionedEventData(resource, event, apiVersion)),
-    cursor: encodeCursor(position),
-  };
+  // The body's own object, its cursor added: `{ ...body, cursor }` takes Node 20's slow path.
+  const item = eventBody(event, versionedEventData(resource, event, apiVersion)) as { cursor?: string };
+  item.cursor = encodeCursor(position);
+  return item as FeedItem;
 }
