@@ -51,6 +51,28 @@ describe('signing and verifying (sha256 over "<timestamp>.<body>")', () => {
     );
   });
 
+  it("reads a plain record's headers however they are spelled, the lower-case spelling first", async () => {
+    const headers = await signed();
+    const spelled = {
+      'X-Signature': headers['x-signature']!,
+      'X-TIMESTAMP': headers['x-timestamp']!,
+      'x-Event-Id': headers['x-event-id']!,
+    };
+    expect(await verifyWebhook({ body, headers: spelled, secrets: [secret], clock })).toEqual({
+      ok: true,
+      eventId: 'evt_1',
+      timestamp: nowSeconds(),
+    });
+    // Both spellings of the signature: the lower-case one is the one read.
+    const forged = { ...headers, 'X-Signature': `sha256=${'0'.repeat(64)}` };
+    expect((await verifyWebhook({ body, headers: forged, secrets: [secret], clock })).ok).toBe(true);
+    const wrong = { ...spelled, 'x-signature': `sha256=${'0'.repeat(64)}` };
+    expect(await verifyWebhook({ body, headers: wrong, secrets: [secret], clock })).toMatchObject({
+      ok: false,
+      reason: 'mismatch',
+    });
+  });
+
   it('rejects a tampered body as a mismatch', async () => {
     const headers = await signed();
     const result = await verifyWebhook({
