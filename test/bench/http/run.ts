@@ -32,6 +32,12 @@ const switchboard: ServerSpec = {
   listsClients: true,
 };
 const raw: ServerSpec = { name: 'raw', script: 'raw.ts', authenticates: false, listsClients: false };
+const fastify: ServerSpec = {
+  name: 'fastify',
+  script: 'fastify.ts',
+  authenticates: true,
+  listsClients: false,
+};
 // The floors (--floors): Switchboard's adapter answering precomputed bytes, and also serialising them.
 const adapter: ServerSpec = {
   name: 'adapter',
@@ -65,7 +71,6 @@ function plans(options: BenchOptions, database: BenchDatabase | undefined): Grou
   }
   if (rest.length) {
     const hono = { name: 'hono', script: 'hono.ts', authenticates: true, listsClients: false };
-    const fastify = { name: 'fastify', script: 'fastify.ts', authenticates: true, listsClients: false };
     groups.push({
       id: 'rest',
       title: 'REST: Switchboard vs Hono vs Fastify vs raw node:http',
@@ -103,14 +108,8 @@ function plans(options: BenchOptions, database: BenchDatabase | undefined): Grou
       title: 'REST with budgets on both sides: Switchboard vs Fastify + @fastify/rate-limit vs Fastify',
       servers: [
         switchboard,
-        {
-          name: 'fastify+limits',
-          script: 'fastify.ts',
-          authenticates: true,
-          listsClients: false,
-          env: { BENCH_PEER_LIMITS: '1' },
-        },
-        { name: 'fastify', script: 'fastify.ts', authenticates: true, listsClients: false },
+        { ...fastify, name: 'fastify+limits', env: { BENCH_PEER_LIMITS: '1' } },
+        fastify,
       ],
       scenarios: rest,
     });
@@ -146,16 +145,7 @@ function plans(options: BenchOptions, database: BenchDatabase | undefined): Grou
       groups.push({
         id: 'postgres-peer',
         title: 'GET by id on PostgreSQL: Switchboard vs Fastify reading the same table through pg',
-        servers: [
-          postgres,
-          {
-            name: 'fastify-pg',
-            script: 'fastify.ts',
-            authenticates: true,
-            listsClients: false,
-            env: { DATABASE_URL: database.url },
-          },
-        ],
+        servers: [postgres, { ...fastify, name: 'fastify-pg', env: { DATABASE_URL: database.url } }],
         scenarios: reads,
       });
   }
