@@ -10,7 +10,9 @@ export interface NativeCrypto {
   /** One-shot hash (Node ≥ 20.12, Deno, Bun): no hash object per call. */
   hash?(algorithm: 'sha256', data: string | Uint8Array, encoding: 'hex' | 'base64url'): string;
   createHash(algorithm: 'sha256'): NativeDigest;
-  createHmac(algorithm: 'sha256', key: Uint8Array): NativeDigest;
+  createHmac(algorithm: 'sha256', key: Uint8Array | NativeKey): NativeDigest;
+  /** A key made once for many HMACs: each then skips copying and checking the key bytes. */
+  createSecretKey?(key: Uint8Array): NativeKey;
   timingSafeEqual(a: Uint8Array, b: Uint8Array): boolean;
   /** Ed25519 (with `algorithm` null): synchronous, and stable on Node 20 where Web Crypto's is not. */
   sign?(algorithm: null, data: Uint8Array, key: NativeKey): Uint8Array;
