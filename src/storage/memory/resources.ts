@@ -3,8 +3,12 @@ import type { ResourceMatch, ResourceRecord, ResourceStore } from '../../core/st
 import { inOrder, type Journal, put, remove } from './journal.js';
 
 type Value = string | number | boolean | null;
-/** Field → value → ids of the records holding it. */
-type FieldIndexes = Map<string, Map<Value, Set<string>>>;
+/**
+ * Field → value → the records holding it, by id. The records themselves, not their ids: a list reads
+ * them without a second lookup per record.
+ */
+type FieldIndexes = Map<string, FieldIndex>;
+type FieldIndex = Map<Value, Map<string, ResourceRecord>>;
 
 /** Every resource's records (id → record, in insertion order) and the hash indexes lists built. */
 export interface ResourceState {
@@ -40,13 +44,14 @@ export function memoryResourceStore(state: ResourceState, journal: Journal): Res
     for (const [field, index] of indexes) {
       const id = (before ?? after)!.id;
       if (before) index.get(keyOf(before[field]))?.delete(id);
-      if (after) setOf(index, keyOf(after[field])).add(id);
+      if (after) holdersOf(index, keyOf(after[field])).set(id, after);
     }
   };
   const write = (resource: string, record: ResourceRecord) => {
     const records = of(resource);
-    reindex(resource, records.get(record.id), record);
-    put(journal, records, record.id, Object.freeze({ ...record }));
+    const stored = Object.freeze({ ...record });
+    reindex(resource, records.get(record.id), stored);
+    put(journal, records, record.id, stored);
   };
   return {
     async insert(resource, record) {
@@ -77,9 +82,9 @@ export function memoryResourceStore(state: ResourceState, journal: Journal): Res
       const { candidates, exact } = candidatesOf(state, resource, records, conditions);
       // What the index gave is exact for its own condition; the others are checked here.
       const rest = conditions.filter(([field]) => field !== exact);
-      const matches: ResourceRecord[] = [];
-      for (const record of candidates)
-        if (rest.every(([field, match]) => matchesValue(record[field], match))) matches.push(record);
+      // An index's candidates come in an array of this list's own, sorted in place below.
+      const matches =
+        rest.length === 0 && Array.isArray(candidates) ? candidates : matching(candidates, rest);
       const { field } = sort;
       const direction = sort.descending ? -1 : 1;
       inOrder(matches, (a, b) => direction * compare(a[field], b[field]) || compare(a.id, b.id));
@@ -98,28 +103,42 @@ function candidatesOf(
   records: Map<string, ResourceRecord>,
   conditions: [string, ResourceMatch][],
 ): { candidates: Iterable<ResourceRecord>; exact?: string } {
-  let best: Set<string> | undefined;
+  // Each group holds the records of one value; a list of values (deduplicated) takes several groups.
+  let best: Map<string, ResourceRecord>[] | undefined;
+  let bestSize = 0;
   let exact: string | undefined;
   for (const [field, match] of conditions) {
     if (match !== null && typeof match === 'object' && !Array.isArray(match)) continue;
     const index = indexOf(state, resource, records, field);
-    let ids: Set<string>;
-    if (Array.isArray(match)) {
-      ids = new Set();
-      for (const value of match) for (const id of index.get(value) ?? []) ids.add(id);
-    } else ids = index.get(match as Value) ?? new Set();
-    if (!best || ids.size < best.size) {
-      best = ids;
+    const groups: Map<string, ResourceRecord>[] = [];
+    let size = 0;
+    for (const value of Array.isArray(match) ? new Set(match) : [match as Value]) {
+      const group = index.get(value);
+      if (group) {
+        groups.push(group);
+        size += group.size;
+      }
+    }
+    if (!best || size < bestSize) {
+      best = groups;
+      bestSize = size;
       exact = field;
     }
   }
   if (!best) return { candidates: records.values() };
   const found: ResourceRecord[] = [];
-  for (const id of best) {
-    const record = records.get(id);
-    if (record) found.push(record);
-  }
+  for (const group of best) for (const record of group.values()) found.push(record);
   return { candidates: found, ...(exact ? { exact } : {}) };
+}
+
+function matching(
+  candidates: Iterable<ResourceRecord>,
+  conditions: [string, ResourceMatch][],
+): ResourceRecord[] {
+  const matches: ResourceRecord[] = [];
+  for (const record of candidates)
+    if (conditions.every(([field, match]) => matchesValue(record[field], match))) matches.push(record);
+  return matches;
 }
 
 function indexOf(
@@ -127,7 +146,7 @@ function indexOf(
   resource: string,
   records: Map<string, ResourceRecord>,
   field: string,
-): Map<Value, Set<string>> {
+): FieldIndex {
   let indexes = state.indexes.get(resource);
   if (!indexes) {
     indexes = new Map();
@@ -136,19 +155,19 @@ function indexOf(
   let index = indexes.get(field);
   if (!index) {
     index = new Map();
-    for (const record of records.values()) setOf(index, keyOf(record[field])).add(record.id);
+    for (const record of records.values()) holdersOf(index, keyOf(record[field])).set(record.id, record);
     indexes.set(field, index);
   }
   return index;
 }
 
-function setOf(index: Map<Value, Set<string>>, value: Value): Set<string> {
-  let ids = index.get(value);
-  if (!ids) {
-    ids = new Set();
-    index.set(value, ids);
+function holdersOf(index: FieldIndex, value: Value): Map<string, ResourceRecord> {
+  let holders = index.get(value);
+  if (!holders) {
+    holders = new Map();
+    index.set(value, holders);
   }
-  return ids;
+  return holders;
 }
 
 /** What an index files a value under: objects (not filtered on by equality) under null. */

@@ -91,6 +91,30 @@ export function resourceContract(storage: () => Storage): void {
     expect(past).toEqual({ items: [], total: 3 });
   });
 
+  it('lists what the records hold after later writes: changed, moved to another value, deleted', async () => {
+    const s = storage();
+    const a = aReturn({ clientId: 'cli_m' });
+    const b = aReturn({ clientId: 'cli_n' });
+    for (const r of [a, b]) await s.resources.insert('return', r);
+    const of = (clientId: string | string[]) =>
+      s.resources.list('return', {
+        where: { clientId },
+        sort: { field: 'createdAt', descending: false },
+        range: everything,
+      });
+    // The first list by the field (memory builds its index here); a value given twice counts once.
+    expect(await of(['cli_m', 'cli_m', 'cli_n'])).toEqual({ items: [a, b], total: 2 });
+    const changed = { ...a, status: 'approved', version: 2 };
+    await s.resources.update('return', changed, 1);
+    expect((await of('cli_m')).items).toEqual([changed]);
+    const moved = { ...changed, clientId: 'cli_n', version: 3 };
+    await s.resources.update('return', moved, 2);
+    expect(await of('cli_m')).toEqual({ items: [], total: 0 });
+    expect((await of(['cli_n'])).items).toEqual([moved, b]);
+    await s.resources.delete('return', b.id, 1);
+    expect((await of('cli_n')).items).toEqual([moved]);
+  });
+
   it('lists by a part of a text, ignoring case', async () => {
     const s = storage();
     const a = aReturn({ reason: 'Arrived BROKEN' });
