@@ -104,9 +104,7 @@ function candidatesOf(
   conditions: [string, ResourceMatch][],
 ): { candidates: Iterable<ResourceRecord>; exact?: string } {
   // Each group holds the records of one value; a list of values (deduplicated) takes several groups.
-  let best: Map<string, ResourceRecord>[] | undefined;
-  let bestSize = 0;
-  let exact: string | undefined;
+  let best: { field: string; groups: Map<string, ResourceRecord>[]; size: number } | undefined;
   for (const [field, match] of conditions) {
     if (match !== null && typeof match === 'object' && !Array.isArray(match)) continue;
     const index = indexOf(state, resource, records, field);
@@ -119,16 +117,12 @@ function candidatesOf(
         size += group.size;
       }
     }
-    if (!best || size < bestSize) {
-      best = groups;
-      bestSize = size;
-      exact = field;
-    }
+    if (!best || size < best.size) best = { field, groups, size };
   }
   if (!best) return { candidates: records.values() };
   const found: ResourceRecord[] = [];
-  for (const group of best) for (const record of group.values()) found.push(record);
-  return { candidates: found, ...(exact ? { exact } : {}) };
+  for (const group of best.groups) for (const record of group.values()) found.push(record);
+  return { candidates: found, exact: best.field };
 }
 
 function matching(
